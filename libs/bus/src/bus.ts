@@ -1,0 +1,302 @@
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { ApiError, asApiError, fromWire, UnavailableError, ValidationError } from '@tidemark/errors';
+import { injectContext, runWithIncomingContext, type Logger } from '@tidemark/telemetry';
+import type { z } from 'zod';
+import { ERROR_HEADER, headerCarrier, newHeaders } from './headers.js';
+import {
+  EVENT_KINDS,
+  eventSubject,
+  STREAMS,
+  WORK_SUBJECTS,
+  type EventData,
+  type EventKind,
+  type WorkMessage,
+  type WorkSubject,
+} from './subjects.js';
+
+export interface BusOptions {
+  url: string;
+  /** Namespaces subjects and streams (tests give each file its own); '' in production. */
+  prefix?: string;
+  /** Connection name shown by the server's monitoring. */
+  name: string;
+  logger: Logger;
+}
+
+export interface WorkConsumerOptions {
+  /** Durable name: every worker with the same name shares one queue of work. */
+  durable: string;
+  /** How long a worker may hold a message without acking before it goes to another. */
+  ackWaitMs?: number;
+  /** Deliveries before a message is given up on (then logged and terminated). */
+  maxDeliver?: number;
+  /** Messages handled at once by this process. */
+  concurrency?: number;
+}
+
+export interface WorkContext {
+  /** 1 on the first delivery, more on redeliveries. */
+  deliveryCount: number;
+  subject: string;
+}
+
+export type WorkHandler<S extends WorkSubject> = (msg: WorkMessage<S>, ctx: WorkContext) => Promise<void>;
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
+
+/** Redelivery backoff: 1 s, 2 s, 4 s ... capped at a minute. */
+const backoffMs = (deliveryCount: number) => Math.min(60_000, 1000 * 2 ** Math.max(0, deliveryCount - 1));
+
+/**
+ * Typed NATS for the fleet: durable work on JetStream with explicit ack and bounded redelivery,
+ * events on JetStream, and request/reply on core NATS. Trace context and the request id travel
+ * in headers both ways.
+ */
+export class Bus {
+  private readonly consumers = new Set<RunningConsumer>();
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(
+    readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+  ) {}
+
+  static async connect(opts: BusOptions): Promise<Bus> {
+    let nc: NatsConnection;
+    try {
+      nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1 });
+    } catch (err) {
+      throw new UnavailableError(`NATS at ${opts.url} is unreachable`, err);
+    }
+    const jsm = await jetstreamManager(nc);
+    const bus = new Bus(nc, jetstream(nc), jsm, opts.prefix ?? '', opts.logger.child({ module: 'bus' }));
+    await bus.ensureStreams();
+    return bus;
+  }
+
+  subject(s: string): string {
+    return this.prefix ? `${this.prefix}.${s}` : s;
+  }
+
+  streamName(name: string): string {
+    return this.prefix ? `${this.prefix}_${name}` : name;
+  }
+
+  /** Creates the WORK and EVENTS streams when missing; safe to call from every service. */
+  async ensureStreams(): Promise<void> {
+    const wanted = [
+      { ...STREAMS.work, retention: RetentionPolicy.Workqueue, max_age: 0 },
+      // Events are kept a week: enough for delivery to catch up after an outage.
+      { ...STREAMS.events, retention: RetentionPolicy.Limits, max_age: ms(7 * 24 * 3600 * 1000) },
+    ];
+    for (const s of wanted) {
+      const name = this.streamName(s.name);
+      try {
+        await this.jsm.streams.info(name);
+      } catch {
+        try {
+          await this.jsm.streams.add({
+            name,
+            subjects: [this.subject(s.subjects)],
+            retention: s.retention,
+            storage: StorageType.File,
+            max_age: s.max_age,
+            duplicate_window: ms(120_000),
+          });
+        } catch (err) {
+          // Another service created it between our look and our add.
+          await this.jsm.streams.info(name).catch(() => Promise.reject(err));
+        }
+      }
+    }
+  }
+
+  /**
+   * Publishes one unit of work durably. `msgId` de-duplicates within two minutes, so a
+   * publisher that retries after a lost ack does not enqueue the work twice.
+   */
+  async publishWork<S extends WorkSubject>(subject: S, message: WorkMessage<S>, opts: { msgId?: string } = {}) {
+    const body = WORK_SUBJECTS[subject].parse(message);
+    const headers = newHeaders();
+    injectContext(headerCarrier(headers));
+    await this.js.publish(this.subject(subject), enc.encode(JSON.stringify(body)), {
+      headers,
+      ...(opts.msgId ? { msgID: opts.msgId } : {}),
+    });
+  }
+
+  /** Publishes an event of the spec on `events.<workspace>.<kind>`. */
+  async publishEvent<K extends EventKind>(workspaceId: string, kind: K, data: EventData<K>, opts: { msgId?: string } = {}) {
+    const body = (EVENT_KINDS[kind] as z.ZodType).parse(data);
+    const headers = newHeaders();
+    injectContext(headerCarrier(headers));
+    await this.js.publish(this.subject(eventSubject(workspaceId, kind)), enc.encode(JSON.stringify(body)), {
+      headers,
+      ...(opts.msgId ? { msgID: opts.msgId } : {}),
+    });
+  }
+
+  /**
+   * Runs `handler` for every message on a work subject. Success acks; a retryable failure naks
+   * with backoff until `maxDeliver`; a non-retryable one (or a malformed message) terminates it.
+   * A worker that dies before acking loses nothing: the message returns after `ackWaitMs`.
+   */
+  async consumeWork<S extends WorkSubject>(
+    subject: S,
+    opts: WorkConsumerOptions,
+    handler: WorkHandler<S>,
+  ): Promise<RunningConsumer> {
+    const ackWaitMs = opts.ackWaitMs ?? 30_000;
+    const maxDeliver = opts.maxDeliver ?? 5;
+    const concurrency = opts.concurrency ?? 4;
+    const stream = this.streamName(STREAMS.work.name);
+    const config = {
+      durable_name: opts.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: this.subject(subject),
+      ack_wait: ms(ackWaitMs),
+      max_deliver: maxDeliver,
+      max_ack_pending: Math.max(concurrency * 4, 64),
+    };
+    try {
+      await this.jsm.consumers.info(stream, opts.durable);
+      await this.jsm.consumers.update(stream, opts.durable, {
+        ack_wait: config.ack_wait,
+        max_deliver: config.max_deliver,
+        max_ack_pending: config.max_ack_pending,
+      });
+    } catch {
+      await this.jsm.consumers.add(stream, config);
+    }
+    const consumer = await this.js.consumers.get(stream, opts.durable);
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
+    const log = this.logger.child({ consumer: opts.durable, subject });
+    const schema = WORK_SUBJECTS[subject];
+
+    const inFlight = new Set<Promise<void>>();
+    const handle = async (m: JsMsg) => {
+      const deliveryCount = m.info.deliveryCount;
+      let body: WorkMessage<S>;
+      try {
+        body = schema.parse(JSON.parse(dec.decode(m.data))) as WorkMessage<S>;
+      } catch (err) {
+        log.error({ err, seq: m.seq }, 'malformed work message dropped');
+        m.term('malformed');
+        return;
+      }
+      // Tell the server we are alive while a long task runs, so it is not handed out twice.
+      const heartbeat = setInterval(() => m.working(), Math.max(500, ackWaitMs / 2));
+      try {
+        await runWithIncomingContext(headerCarrier(m.headers ?? newHeaders()), () =>
+          handler(body, { deliveryCount, subject }),
+        );
+        m.ack();
+      } catch (err) {
+        const apiError = asApiError(err);
+        if (!apiError.retryable || deliveryCount >= maxDeliver) {
+          log.error({ err, deliveryCount }, 'work failed for good');
+          m.term(apiError.code);
+        } else {
+          log.warn({ err, deliveryCount }, 'work failed; will retry');
+          m.nak(backoffMs(deliveryCount));
+        }
+      } finally {
+        clearInterval(heartbeat);
+      }
+    };
+
+    const loop = (async () => {
+      for await (const m of messages) {
+        const p = handle(m).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+        if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      }
+    })();
+
+    const running: RunningConsumer = {
+      stop: async () => {
+        this.consumers.delete(running);
+        await messages.close();
+        await loop.catch(() => undefined);
+        await Promise.allSettled(inFlight);
+      },
+    };
+    this.consumers.add(running);
+    return running;
+  }
+
+  /** Counters of a work consumer: messages delivered (redeliveries included), unacked, waiting. */
+  async consumerInfo(durable: string): Promise<{ delivered: number; ackPending: number; pending: number; redelivered: number }> {
+    const info = await this.jsm.consumers.info(this.streamName(STREAMS.work.name), durable);
+    return {
+      delivered: info.delivered.consumer_seq,
+      ackPending: info.num_ack_pending,
+      pending: info.num_pending,
+      redelivered: info.num_redelivered,
+    };
+  }
+
+  /** Asks a question on core NATS and waits for the answer (or a rebuilt ApiError). */
+  async request<Res>(subject: string, data: unknown, timeoutMs = 5_000): Promise<Res> {
+    const headers = newHeaders();
+    injectContext(headerCarrier(headers));
+    let reply: Msg;
+    try {
+      reply = await this.nc.request(this.subject(subject), enc.encode(JSON.stringify(data)), {
+        timeout: timeoutMs,
+        headers,
+      });
+    } catch (err) {
+      throw new UnavailableError(`no answer on ${subject}`, err);
+    }
+    if (reply.headers?.has(ERROR_HEADER)) throw fromWire(JSON.parse(reply.headers.get(ERROR_HEADER)));
+    return JSON.parse(dec.decode(reply.data)) as Res;
+  }
+
+  /** Answers questions on a subject; instances sharing `queue` split the load. */
+  serve<Req, Res>(subject: string, queue: string, schema: z.ZodType<Req>, handler: (req: Req) => Promise<Res>): void {
+    const sub = this.nc.subscribe(this.subject(subject), {
+      queue,
+      callback: (err, msg) => {
+        if (err) return;
+        void runWithIncomingContext(headerCarrier(msg.headers ?? newHeaders()), async () => {
+          try {
+            const parsed = schema.safeParse(JSON.parse(dec.decode(msg.data)));
+            if (!parsed.success) throw new ValidationError(`bad request on ${subject}`, { issues: parsed.error.issues });
+            msg.respond(enc.encode(JSON.stringify(await handler(parsed.data))));
+          } catch (e) {
+            const apiError = e instanceof SyntaxError ? new ValidationError('malformed JSON') : asApiError(e);
+            const h = newHeaders();
+            h.set(ERROR_HEADER, JSON.stringify(apiError.toWire()));
+            msg.respond(enc.encode(''), { headers: h });
+          }
+        });
+      },
+    });
+    this.subscriptions.add(sub);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.consumers].map((c) => c.stop()));
+    for (const s of this.subscriptions) s.unsubscribe();
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+
+  /** Deletes this prefix's streams; for tests that own a prefix. */
+  async destroyStreams(): Promise<void> {
+    if (!this.prefix) throw new ApiError('forbidden', 'refusing to delete unprefixed streams');
+    for (const s of Object.values(STREAMS)) await this.jsm.streams.delete(this.streamName(s.name)).catch(() => false);
+  }
+}

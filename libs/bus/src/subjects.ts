@@ -1,0 +1,27 @@
+import { billingWelcomeMessage, workspaceCreatedEvent } from '@tidemark/contracts';
+import type { z } from 'zod';
+
+/**
+ * Every subject of the fleet, bound to the schema of its body. Work subjects live on the WORK
+ * stream (work-queue retention: each message is done once by one worker); events live on the
+ * EVENTS stream as `events.<workspace>.<kind>` with the spec's event names as kinds.
+ */
+export const WORK_SUBJECTS = {
+  'work.billing.welcome': billingWelcomeMessage,
+} as const satisfies Record<`work.${string}`, z.ZodType>;
+
+export const EVENT_KINDS = {
+  'workspace.created': workspaceCreatedEvent,
+} as const satisfies Record<string, z.ZodType>;
+
+export type WorkSubject = keyof typeof WORK_SUBJECTS;
+export type WorkMessage<S extends WorkSubject> = z.infer<(typeof WORK_SUBJECTS)[S]>;
+export type EventKind = keyof typeof EVENT_KINDS;
+export type EventData<K extends EventKind> = z.infer<(typeof EVENT_KINDS)[K]>;
+
+export const STREAMS = {
+  work: { name: 'WORK', subjects: 'work.>' },
+  events: { name: 'EVENTS', subjects: 'events.>' },
+} as const;
+
+export const eventSubject = (workspaceId: string, kind: EventKind): string => `events.${workspaceId}.${kind}`;

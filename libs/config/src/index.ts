@@ -1,0 +1,4 @@
+export { z } from 'zod';
+export * from './env.js';
+export * from './base-env.js';
+export * from './fetch-guard.js';

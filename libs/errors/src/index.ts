@@ -1,0 +1,3 @@
+export * from './codes.js';
+export * from './api-error.js';
+export * from './envelope.js';

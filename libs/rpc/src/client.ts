@@ -1,0 +1,50 @@
+import * as grpc from '@grpc/grpc-js';
+import { ApiError, fromWire, UnavailableError } from '@tidemark/errors';
+import { injectContext } from '@tidemark/telemetry';
+import { ERROR_METADATA_KEY, metadataCarrier } from './metadata.js';
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: grpc.Metadata,
+  options: Partial<grpc.CallOptions>,
+  callback: (err: grpc.ServiceError | null, res: Res) => void,
+) => grpc.ClientUnaryCall;
+
+const TRANSPORT_CODES = new Set([
+  grpc.status.UNAVAILABLE,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.CANCELLED,
+]);
+
+/** Rebuilds the peer's ApiError; a transport failure becomes `unavailable`. */
+export const errorFromStatus = (err: grpc.ServiceError, what: string): ApiError => {
+  const wire = err.metadata?.get(ERROR_METADATA_KEY)[0];
+  if (wire !== undefined) {
+    try {
+      return fromWire(JSON.parse(String(wire)));
+    } catch {
+      // fall through: a peer that sent garbage is treated like an unreachable one
+    }
+  }
+  if (TRANSPORT_CODES.has(err.code)) return new UnavailableError(`${what} is unavailable`, err);
+  return new ApiError('internal', `${what} failed`, { cause: err });
+};
+
+/**
+ * Calls a ts-proto unary method as a promise, carrying the trace context and request id and
+ * bounding it with a deadline so a stuck peer becomes a clear `unavailable`, not a hang.
+ */
+export const callUnary = <Req, Res>(
+  client: grpc.Client,
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  what: string,
+  deadlineMs = 5_000,
+): Promise<Res> =>
+  new Promise((resolve, reject) => {
+    const md = new grpc.Metadata();
+    injectContext(metadataCarrier(md));
+    method.call(client, request, md, { deadline: Date.now() + deadlineMs }, (err, res) =>
+      err ? reject(errorFromStatus(err, what)) : resolve(res),
+    );
+  });

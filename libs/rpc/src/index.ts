@@ -1,0 +1,3 @@
+export * from './server.js';
+export * from './client.js';
+export * from './metadata.js';

@@ -1,0 +1,3 @@
+export * from './logger.js';
+export * from './context.js';
+export * from './sdk.js';

@@ -1,0 +1,3 @@
+export * from './infra.js';
+export * from './test-database.js';
+export * from './test-web.js';

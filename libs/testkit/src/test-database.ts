@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import pg from 'pg';
+import { databaseUrl, TEST_INFRA } from './infra.js';
+
+export interface TestDatabase {
+  url: string;
+  prisma: PrismaClient;
+  drop(): Promise<void>;
+}
+
+const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: TEST_INFRA.adminDatabaseUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+};
+
+/** A migrated database of this test file's own, copied from the template in milliseconds. */
+export const createTestDatabase = async (): Promise<TestDatabase> => {
+  const name = `tm_t_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${TEST_INFRA.templateDatabase}"`));
+  const url = databaseUrl(name);
+  const prisma = createPrismaClient(url, 5);
+  return {
+    url,
+    prisma,
+    drop: async () => {
+      await prisma.$disconnect();
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+};
