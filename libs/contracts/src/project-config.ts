@@ -72,7 +72,7 @@ export const CONFIG_KEYS = {
   store_html: key('output', z.enum(['home', 'always']), 'home', 'home: raw html of the home page only; always: of every page'),
   webhook_url: key('output', url.nullable(), null, 'receiver of project events'),
   webhook_events: key('output', z.array(z.string().regex(/^[a-z_]+\.[a-z_]+$/)).max(30), ['run.finished', 'page.changed'], 'project events sent to webhook_url'),
-  chat_url: key('output', url.nullable(), null, 'incoming-webhook URL of a chat service; returned masked'),
+  chat_url: key('output', z.union([url, z.literal('')]).nullable(), null, 'incoming-webhook URL of a chat service; returned masked; sending the masked value back keeps it, an empty string removes it'),
   notify_min_words: key('output', z.number().int().min(0).max(100_000), 1, 'a modified page is reported once its edit reaches this many words'),
   change_digest: key('output', z.strictObject({ connection_id: z.string().min(1).max(100), focus: z.string().max(2000).default('') }).nullable(), null, 'model-written digest of each change set: {connection_id, focus}'),
   // advanced
@@ -213,3 +213,41 @@ export const describeConfig = () =>
       ),
     ]),
   );
+
+/**
+ * A secret-bearing URL as the API shows it: scheme and host, then the last four characters.
+ * `https://hooks.example.com/services/T0/B0/abcd1234` → `https://hooks.example.com/****1234`.
+ */
+export const maskSecretUrl = (value: string): string => {
+  const u = new URL(value);
+  return `${u.protocol}//${u.host}/****${value.slice(-4)}`;
+};
+
+/** The keys whose values are secrets and leave the API masked. */
+export const MASKED_CONFIG_KEYS = ['chat_url'] as const;
+
+/**
+ * Reads a patch against the stored config for the masked keys: the masked value sent back keeps
+ * what is stored, an empty string removes it.
+ */
+export const resolveMaskedKeys = (stored: ResolvedConfig | undefined, patch: ConfigPatch): ConfigPatch => {
+  const out: Record<string, unknown> = { ...patch };
+  for (const name of MASKED_CONFIG_KEYS) {
+    const sent = out[name];
+    if (sent === undefined) continue;
+    const current = (stored?.[CONFIG_KEYS[name].group] as Record<string, unknown> | undefined)?.[name];
+    if (sent === '') out[name] = null;
+    else if (typeof current === 'string' && sent === maskSecretUrl(current)) out[name] = current;
+  }
+  return out as ConfigPatch;
+};
+
+/** The config as the API returns it: secrets masked, version beside the groups. */
+export const presentConfig = (config: ResolvedConfig, version: number): VersionedConfig => {
+  const out = structuredClone(config) as ResolvedConfig;
+  for (const name of MASKED_CONFIG_KEYS) {
+    const group = out[CONFIG_KEYS[name].group] as Record<string, unknown>;
+    if (typeof group[name] === 'string') group[name] = maskSecretUrl(group[name] as string);
+  }
+  return { version, ...out };
+};

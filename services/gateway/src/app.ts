@@ -1,0 +1,126 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express } from 'express';
+import { Redis } from 'ioredis';
+import { Bus } from '@tidemark/bus';
+import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { createLogger, type Logger } from '@tidemark/telemetry';
+import { BillingClient } from './clients/billing.client.js';
+import type { Config } from './config.js';
+import { authenticate } from './http/auth.js';
+import { errorHandler, unknownRoute } from './http/errors.js';
+import { idempotency } from './http/idempotency.js';
+import { installRateLimitScript, rateLimit } from './http/rate-limit.js';
+import { requestId } from './http/request-id.js';
+import type { AnyRoute } from './http/route.js';
+import { mountRoutes } from './http/router.js';
+import { renderDocsPage } from './openapi/docs-page.js';
+import { buildOpenApi } from './openapi/openapi.js';
+import { ApiKeyRepository } from './repositories/api-key.repository.js';
+import { IdempotencyRepository } from './repositories/idempotency.repository.js';
+import { ProjectRepository } from './repositories/project.repository.js';
+import { WorkspaceRepository } from './repositories/workspace.repository.js';
+import { keyRoutes } from './routes/keys.routes.js';
+import { meRoutes } from './routes/me.routes.js';
+import { metaRoutes } from './routes/meta.routes.js';
+import { projectRoutes } from './routes/projects.routes.js';
+import { ApiKeyService } from './services/api-key.service.js';
+import { ProjectService } from './services/project.service.js';
+import { WorkspaceService } from './services/workspace.service.js';
+
+export interface GatewayApp {
+  app: Express;
+  routes: AnyRoute[];
+  workspaces: WorkspaceService;
+  start(): Promise<{ port: number; url: string }>;
+  stop(): Promise<void>;
+}
+
+export interface GatewayOverrides {
+  prisma?: PrismaClient;
+  bus?: Bus;
+  redis?: Redis;
+  logger?: Logger;
+}
+
+/** Wires the gateway: the /v1 pipeline of the spec, in order, and every route. */
+export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): Promise<GatewayApp> => {
+  const logger = overrides.logger ?? createLogger('gateway', cfg.LOG_LEVEL);
+  const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
+  const bus = overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'gateway', logger }));
+  const redis =
+    overrides.redis ??
+    new Redis(cfg.REDIS_URL, { keyPrefix: cfg.REDIS_PREFIX, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000 });
+  redis.on('error', (err) => logger.warn({ err }, 'redis'));
+  installRateLimitScript(redis);
+  const billing = new BillingClient(cfg.BILLING_GRPC_URL);
+
+  const keyRepo = new ApiKeyRepository(prisma);
+  const projectRepo = new ProjectRepository(prisma);
+  const idempotencyRepo = new IdempotencyRepository(prisma);
+  const workspaces = new WorkspaceService(new WorkspaceRepository(prisma), billing, bus, logger.child({ module: 'workspace.service' }));
+  const keys = new ApiKeyService(keyRepo, projectRepo);
+  const projects = new ProjectService(projectRepo);
+
+  const routes: AnyRoute[] = [
+    ...meRoutes(workspaces),
+    ...keyRoutes(keys, cfg.PUBLIC_BASE_URL),
+    ...metaRoutes(),
+    ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
+  ];
+  const openapi = buildOpenApi(routes);
+  const docsPage = renderDocsPage(openapi);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', cfg.TRUST_PROXY_HOPS);
+  app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+
+  const v1 = express.Router();
+  v1.use(requestId);
+  v1.get('/docs/openapi.json', (_req, res) => void res.json(openapi));
+  v1.get('/docs', (_req, res) => void res.type('html').send(docsPage));
+  v1.use(authenticate(keyRepo));
+  v1.use(rateLimit(redis, logger));
+  v1.use(express.json({ limit: cfg.GATEWAY_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  v1.use(idempotency(idempotencyRepo));
+  v1.use(mountRoutes(routes));
+  v1.use(unknownRoute);
+  v1.use(errorHandler(logger));
+  app.use('/v1', v1);
+  app.use(requestId, unknownRoute, errorHandler(logger));
+
+  let server: Server | undefined;
+  const pruneTimer = setInterval(
+    () => void idempotencyRepo.pruneExpired().catch((err) => logger.warn({ err }, 'idempotency prune failed')),
+    3600_000,
+  );
+  pruneTimer.unref();
+
+  return {
+    app,
+    routes,
+    workspaces,
+    start: () =>
+      new Promise((resolve, reject) => {
+        server = app.listen(cfg.GATEWAY_PORT, cfg.GATEWAY_HOST, (err?: Error) => {
+          if (err) return reject(err);
+          const { port } = server!.address() as AddressInfo;
+          const url = `http://${cfg.GATEWAY_HOST}:${port}/v1`;
+          logger.info({ url }, 'gateway listening');
+          resolve({ port, url });
+        });
+      }),
+    async stop() {
+      clearInterval(pruneTimer);
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server!.close(() => r()));
+      }
+      billing.close();
+      if (!overrides.redis) redis.disconnect();
+      if (!overrides.bus) await bus.close();
+      if (!overrides.prisma) await prisma.$disconnect();
+    },
+  };
+};

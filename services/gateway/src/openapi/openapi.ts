@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { errorEnvelopeSchema } from '../http/common.schemas.js';
+import type { AnyRoute } from '../http/route.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  delete out.$schema;
+  return out;
+};
+
+/** Path and query parameters, one entry per key of the route's zod object. */
+const parameters = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
+  if (!schema) return [];
+  const json = toSchema(schema, 'input');
+  const props = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(props).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    ...(typeof s.description === 'string' ? { description: s.description } : {}),
+    schema: s,
+  }));
+};
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+/**
+ * The OpenAPI 3.1 document, built from the very route definitions and zod schemas that validate
+ * requests, so it cannot drift from what the API does.
+ */
+export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.path.replace(/:(\w+)/g, '{$1}');
+    const responses: Record<string, unknown> = {};
+    for (const [status, res] of Object.entries(r.responses)) {
+      responses[status] = {
+        description: res.description,
+        ...(res.schema ? { content: { 'application/json': { schema: toSchema(res.schema, 'output') } } } : {}),
+      };
+    }
+    responses['401'] = errorResponse('missing, invalid or expired key (unauthorized)');
+    if (r.scope !== 'read') responses['403'] = errorResponse(`the key's scope is below ${r.scope} (forbidden)`);
+    if (r.params) responses['404'] = errorResponse('absent, or not visible to this key (not_found)');
+    if (r.body || r.query) responses['400'] = errorResponse('malformed JSON or query (validation)');
+    if (r.body) responses['422'] = errorResponse('the body does not match the schema; the message names the field (validation)');
+    responses['429'] = errorResponse('per-key rate exceeded; see Retry-After (rate_limited)');
+    (paths[path] ??= {})[r.method] = {
+      operationId: `${r.method}${r.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/[^\w]/g, '')}`,
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      tags: [r.tag],
+      'x-scope': r.scope,
+      parameters: [
+        ...parameters(r.params, 'path'),
+        ...parameters(r.query, 'query'),
+        ...(r.method === 'post'
+          ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'the first answer is replayed for 24 hours; the key belongs to this route' }]
+          : []),
+      ],
+      ...(r.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(r.body, 'input') } } } }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Tidemark API',
+      version: '1.0',
+      description:
+        'Web content capture and change tracking. Every response carries X-Request-Id; authenticated ones carry X-RateLimit-Limit, -Remaining and -Reset (seconds). Errors are {error, code, request_id}.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: service_<secret>' } },
+      schemas: { Error: toSchema(errorEnvelopeSchema, 'output') },
+    },
+    paths,
+  };
+};
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApi>;

@@ -1,0 +1,47 @@
+import { newId, type Prisma, type PrismaClient, type Project } from '@tidemark/db';
+
+/** The only file of the gateway that touches project. */
+export class ProjectRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  create(data: Omit<Prisma.ProjectUncheckedCreateInput, 'id'>): Promise<Project> {
+    return this.prisma.project.create({ data: { ...data, id: newId('prj') } });
+  }
+
+  /** A standing (non-ephemeral) project of the workspace, or null. */
+  find(workspaceId: string, id: string): Promise<Project | null> {
+    return this.prisma.project.findFirst({ where: { id, workspaceId, ephemeral: false } });
+  }
+
+  /** Newest first, paged by id; `only` is a key's allow-list; `verdict` keeps projects with such pages. */
+  list(workspaceId: string, opts: { before?: string; take: number; only?: string[]; verdict?: string }): Promise<Project[]> {
+    return this.prisma.project.findMany({
+      where: {
+        workspaceId,
+        ephemeral: false,
+        ...(opts.before || opts.only
+          ? { id: { ...(opts.before ? { lt: opts.before } : {}), ...(opts.only ? { in: opts.only } : {}) } }
+          : {}),
+        ...(opts.verdict ? { runs: { some: { status: 'done', pages: { some: { verdict: opts.verdict } } } } } : {}),
+      },
+      orderBy: { id: 'desc' },
+      take: opts.take,
+    });
+  }
+
+  update(id: string, data: Prisma.ProjectUpdateInput): Promise<Project> {
+    return this.prisma.project.update({ where: { id }, data });
+  }
+
+  /** Deletes the project; its runs and pages go with it (ON DELETE CASCADE). */
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.project.deleteMany({ where: { id, workspaceId, ephemeral: false } });
+    return count > 0;
+  }
+
+  async existingIds(workspaceId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.prisma.project.findMany({ where: { workspaceId, id: { in: ids } }, select: { id: true } });
+    return new Set(rows.map((r) => r.id));
+  }
+}

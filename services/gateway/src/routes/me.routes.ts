@@ -1,0 +1,115 @@
+import { planOf, PLANS } from '@tidemark/contracts';
+import { z } from 'zod';
+import { SCOPE_LEVEL, defineRoute, type AuthContext } from '../http/route.js';
+import type { CreditBalance } from '../clients/billing.client.js';
+import { effectiveRpm } from '../http/auth.js';
+import type { WorkspaceService } from '../services/workspace.service.js';
+
+const scopeEnum = z.enum(['read', 'write', 'admin']);
+
+export const meSchema = z
+  .object({
+    workspace: z.object({
+      id: z.string(),
+      name: z.string(),
+      plan: z.string(),
+      createdAt: z.string(),
+      settings: z.object({
+        max_rpm: z.number().int().nullable().describe('rate ceiling of every key; null = the plan default'),
+        require_mfa: z.boolean(),
+      }),
+    }),
+    plan: z.object({ name: z.string(), rpm: z.number().int(), monthlyCredits: z.number().int() }),
+    limits: z.object({
+      rpm: z.number().int().describe('requests per minute this key gets: the lowest of key, workspace and plan'),
+      batchUrls: z.number().int(),
+      scrapeTimeoutMaxSeconds: z.number().int(),
+      mapLimitMax: z.number().int(),
+      listLimitMax: z.number().int(),
+    }),
+    credits: z.object({ used: z.number().int(), remaining: z.number().int(), granted: z.number().int() }),
+    key: z.object({
+      id: z.string(),
+      name: z.string(),
+      prefix: z.string(),
+      scope: scopeEnum,
+      scopes: z.array(scopeEnum),
+      projects: z.array(z.string()),
+      rpm: z.number().int().nullable(),
+      expiresAt: z.string().nullable(),
+    }),
+    can: z.object({ read: z.boolean(), write: z.boolean(), admin: z.boolean() }).describe('what this key may do'),
+  })
+  .meta({ id: 'Me' });
+
+const presentMe = (auth: AuthContext, credits: CreditBalance, maxRpm = auth.workspace.maxRpm): z.infer<typeof meSchema> => {
+  const plan = planOf(auth.workspace.plan);
+  return {
+    workspace: {
+      id: auth.workspace.id,
+      name: auth.workspace.name,
+      plan: auth.workspace.plan,
+      createdAt: auth.workspace.createdAt.toISOString(),
+      settings: { max_rpm: maxRpm, require_mfa: auth.workspace.requireMfa },
+    },
+    plan: { name: auth.workspace.plan, rpm: plan.rpm, monthlyCredits: plan.monthlyCredits },
+    limits: {
+      rpm: effectiveRpm(auth.keyRpm, maxRpm, auth.workspace.plan),
+      batchUrls: 500,
+      scrapeTimeoutMaxSeconds: 120,
+      mapLimitMax: 50_000,
+      listLimitMax: 1000,
+    },
+    credits: { used: credits.used, remaining: credits.remaining, granted: credits.granted },
+    key: {
+      id: auth.keyId,
+      name: auth.keyName,
+      prefix: auth.keyPrefix,
+      scope: auth.scope,
+      scopes: auth.scopes,
+      projects: auth.projects,
+      rpm: auth.keyRpm,
+      expiresAt: auth.expiresAt?.toISOString() ?? null,
+    },
+    can: {
+      read: true,
+      write: SCOPE_LEVEL[auth.scope] >= SCOPE_LEVEL.write,
+      admin: SCOPE_LEVEL[auth.scope] >= SCOPE_LEVEL.admin,
+    },
+  };
+};
+
+const maxPlanRpm = Math.max(...Object.values(PLANS).map((p) => p.rpm));
+
+export const meRoutes = (workspaces: WorkspaceService) => [
+  defineRoute({
+    method: 'get',
+    path: '/me',
+    tag: 'Workspace',
+    summary: 'The workspace, its plan, limits and credits, and what this key may do',
+    scope: 'read',
+    responses: { 200: { description: 'the workspace', schema: meSchema } },
+    handler: async ({ auth }) => ({ status: 200, body: presentMe(auth, await workspaces.credits(auth.workspaceId)) }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/me',
+    tag: 'Workspace',
+    summary: 'Workspace settings an admin decides: the rate ceiling',
+    scope: 'admin',
+    body: z.strictObject({
+      max_rpm: z
+        .number()
+        .int()
+        .min(1)
+        .max(maxPlanRpm)
+        .nullable()
+        .describe('requests per minute any key of the workspace may make; null = the plan default'),
+    }),
+    responses: { 200: { description: 'the workspace after the change', schema: meSchema } },
+    handler: async ({ auth, body }) => {
+      await workspaces.setMaxRpm(auth.workspaceId, body.max_rpm);
+      return { status: 200, body: presentMe(auth, await workspaces.credits(auth.workspaceId), body.max_rpm) };
+    },
+  }),
+];

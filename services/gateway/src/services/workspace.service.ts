@@ -1,0 +1,54 @@
+import type { Bus } from '@tidemark/bus';
+import { NotFoundError } from '@tidemark/errors';
+import type { Logger } from '@tidemark/telemetry';
+import type { BillingClient, CreditBalance } from '../clients/billing.client.js';
+import type { WorkspaceRepository } from '../repositories/workspace.repository.js';
+import { displayPrefix, hashKeySecret, mintKeySecret } from './key-secret.js';
+
+export interface CreatedWorkspace {
+  workspaceId: string;
+  apiKey: string;
+}
+
+export class WorkspaceService {
+  constructor(
+    private readonly workspaces: WorkspaceRepository,
+    private readonly billing: BillingClient,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * A new workspace with one admin key (its secret is answered here and never again). Billing is
+   * asked, durably, to grant the welcome credits; its Balance grants them too should that message
+   * be late, so a new workspace never reads zero.
+   */
+  async create(name: string): Promise<CreatedWorkspace> {
+    const apiKey = mintKeySecret();
+    const ws = await this.workspaces.createWithKey(name, {
+      name: 'admin',
+      prefix: displayPrefix(apiKey),
+      hash: hashKeySecret(apiKey),
+      scopes: ['admin'],
+      projects: [],
+      rpm: null,
+      expiresAt: null,
+    });
+    try {
+      await this.bus.publishWork('work.billing.welcome', { workspaceId: ws.id }, { msgId: `welcome:${ws.id}` });
+    } catch (err) {
+      this.logger.warn({ err, workspaceId: ws.id }, 'welcome message not published; billing grants on first balance');
+    }
+    this.logger.info({ workspaceId: ws.id }, 'workspace created');
+    return { workspaceId: ws.id, apiKey };
+  }
+
+  async setMaxRpm(workspaceId: string, maxRpm: number | null): Promise<void> {
+    if (!(await this.workspaces.find(workspaceId))) throw new NotFoundError('workspace');
+    await this.workspaces.update(workspaceId, { maxRpm });
+  }
+
+  credits(workspaceId: string): Promise<CreditBalance> {
+    return this.billing.balance(workspaceId);
+  }
+}
