@@ -1,0 +1,94 @@
+import { Bus } from '@tidemark/bus';
+import { startFleet, type Fleet } from '@tidemark/local';
+import { createLogger } from '@tidemark/telemetry';
+import { createTestDatabase, TEST_INFRA, uniquePrefix, type TestDatabase } from '@tidemark/testkit';
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  /** Sent as is, for malformed-JSON and size tests. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestFleet {
+  apiUrl: string;
+  db: TestDatabase;
+  fleet: Fleet;
+  /** The env the fleet was started with, for processes (the CLI) that must share it. */
+  env: Record<string, string>;
+  call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Answer<T>>;
+  createWorkspace(name?: string): Promise<{ workspaceId: string; apiKey: string }>;
+  /** A key of the given scope (and options) in the workspace of `adminKey`. */
+  createKey(adminKey: string, body: Record<string, unknown>): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole fleet in this process on a database, NATS prefix and Redis prefix of this test
+ * file's own, so files run in parallel without sharing state.
+ */
+export const startTestFleet = async (extraEnv: Record<string, string> = {}): Promise<TestFleet> => {
+  const db = await createTestDatabase();
+  const prefix = uniquePrefix();
+  const env: Record<string, string> = {
+    DATABASE_URL: db.url,
+    NATS_URL: TEST_INFRA.natsUrl,
+    REDIS_URL: TEST_INFRA.redisUrl,
+    NATS_PREFIX: prefix,
+    REDIS_PREFIX: `${prefix}:`,
+    GATEWAY_PORT: '0',
+    BILLING_GRPC_LISTEN: '127.0.0.1:0',
+    BILLING_ACK_WAIT_MS: '2000',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
+    ...extraEnv,
+  };
+  const fleet = await startFleet(env);
+
+  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${fleet.apiUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON (the docs page); keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+
+  return {
+    apiUrl: fleet.apiUrl,
+    db,
+    fleet,
+    env,
+    call,
+    createWorkspace: (name = 'test') => fleet.gateway.workspaces.create(name),
+    async createKey(adminKey, body) {
+      const res = await call('POST', '/me/keys', { key: adminKey, body: { name: 'test key', ...body } });
+      if (res.status !== 201) throw new Error(`key not created: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.key as string;
+    },
+    async stop() {
+      await fleet.stop();
+      const bus = await Bus.connect({ url: TEST_INFRA.natsUrl, prefix, name: 'cleanup', logger: createLogger('cleanup', 'silent') });
+      await bus.destroyStreams();
+      await bus.close();
+      await db.drop();
+    },
+  };
+};
