@@ -15,10 +15,9 @@ export default async function globalSetup() {
   await admin.connect();
   try {
     // Copies left behind by an interrupted run.
-    const stale = await admin.query(
-      "SELECT datname FROM pg_database WHERE datname LIKE 'tm\\_t\\_%' OR datname = $1",
-      [template],
-    );
+    const stale = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE 'tm\\_t\\_%' OR datname = $1", [
+      template,
+    ]);
     for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${template}"`);
   } finally {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import * as gateway from '@tidemark/gateway';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 describe('authentication, scopes and visibility', () => {
@@ -38,11 +39,13 @@ describe('authentication, scopes and visibility', () => {
 
     it('refuses an expired key, saying so', async () => {
       const key = await t.createKey(admin, { scopes: ['read'], expires_in_days: 1 });
-      expect((await t.call('GET', '/me', { key })).status).toBe(200);
+      // Bring the expiry to 1.5 s from now before the key is first used (the API sets days).
       await t.db.prisma.apiKey.updateMany({
         where: { prefix: key.slice(0, 14) },
-        data: { expiresAt: new Date(Date.now() - 1000) },
+        data: { expiresAt: new Date(Date.now() + 1500) },
       });
+      expect((await t.call('GET', '/me', { key })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1600));
       const res = await t.call('GET', '/me', { key });
       expect(res.status).toBe(401);
       expect(res.body.error).toMatch(/expired/);
@@ -54,6 +57,32 @@ describe('authentication, scopes and visibility', () => {
       expect((await t.call('DELETE', `/me/keys/${created.body.id}`, { key: admin })).status).toBe(204);
       expect((await t.call('GET', '/me', { key: created.body.key })).status).toBe(401);
     });
+  });
+
+  it('a key revoked on one gateway instance is refused by another at once', async () => {
+    const second = await gateway.buildApp(
+      gateway.loadConfig({ ...t.env, BILLING_GRPC_URL: `127.0.0.1:${t.fleet.billingGrpcPort}` }),
+    );
+    const { url } = await second.start();
+    try {
+      const created = await t.call('POST', '/me/keys', {
+        key: admin,
+        body: { name: 'two-gateways', scopes: ['read'] },
+      });
+      const viaSecond = () => fetch(`${url}/meta`, { headers: { authorization: `Bearer ${created.body.key}` } });
+      expect((await viaSecond()).status).toBe(200); // now cached by the second instance
+      expect((await t.call('DELETE', `/me/keys/${created.body.id}`, { key: admin })).status).toBe(204);
+      // The broadcast crosses NATS in milliseconds; the cache's own TTL is 10 s.
+      const until = Date.now() + 2000;
+      let status = (await viaSecond()).status;
+      while (status !== 401 && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 20));
+        status = (await viaSecond()).status;
+      }
+      expect(status).toBe(401);
+    } finally {
+      await second.stop();
+    }
   });
 
   describe('403 forbidden', () => {
@@ -76,7 +105,9 @@ describe('authentication, scopes and visibility', () => {
         expect([method, path, res.status, res.body.code]).toEqual([method, path, 403, 'forbidden']);
       }
       // ...while its own level works.
-      expect((await t.call('PATCH', `/projects/${projectA}`, { key: writeKey, body: { name: 'renamed' } })).status).toBe(200);
+      expect(
+        (await t.call('PATCH', `/projects/${projectA}`, { key: writeKey, body: { name: 'renamed' } })).status,
+      ).toBe(200);
     });
 
     it('changes nothing when it refuses', async () => {
@@ -118,7 +149,10 @@ describe('authentication, scopes and visibility', () => {
 
     it('refuses an allow-list naming a project of another workspace', async () => {
       const other = (await t.createWorkspace('delta')).apiKey;
-      const res = await t.call('POST', '/me/keys', { key: other, body: { name: 'k', scopes: ['read'], projects: [projectA] } });
+      const res = await t.call('POST', '/me/keys', {
+        key: other,
+        body: { name: 'k', scopes: ['read'], projects: [projectA] },
+      });
       expect(res.status).toBe(422);
       expect(res.body.error).toContain('body.projects.0');
     });

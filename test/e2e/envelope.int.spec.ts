@@ -39,20 +39,38 @@ describe('request ids and the error envelope', () => {
     expectEnvelope(await t.call('GET', '/me'), 401, 'unauthorized');
     expectEnvelope(await t.call('GET', '/no/such/route', { key: admin }), 404, 'not_found');
     expectEnvelope(await t.call('GET', '/projects/prj_nothere', { key: admin }), 404, 'not_found');
-    expectEnvelope(await t.call('POST', '/projects', { key: admin, rawBody: '{"seed": ', headers: { 'content-type': 'application/json' } }), 400, 'validation');
     expectEnvelope(
-      await t.call('POST', '/projects', { key: admin, body: { seed: 'https://big.example/', name: 'x'.repeat(20_000) } }),
+      await t.call('POST', '/projects', {
+        key: admin,
+        rawBody: '{"seed": ',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'validation',
+    );
+    expectEnvelope(
+      await t.call('POST', '/projects', {
+        key: admin,
+        body: { seed: 'https://big.example/', name: 'x'.repeat(20_000) },
+      }),
       413,
       'too_large',
     );
     expectEnvelope(await t.call('POST', '/projects', { key: admin, body: { name: 'no seed' } }), 422, 'validation');
     expectEnvelope(await t.call('GET', '/projects?limit=5000', { key: admin }), 400, 'validation');
     expectEnvelope(await t.call('GET', '/projects?cursor=garbage', { key: admin }), 400, 'validation');
-    expectEnvelope(await t.call('POST', '/projects', { key: admin, rawBody: 'seed=x', headers: { 'content-type': 'text/plain' } }), 400, 'validation');
+    expectEnvelope(
+      await t.call('POST', '/projects', { key: admin, rawBody: 'seed=x', headers: { 'content-type': 'text/plain' } }),
+      400,
+      'validation',
+    );
   });
 
   it('names the failing field', async () => {
-    const res = await t.call('POST', '/projects', { key: admin, body: { seed: 'https://f.example/', config: { max_pages: 'many' } } });
+    const res = await t.call('POST', '/projects', {
+      key: admin,
+      body: { seed: 'https://f.example/', config: { max_pages: 'many' } },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/^body\.config\.max_pages: /);
     expect(res.body.details.fields[0].field).toBe('body.config.max_pages');

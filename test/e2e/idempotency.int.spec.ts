@@ -28,7 +28,9 @@ describe('Idempotency-Key on POST', () => {
 
   it('refuses the same key on another route, naming the first route', async () => {
     const headers = { 'idempotency-key': 'route-bound' };
-    expect((await t.call('POST', '/projects', { key: admin, body: { seed: 'https://r.example/' }, headers })).status).toBe(201);
+    expect(
+      (await t.call('POST', '/projects', { key: admin, body: { seed: 'https://r.example/' }, headers })).status,
+    ).toBe(201);
     const other = await t.call('POST', '/me/keys', { key: admin, body: { name: 'k', scopes: ['read'] }, headers });
     expect(other.status).toBe(422);
     expect(other.body).toMatchObject({ code: 'validation', error: expect.stringContaining('POST /v1/projects') });
@@ -56,7 +58,9 @@ describe('Idempotency-Key on POST', () => {
     const before = await countProjects();
     const headers = { 'idempotency-key': 'race-1' };
     const body = { seed: 'https://race.example/' };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => t.call('POST', '/projects', { key: admin, body, headers })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => t.call('POST', '/projects', { key: admin, body, headers })),
+    );
     expect(await countProjects()).toBe(before + 1);
     const created = answers.filter((a) => a.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
@@ -74,7 +78,11 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('refuses a malformed key', async () => {
-    const res = await t.call('POST', '/projects', { key: admin, body: { seed: 'https://m.example/' }, headers: { 'idempotency-key': 'x'.repeat(300) } });
+    const res = await t.call('POST', '/projects', {
+      key: admin,
+      body: { seed: 'https://m.example/' },
+      headers: { 'idempotency-key': 'x'.repeat(300) },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation');
   });

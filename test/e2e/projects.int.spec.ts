@@ -34,10 +34,16 @@ describe('projects', () => {
   });
 
   it('refuses an unknown config key by name, and a bad seed', async () => {
-    const unknown = await t.call('POST', '/projects', { key: admin, body: { seed: 'https://x.example/', config: { render_jss: 'always' } } });
+    const unknown = await t.call('POST', '/projects', {
+      key: admin,
+      body: { seed: 'https://x.example/', config: { render_jss: 'always' } },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error).toContain('"render_jss"');
-    const inGroup = await t.call('POST', '/projects', { key: admin, body: { seed: 'https://x.example/', config: { fetch: { max_pages: 3 } } } });
+    const inGroup = await t.call('POST', '/projects', {
+      key: admin,
+      body: { seed: 'https://x.example/', config: { fetch: { max_pages: 3 } } },
+    });
     expect(inGroup.status).toBe(422);
     expect(inGroup.body.error).toContain('body.config.fetch');
     expect(inGroup.body.error).toContain('"max_pages"');
@@ -56,11 +62,23 @@ describe('projects', () => {
     expect(created.body.config.scope.max_pages).toBe(50);
 
     // The same values again, flat, by alias, in a group, or the whole fetched config sent back.
-    for (const config of [{ render_js: 'always' }, { maxTier: 'browser' }, { scope: { max_pages: 50 } }, created.body.config]) {
+    for (const config of [
+      { render_js: 'always' },
+      { maxTier: 'browser' },
+      { scope: { max_pages: 50 } },
+      created.body.config,
+    ]) {
       const res = await t.call('PATCH', `/projects/${id}`, { key: admin, body: { config } });
-      expect([JSON.stringify(config).slice(0, 40), res.status, res.body.config.version]).toEqual([JSON.stringify(config).slice(0, 40), 200, 1]);
+      expect([JSON.stringify(config).slice(0, 40), res.status, res.body.config.version]).toEqual([
+        JSON.stringify(config).slice(0, 40),
+        200,
+        1,
+      ]);
     }
-    const changed = await t.call('PATCH', `/projects/${id}`, { key: admin, body: { config: { include_paths: ['/blog/**'] } } });
+    const changed = await t.call('PATCH', `/projects/${id}`, {
+      key: admin,
+      body: { config: { include_paths: ['/blog/**'] } },
+    });
     expect(changed.body.config.version).toBe(2);
     // A partial config merges: what was set before stays.
     expect(changed.body.config.fetch.render_js).toBe('always');
@@ -81,15 +99,24 @@ describe('projects', () => {
 
   it('masks chat_url, keeps it when the masked value comes back, removes it on an empty string', async () => {
     const secret = 'https://hooks.chat.example/services/T000/B000/XXXXsecretXXXX9876';
-    const created = await t.call('POST', '/projects', { key: admin, body: { seed: 'https://chat.example/', config: { chat_url: secret } } });
+    const created = await t.call('POST', '/projects', {
+      key: admin,
+      body: { seed: 'https://chat.example/', config: { chat_url: secret } },
+    });
     const masked = created.body.config.output.chat_url;
     expect(masked).toBe('https://hooks.chat.example/****9876');
     expect(JSON.stringify(created.body)).not.toContain('secretXXXX');
-    const same = await t.call('PATCH', `/projects/${created.body.id}`, { key: admin, body: { config: { chat_url: masked } } });
+    const same = await t.call('PATCH', `/projects/${created.body.id}`, {
+      key: admin,
+      body: { config: { chat_url: masked } },
+    });
     expect(same.body.config.version).toBe(1);
     const stored = await t.db.prisma.project.findUniqueOrThrow({ where: { id: created.body.id } });
     expect((stored.config as { output: { chat_url: string } }).output.chat_url).toBe(secret);
-    const removed = await t.call('PATCH', `/projects/${created.body.id}`, { key: admin, body: { config: { chat_url: '' } } });
+    const removed = await t.call('PATCH', `/projects/${created.body.id}`, {
+      key: admin,
+      body: { config: { chat_url: '' } },
+    });
     expect(removed.body.config.output.chat_url).toBeNull();
     expect(removed.body.config.version).toBe(2);
   });
@@ -98,7 +125,8 @@ describe('projects', () => {
     const ws = await t.createWorkspace('paging');
     const key = await t.createKey(ws.apiKey, { scopes: ['write'] });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await t.call('POST', '/projects', { key, body: { seed: `https://p${i}.example/` } })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await t.call('POST', '/projects', { key, body: { seed: `https://p${i}.example/` } })).body.id);
     const seen: string[] = [];
     let page = await t.call('GET', '/projects?limit=2', { key });
     for (;;) {
@@ -127,7 +155,14 @@ describe('projects', () => {
     const ws = await t.db.prisma.project.findUniqueOrThrow({ where: { id: body.id } });
     await t.db.prisma.run.create({ data: { id: 'run_delete_test', projectId: body.id, workspaceId: ws.workspaceId } });
     await t.db.prisma.page.create({
-      data: { id: 'pg_delete_test', workspaceId: ws.workspaceId, runId: 'run_delete_test', url: 'https://gone.example/', verdict: 'ok', errorCode: 'OK' },
+      data: {
+        id: 'pg_delete_test',
+        workspaceId: ws.workspaceId,
+        runId: 'run_delete_test',
+        url: 'https://gone.example/',
+        verdict: 'ok',
+        errorCode: 'OK',
+      },
     });
     const del = await t.call('DELETE', `/projects/${body.id}`, { key: admin });
     expect(del.status).toBe(204);

@@ -27,15 +27,29 @@ describe('workspace, keys and meta', () => {
     });
     // The credits are the billing service's ledger, not a constant of the gateway.
     await t.db.prisma.ledgerEntry.create({
-      data: { id: 'led_test_charge', workspaceId: res.body.workspace.id, kind: 'charge', reason: 'page', credits: -7, reference: 'test:1' },
+      data: {
+        id: 'led_test_charge',
+        workspaceId: res.body.workspace.id,
+        kind: 'charge',
+        reason: 'page',
+        credits: -7,
+        reference: 'test:1',
+      },
     });
-    expect((await t.call('GET', '/me', { key: admin })).body.credits).toEqual({ granted: 1000, used: 7, remaining: 993 });
+    expect((await t.call('GET', '/me', { key: admin })).body.credits).toEqual({
+      granted: 1000,
+      used: 7,
+      remaining: 993,
+    });
   });
 
   it('grants the welcome credits once, through the work stream', async () => {
     const ws = await t.createWorkspace('welcome');
     const until = Date.now() + 10_000;
-    while ((await t.db.prisma.ledgerEntry.count({ where: { workspaceId: ws.workspaceId } })) === 0 && Date.now() < until) {
+    while (
+      (await t.db.prisma.ledgerEntry.count({ where: { workspaceId: ws.workspaceId } })) === 0 &&
+      Date.now() < until
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     const entries = await t.db.prisma.ledgerEntry.findMany({ where: { workspaceId: ws.workspaceId } });
@@ -75,7 +89,10 @@ describe('workspace, keys and meta', () => {
     const res = await t.call('POST', '/me/keys', { key: admin, body: { name: 'x', scopes: ['owner'] } });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/^body\.scopes\.0/);
-    const extra = await t.call('POST', '/me/keys', { key: admin, body: { name: 'x', scopes: ['read'], colour: 'blue' } });
+    const extra = await t.call('POST', '/me/keys', {
+      key: admin,
+      body: { name: 'x', scopes: ['read'], colour: 'blue' },
+    });
     expect(extra.body.error).toContain('"colour"');
   });
 
@@ -104,7 +121,9 @@ describe('workspace, keys and meta', () => {
     const doc = (await t.call('GET', '/docs/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0');
-    const operations = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`));
+    const operations = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     const mounted = t.fleet.gateway.routes.map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
     expect(operations.sort()).toEqual(mounted.sort());
     const create = doc.paths['/projects'].post;
@@ -117,11 +136,24 @@ describe('workspace, keys and meta', () => {
   });
 
   it('the admin CLI creates a workspace and prints its key as JSON', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, 'deploy/local/src/cli.ts'), 'workspace', 'create', '--name', 'from-cli', '--json'], {
-      cwd: root,
-      env: { ...process.env, ...t.env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        resolve(root, 'deploy/local/src/cli.ts'),
+        'workspace',
+        'create',
+        '--name',
+        'from-cli',
+        '--json',
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, ...t.env, LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d));

@@ -85,7 +85,12 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     },
     async stop() {
       await fleet.stop();
-      const bus = await Bus.connect({ url: TEST_INFRA.natsUrl, prefix, name: 'cleanup', logger: createLogger('cleanup', 'silent') });
+      const bus = await Bus.connect({
+        url: TEST_INFRA.natsUrl,
+        prefix,
+        name: 'cleanup',
+        logger: createLogger('cleanup', 'silent'),
+      });
       await bus.destroyStreams();
       await bus.close();
       await db.drop();

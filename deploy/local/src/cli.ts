@@ -10,7 +10,10 @@ const usage = `usage:
 const main = async (argv: string[]): Promise<number> => {
   const [noun, verb, ...rest] = argv;
   if (noun === 'workspace' && verb === 'create') {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, json: { type: 'boolean', default: false } } });
+    const { values } = parseArgs({
+      args: rest,
+      options: { name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    });
     const name = values.name?.trim();
     if (!name) {
       process.stderr.write(`--name is required\n${usage}\n`);

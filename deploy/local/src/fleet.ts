@@ -18,8 +18,13 @@ export const startFleet = async (env: Record<string, string | undefined> = proce
   const billingApp = await billing.buildApp(billing.loadConfig(env));
   const { grpcPort } = await billingApp.start();
   try {
-    const billingHost = billing.loadConfig(env).BILLING_GRPC_LISTEN.replace(/:\d+$/, '').replace(/^0\.0\.0\.0$/, '127.0.0.1');
-    const gatewayApp = await gateway.buildApp(gateway.loadConfig({ ...env, BILLING_GRPC_URL: `${billingHost}:${grpcPort}` }));
+    const billingHost = billing
+      .loadConfig(env)
+      .BILLING_GRPC_LISTEN.replace(/:\d+$/, '')
+      .replace(/^0\.0\.0\.0$/, '127.0.0.1');
+    const gatewayApp = await gateway.buildApp(
+      gateway.loadConfig({ ...env, BILLING_GRPC_URL: `${billingHost}:${grpcPort}` }),
+    );
     const { url } = await gatewayApp.start();
     return {
       apiUrl: url,

@@ -1,4 +1,11 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { ApiError, asApiError, fromWire, UnavailableError, ValidationError } from '@tidemark/errors';
@@ -137,7 +144,12 @@ export class Bus {
   }
 
   /** Publishes an event of the spec on `events.<workspace>.<kind>`. */
-  async publishEvent<K extends EventKind>(workspaceId: string, kind: K, data: EventData<K>, opts: { msgId?: string } = {}) {
+  async publishEvent<K extends EventKind>(
+    workspaceId: string,
+    kind: K,
+    data: EventData<K>,
+    opts: { msgId?: string } = {},
+  ) {
     const body = (EVENT_KINDS[kind] as z.ZodType).parse(data);
     const headers = newHeaders();
     injectContext(headerCarrier(headers));
@@ -238,7 +250,9 @@ export class Bus {
   }
 
   /** Counters of a work consumer: messages delivered (redeliveries included), unacked, waiting. */
-  async consumerInfo(durable: string): Promise<{ delivered: number; ackPending: number; pending: number; redelivered: number }> {
+  async consumerInfo(
+    durable: string,
+  ): Promise<{ delivered: number; ackPending: number; pending: number; redelivered: number }> {
     const info = await this.jsm.consumers.info(this.streamName(STREAMS.work.name), durable);
     return {
       delivered: info.delivered.consumer_seq,
@@ -274,7 +288,8 @@ export class Bus {
         void runWithIncomingContext(headerCarrier(msg.headers ?? newHeaders()), async () => {
           try {
             const parsed = schema.safeParse(JSON.parse(dec.decode(msg.data)));
-            if (!parsed.success) throw new ValidationError(`bad request on ${subject}`, { issues: parsed.error.issues });
+            if (!parsed.success)
+              throw new ValidationError(`bad request on ${subject}`, { issues: parsed.error.issues });
             msg.respond(enc.encode(JSON.stringify(await handler(parsed.data))));
           } catch (e) {
             const apiError = e instanceof SyntaxError ? new ValidationError('malformed JSON') : asApiError(e);
@@ -283,6 +298,31 @@ export class Bus {
             msg.respond(enc.encode(''), { headers: h });
           }
         });
+      },
+    });
+    this.subscriptions.add(sub);
+  }
+
+  /**
+   * Fire-and-forget news for every instance listening (core NATS, not durable): cache
+   * invalidations and the like, where a lost message only means waiting for a TTL.
+   */
+  broadcast(subject: string, data: unknown): void {
+    const headers = newHeaders();
+    injectContext(headerCarrier(headers));
+    this.nc.publish(this.subject(subject), enc.encode(JSON.stringify(data)), { headers });
+  }
+
+  /** Listens to broadcasts; every instance gets every message (no queue group). */
+  onBroadcast<T>(subject: string, schema: z.ZodType<T>, handler: (data: T) => void): void {
+    const sub = this.nc.subscribe(this.subject(subject), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          handler(schema.parse(JSON.parse(dec.decode(msg.data))));
+        } catch (e) {
+          this.logger.warn({ err: e, subject }, 'malformed broadcast ignored');
+        }
       },
     });
     this.subscriptions.add(sub);

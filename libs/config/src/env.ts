@@ -1,16 +1,14 @@
 import { z } from 'zod';
 
 /** '0' / 'false' / 'no' / 'off' are false. z.coerce.boolean would call any non-empty string true. */
-export const envBoolean = z
-  .union([z.boolean(), z.string()])
-  .transform((v, ctx) => {
-    if (typeof v === 'boolean') return v;
-    const s = v.trim().toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-    if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
-    ctx.addIssue({ code: 'custom', message: `expected a boolean, got "${v}"` });
-    return z.NEVER;
-  });
+export const envBoolean = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  const s = v.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
+  ctx.addIssue({ code: 'custom', message: `expected a boolean, got "${v}"` });
+  return z.NEVER;
+});
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -26,9 +24,7 @@ export const parseEnv = <S extends z.ZodType>(
 ): z.infer<S> => {
   const result = schema.safeParse(env);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
-    );
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
   return result.data;
 };

@@ -57,7 +57,10 @@ export const allowNetworksSchema = z
   .default('')
   .transform((raw, ctx) => {
     const out: Cidr[] = [];
-    for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const item of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const cidr = parseCidr(item);
       if (!cidr) ctx.addIssue({ code: 'custom', message: `"${item}" is not a CIDR` });
       else out.push(cidr);
@@ -78,7 +81,10 @@ export const hostMapSchema = z
   .default('')
   .transform((raw, ctx) => {
     const out: HostRoute[] = [];
-    for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const item of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const m = /^(\*\.)?([a-z0-9.-]+)=(\[[0-9a-f:.]+\]|[0-9.]+):(\d{1,5})$/i.exec(item);
       const address = m?.[3]?.replace(/^\[|\]$/g, '');
       if (!m || !address || !isIP(address) || Number(m[4]) > 65535) {

@@ -7,6 +7,8 @@ export const PLANS = {
   starter: { rpm: 300, monthlyCredits: 10_000, subAccounts: 0 },
   growth: { rpm: 1000, monthlyCredits: 100_000, subAccounts: 10 },
   scale: { rpm: 5000, monthlyCredits: 1_000_000, subAccounts: 100 },
+  /** The operator's own workspaces on a self-hosted deployment (and the benchmarks). */
+  unmetered: { rpm: 1_000_000, monthlyCredits: 0, subAccounts: 1000 },
 } as const;
 export type PlanName = keyof typeof PLANS;
 

@@ -18,7 +18,11 @@ interface KeyDef {
 }
 
 const glob = z.string().min(1).max(500);
-const url = z.string().url().max(2048).refine((u) => /^https?:/i.test(u), 'must be an http(s) URL');
+const url = z
+  .string()
+  .url()
+  .max(2048)
+  .refine((u) => /^https?:/i.test(u), 'must be an http(s) URL');
 const selector = z.string().min(1).max(1000);
 const fieldSpec = z.union([
   selector,
@@ -35,50 +39,158 @@ const key = (group: ConfigGroup, schema: z.ZodType, def: unknown, description: s
 export const CONFIG_KEYS = {
   // scope: which URLs belong to a run
   max_pages: key('scope', z.number().int().min(1).max(1_000_000), 1000, 'most pages one run fetches'),
-  max_depth: key('scope', z.number().int().min(0).max(100).nullable(), null, 'link depth from the seed; null = no limit'),
+  max_depth: key(
+    'scope',
+    z.number().int().min(0).max(100).nullable(),
+    null,
+    'link depth from the seed; null = no limit',
+  ),
   include_paths: key('scope', z.array(glob).max(200), [], 'globs a URL path must match (any of); empty = all'),
-  exclude_paths: key('scope', z.array(glob).max(200), [], 'globs that rule a URL path out; they win over include_paths'),
+  exclude_paths: key(
+    'scope',
+    z.array(glob).max(200),
+    [],
+    'globs that rule a URL path out; they win over include_paths',
+  ),
   allow_subdomains: key('scope', z.boolean(), false, 'follow links to subdomains of the seed host'),
   use_sitemap: key('scope', z.boolean(), true, 'read the sitemaps robots.txt and /sitemap.xml declare'),
-  sitemap_mode: key('scope', z.enum(['auto', 'only', 'skip']), 'auto', 'auto: sitemap plus links; only: sitemap URLs alone; skip: ignore sitemaps'),
+  sitemap_mode: key(
+    'scope',
+    z.enum(['auto', 'only', 'skip']),
+    'auto',
+    'auto: sitemap plus links; only: sitemap URLs alone; skip: ignore sitemaps',
+  ),
   sitemap_include: key('scope', z.array(glob).max(200), [], 'globs a sitemap URL must match to be queued'),
   sitemap_exclude: key('scope', z.array(glob).max(200), [], 'globs that keep sitemap URLs out'),
-  crawl_mode: key('scope', z.enum(['links', 'sitemap_first']), 'links', 'links: breadth-first from the seed; sitemap_first: sitemap URLs before discovered links'),
+  crawl_mode: key(
+    'scope',
+    z.enum(['links', 'sitemap_first']),
+    'links',
+    'links: breadth-first from the seed; sitemap_first: sitemap URLs before discovered links',
+  ),
   respect_robots: key('scope', z.boolean(), true, 'obey robots.txt rules for our user agent'),
   url_list: key('scope', z.array(url).max(50_000), [], 'extra URLs fetched every run (belongs to this site only)'),
   feeds: key('scope', z.array(url).max(100), [], 'RSS/Atom feeds whose entries are queued (belongs to this site only)'),
   // fetch: how each page is fetched
-  render_js: key('fetch', z.enum(['auto', 'always']), 'auto', 'auto: the browser only when plain HTTP did not read the page; always: every page in the browser'),
-  max_tier: key('fetch', z.enum(['http', 'browser', 'browser+exit']), 'browser', 'the highest rung of the engine ladder a page may climb to'),
-  max_credits_per_page: key('fetch', z.number().int().min(1).max(1000).nullable(), null, 'what one page may cost at most; null = no cap'),
+  render_js: key(
+    'fetch',
+    z.enum(['auto', 'always']),
+    'auto',
+    'auto: the browser only when plain HTTP did not read the page; always: every page in the browser',
+  ),
+  max_tier: key(
+    'fetch',
+    z.enum(['http', 'browser', 'browser+exit']),
+    'browser',
+    'the highest rung of the engine ladder a page may climb to',
+  ),
+  max_credits_per_page: key(
+    'fetch',
+    z.number().int().min(1).max(1000).nullable(),
+    null,
+    'what one page may cost at most; null = no cap',
+  ),
   delay: key('fetch', z.number().min(0).max(60), 0, 'seconds between two requests to one host'),
   concurrency: key('fetch', z.number().int().min(1).max(64), 4, 'requests in flight to one host'),
   timeout: key('fetch', z.number().int().min(1).max(120), 60, 'seconds one page may take'),
   wait_for: key('fetch', z.number().int().min(0).max(30_000), 0, 'milliseconds the browser waits after load'),
-  max_age: key('fetch', z.number().int().min(0).nullable(), null, 'milliseconds a stored copy stays fresh enough to serve (verdict cached); null = always fetch'),
+  max_age: key(
+    'fetch',
+    z.number().int().min(0).nullable(),
+    null,
+    'milliseconds a stored copy stays fresh enough to serve (verdict cached); null = always fetch',
+  ),
   headers: key('fetch', z.record(z.string().min(1).max(200), z.string().max(4000)), {}, 'extra request headers'),
-  login_id: key('fetch', z.string().min(1).max(100).nullable(), null, 'saved login to fetch with; a run never falls back to signed out'),
+  login_id: key(
+    'fetch',
+    z.string().min(1).max(100).nullable(),
+    null,
+    'saved login to fetch with; a run never falls back to signed out',
+  ),
   // content: what is kept of a page
-  only_main_content: key('content', z.boolean(), true, 'keep the main content, drop navigation, headers, footers and sidebars'),
+  only_main_content: key(
+    'content',
+    z.boolean(),
+    true,
+    'keep the main content, drop navigation, headers, footers and sidebars',
+  ),
   include_tags: key('content', z.array(selector).max(100), [], 'CSS selectors kept even outside the main content'),
   exclude_tags: key('content', z.array(selector).max(100), [], 'CSS selectors always removed'),
   remove_banners: key('content', z.boolean(), true, 'remove cookie notices, banners and widgets'),
   remove_base64_images: key('content', z.boolean(), true, 'replace inline base64 images with their alt text'),
-  fields: key('content', z.record(z.string().min(1).max(100), fieldSpec), {}, '{name: selector} or {name: {selector, attr?, all?}}; CSS, or XPath starting with / or ('),
+  fields: key(
+    'content',
+    z.record(z.string().min(1).max(100), fieldSpec),
+    {},
+    '{name: selector} or {name: {selector, attr?, all?}}; CSS, or XPath starting with / or (',
+  ),
   min_words: key('content', z.number().int().min(0).max(100_000), 0, 'word floor: pages under it are skipped'),
-  languages: key('content', z.array(z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/)).max(50), [], 'languages kept (ISO 639); others are skipped; empty = all'),
+  languages: key(
+    'content',
+    z.array(z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/)).max(50),
+    [],
+    'languages kept (ISO 639); others are skipped; empty = all',
+  ),
   // output: what is stored and who is told
-  formats: key('output', z.array(z.enum(['markdown', 'text', 'cleanHtml', 'rawHtml', 'links', 'screenshot'])).min(1).max(6), ['markdown'], 'bodies stored per page'),
-  store_html: key('output', z.enum(['home', 'always']), 'home', 'home: raw html of the home page only; always: of every page'),
+  formats: key(
+    'output',
+    z
+      .array(z.enum(['markdown', 'text', 'cleanHtml', 'rawHtml', 'links', 'screenshot']))
+      .min(1)
+      .max(6),
+    ['markdown'],
+    'bodies stored per page',
+  ),
+  store_html: key(
+    'output',
+    z.enum(['home', 'always']),
+    'home',
+    'home: raw html of the home page only; always: of every page',
+  ),
   webhook_url: key('output', url.nullable(), null, 'receiver of project events'),
-  webhook_events: key('output', z.array(z.string().regex(/^[a-z_]+\.[a-z_]+$/)).max(30), ['run.finished', 'page.changed'], 'project events sent to webhook_url'),
-  chat_url: key('output', z.union([url, z.literal('')]).nullable(), null, 'incoming-webhook URL of a chat service; returned masked; sending the masked value back keeps it, an empty string removes it'),
-  notify_min_words: key('output', z.number().int().min(0).max(100_000), 1, 'a modified page is reported once its edit reaches this many words'),
-  change_digest: key('output', z.strictObject({ connection_id: z.string().min(1).max(100), focus: z.string().max(2000).default('') }).nullable(), null, 'model-written digest of each change set: {connection_id, focus}'),
+  webhook_events: key(
+    'output',
+    z.array(z.string().regex(/^[a-z_]+\.[a-z_]+$/)).max(30),
+    ['run.finished', 'page.changed'],
+    'project events sent to webhook_url',
+  ),
+  chat_url: key(
+    'output',
+    z.union([url, z.literal('')]).nullable(),
+    null,
+    'incoming-webhook URL of a chat service; returned masked; sending the masked value back keeps it, an empty string removes it',
+  ),
+  notify_min_words: key(
+    'output',
+    z.number().int().min(0).max(100_000),
+    1,
+    'a modified page is reported once its edit reaches this many words',
+  ),
+  change_digest: key(
+    'output',
+    z.strictObject({ connection_id: z.string().min(1).max(100), focus: z.string().max(2000).default('') }).nullable(),
+    null,
+    'model-written digest of each change set: {connection_id, focus}',
+  ),
   // advanced
-  max_credits: key('advanced', z.number().int().min(1).nullable(), null, 'budget of one run; null = what the workspace has'),
-  max_retries: key('advanced', z.number().int().min(0).max(10), 2, 'retries of a page that failed with a retryable error'),
-  volatile_selectors: key('advanced', z.array(selector).max(100), [], 'CSS selectors the change record ignores (timestamps, counters)'),
+  max_credits: key(
+    'advanced',
+    z.number().int().min(1).nullable(),
+    null,
+    'budget of one run; null = what the workspace has',
+  ),
+  max_retries: key(
+    'advanced',
+    z.number().int().min(0).max(10),
+    2,
+    'retries of a page that failed with a retryable error',
+  ),
+  volatile_selectors: key(
+    'advanced',
+    z.array(selector).max(100),
+    [],
+    'CSS selectors the change record ignores (timestamps, counters)',
+  ),
   compare: key('advanced', z.boolean(), true, 'compare each run with the one before and write a change record'),
 } as const satisfies Record<string, KeyDef>;
 
@@ -117,8 +229,7 @@ const optionalShape = (names: string[], target: (name: string) => ConfigKey) =>
   Object.fromEntries(names.map((n) => [n, CONFIG_KEYS[target(n)].schema.optional()]));
 
 /** A group written as an object: `{"fetch": {"render_js": "always"}}`. */
-const groupObject = (group: ConfigGroup) =>
-  z.strictObject(optionalShape(keysOf(group), (n) => n as ConfigKey));
+const groupObject = (group: ConfigGroup) => z.strictObject(optionalShape(keysOf(group), (n) => n as ConfigKey));
 
 /**
  * What a request may send as `config`: any key by its name or alias, flat, or inside its group

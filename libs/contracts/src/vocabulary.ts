@@ -34,7 +34,12 @@ export const PAGE_SHAPES = ['listing', 'table', 'form', 'empty'] as const;
 export const ENGINE_LADDER = [
   { rung: 'http', tier: 'http', credits: 1, note: 'plain HTTP fetch' },
   { rung: 'browser', tier: 'browser', credits: 5, note: 'headless Chromium' },
-  { rung: 'browser+exit', tier: 'browser', credits: 10, note: 'headless Chromium through a residential exit; exitBytes metered' },
+  {
+    rung: 'browser+exit',
+    tier: 'browser',
+    credits: 10,
+    note: 'headless Chromium through a residential exit; exitBytes metered',
+  },
 ] as const;
 export type EngineRung = (typeof ENGINE_LADDER)[number]['rung'];
 

@@ -19,8 +19,7 @@ export const toEnvelope = (err: ApiError, requestId: string): ErrorEnvelope => (
 });
 
 /** Anything thrown becomes an ApiError; unknown failures become `internal` keeping the cause. */
-export const asApiError = (err: unknown): ApiError =>
-  err instanceof ApiError ? err : new InternalError(err);
+export const asApiError = (err: unknown): ApiError => (err instanceof ApiError ? err : new InternalError(err));
 
 /** Rebuilds the error a peer serialized with `toWire()`; garbage becomes `internal`. */
 export const fromWire = (wire: unknown): ApiError => {

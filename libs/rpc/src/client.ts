@@ -10,11 +10,7 @@ type UnaryMethod<Req, Res> = (
   callback: (err: grpc.ServiceError | null, res: Res) => void,
 ) => grpc.ClientUnaryCall;
 
-const TRANSPORT_CODES = new Set([
-  grpc.status.UNAVAILABLE,
-  grpc.status.DEADLINE_EXCEEDED,
-  grpc.status.CANCELLED,
-]);
+const TRANSPORT_CODES = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED, grpc.status.CANCELLED]);
 
 /** Rebuilds the peer's ApiError; a transport failure becomes `unavailable`. */
 export const errorFromStatus = (err: grpc.ServiceError, what: string): ApiError => {

@@ -8,7 +8,9 @@ export type UnaryHandler<Req, Res> = (request: Req) => Promise<Res>;
 
 // The index signature of grpc-js's UntypedServiceImplementation is dropped: only named methods.
 type UnaryImpl<T> = {
-  [K in keyof T as string extends K ? never : K]: T[K] extends grpc.handleUnaryCall<infer Req, infer Res> ? UnaryHandler<Req, Res> : never;
+  [K in keyof T as string extends K ? never : K]: T[K] extends grpc.handleUnaryCall<infer Req, infer Res>
+    ? UnaryHandler<Req, Res>
+    : never;
 };
 
 /**
@@ -16,10 +18,7 @@ type UnaryImpl<T> = {
  * and turns an ApiError into the matching gRPC status with `{code, message}` in metadata so the
  * client rebuilds the same error.
  */
-export const unaryService = <T extends grpc.UntypedServiceImplementation>(
-  impl: UnaryImpl<T>,
-  logger: Logger,
-): T => {
+export const unaryService = <T extends grpc.UntypedServiceImplementation>(impl: UnaryImpl<T>, logger: Logger): T => {
   const out: Record<string, grpc.handleUnaryCall<unknown, unknown>> = {};
   for (const [name, handler] of Object.entries(impl) as [string, UnaryHandler<unknown, unknown>][]) {
     out[name] = (call, callback) => {

@@ -20,7 +20,10 @@ const html = (title: string, body: string, lang = 'en'): Page => ({
 
 /** A small news-like site: a home page, a listing, two articles, robots.txt and a sitemap. */
 export const exampleSite = (origin: string): Site => ({
-  '/': html('Example News', '<h1>Example News</h1><p>Latest: <a href="/articles/tides">Tides</a>, <a href="/articles/harbours">Harbours</a>.</p>'),
+  '/': html(
+    'Example News',
+    '<h1>Example News</h1><p>Latest: <a href="/articles/tides">Tides</a>, <a href="/articles/harbours">Harbours</a>.</p>',
+  ),
   '/articles/': html(
     'Articles',
     '<h1>Articles</h1><ul><li><a href="/articles/tides">How tides work</a></li><li><a href="/articles/harbours">Old harbours</a></li></ul>',
@@ -42,7 +45,9 @@ export const exampleSite = (origin: string): Site => ({
     type: 'application/xml',
     body:
       '<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
-      ['/', '/articles/', '/articles/tides', '/articles/harbours'].map((p) => `<url><loc>${origin}${p}</loc></url>`).join('') +
+      ['/', '/articles/', '/articles/tides', '/articles/harbours']
+        .map((p) => `<url><loc>${origin}${p}</loc></url>`)
+        .join('') +
       '</urlset>',
   },
 });

@@ -26,9 +26,16 @@ export const buildApp = async (
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'billing', logger }));
-  const ledger = new LedgerService(new LedgerRepository(prisma), new WorkspaceReadRepository(prisma), logger.child({ module: 'ledger.service' }));
+  const ledger = new LedgerService(
+    new LedgerRepository(prisma),
+    new WorkspaceReadRepository(prisma),
+    logger.child({ module: 'ledger.service' }),
+  );
   const server = new grpc.Server();
-  server.addService(billingV1.BillingServiceService, unaryService<billingV1.BillingServiceServer>(billingRpc(ledger), logger));
+  server.addService(
+    billingV1.BillingServiceService,
+    unaryService<billingV1.BillingServiceServer>(billingRpc(ledger), logger),
+  );
   let consumer: RunningConsumer | undefined;
 
   return {

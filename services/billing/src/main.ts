@@ -5,4 +5,5 @@ import { loadConfig } from './config.js';
 startTelemetry('billing');
 const app = await buildApp(loadConfig());
 await app.start();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.stop().then(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void app.stop().then(() => process.exit(0)));

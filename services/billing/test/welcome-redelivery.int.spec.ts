@@ -45,7 +45,13 @@ describe('work.billing.welcome', () => {
     // A worker in its own process does the work and is killed before it acks.
     const child = spawn(process.execPath, ['--import', 'tsx', resolve(here, 'fixtures/dying-worker.ts')], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: db.url, NATS_URL: TEST_INFRA.natsUrl, NATS_PREFIX: prefix, ACK_WAIT_MS: String(ACK_WAIT_MS) },
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        NATS_URL: TEST_INFRA.natsUrl,
+        NATS_PREFIX: prefix,
+        ACK_WAIT_MS: String(ACK_WAIT_MS),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -57,7 +63,14 @@ describe('work.billing.welcome', () => {
 
     // The message is still on the stream, unacked; a healthy billing worker gets it again.
     const app = await buildApp(
-      loadConfig({ DATABASE_URL: db.url, NATS_URL: TEST_INFRA.natsUrl, NATS_PREFIX: prefix, BILLING_GRPC_LISTEN: '127.0.0.1:0', BILLING_ACK_WAIT_MS: String(ACK_WAIT_MS), LOG_LEVEL: 'silent' }),
+      loadConfig({
+        DATABASE_URL: db.url,
+        NATS_URL: TEST_INFRA.natsUrl,
+        NATS_PREFIX: prefix,
+        BILLING_GRPC_LISTEN: '127.0.0.1:0',
+        BILLING_ACK_WAIT_MS: String(ACK_WAIT_MS),
+        LOG_LEVEL: 'silent',
+      }),
       { prisma: db.prisma, logger },
     );
     await app.start();

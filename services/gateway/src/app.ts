@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
 import { idempotency } from './http/idempotency.js';
+import { KeyCache } from './http/key-cache.js';
 import { installRateLimitScript, rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import type { AnyRoute } from './http/route.js';
@@ -47,19 +48,32 @@ export interface GatewayOverrides {
 export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): Promise<GatewayApp> => {
   const logger = overrides.logger ?? createLogger('gateway', cfg.LOG_LEVEL);
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
-  const bus = overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'gateway', logger }));
+  const bus =
+    overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'gateway', logger }));
   const redis =
     overrides.redis ??
-    new Redis(cfg.REDIS_URL, { keyPrefix: cfg.REDIS_PREFIX, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000 });
+    new Redis(cfg.REDIS_URL, {
+      keyPrefix: cfg.REDIS_PREFIX,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      commandTimeout: 1000,
+    });
   redis.on('error', (err) => logger.warn({ err }, 'redis'));
   installRateLimitScript(redis);
   const billing = new BillingClient(cfg.BILLING_GRPC_URL);
 
   const keyRepo = new ApiKeyRepository(prisma);
+  const keyCache = new KeyCache(keyRepo, bus);
   const projectRepo = new ProjectRepository(prisma);
   const idempotencyRepo = new IdempotencyRepository(prisma);
-  const workspaces = new WorkspaceService(new WorkspaceRepository(prisma), billing, bus, logger.child({ module: 'workspace.service' }));
-  const keys = new ApiKeyService(keyRepo, projectRepo);
+  const workspaces = new WorkspaceService(
+    new WorkspaceRepository(prisma),
+    billing,
+    bus,
+    keyCache,
+    logger.child({ module: 'workspace.service' }),
+  );
+  const keys = new ApiKeyService(keyRepo, projectRepo, keyCache);
   const projects = new ProjectService(projectRepo);
 
   const routes: AnyRoute[] = [
@@ -80,7 +94,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   v1.use(requestId);
   v1.get('/docs/openapi.json', (_req, res) => void res.json(openapi));
   v1.get('/docs', (_req, res) => void res.type('html').send(docsPage));
-  v1.use(authenticate(keyRepo));
+  v1.use(authenticate(keyCache, keyRepo));
   v1.use(rateLimit(redis, logger));
   v1.use(express.json({ limit: cfg.GATEWAY_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   v1.use(idempotency(idempotencyRepo));

@@ -39,11 +39,14 @@ export class LedgerService {
   }
 
   async balance(workspaceId: string): Promise<Balance> {
-    const plan = await this.workspaces.plan(workspaceId);
-    if (plan === null) throw new NotFoundError('workspace');
+    let summary = await this.ledger.summary(workspaceId);
+    if (!summary) throw new NotFoundError('workspace');
     // Safety net for a welcome message not yet handled: nobody sees a new workspace at zero.
-    if (!(await this.ledger.hasEntry(workspaceId, WELCOME_REFERENCE))) await this.grantWelcome(workspaceId);
-    const { granted, used } = await this.ledger.totals(workspaceId);
+    if (!summary.welcomed) {
+      await this.grantWelcome(workspaceId);
+      summary = (await this.ledger.summary(workspaceId))!;
+    }
+    const { granted, used, plan } = summary;
     return { workspaceId, granted, used, remaining: Math.max(0, granted - used), plan };
   }
 }

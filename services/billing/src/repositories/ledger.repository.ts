@@ -13,7 +13,13 @@ export class LedgerRepository {
    * Writes an entry once per (workspace, reference). Answers false when it was already there,
    * so a redelivered message or a second path to the same grant changes nothing.
    */
-  async appendOnce(entry: { workspaceId: string; kind: 'grant' | 'charge'; reason: string; credits: number; reference: string }): Promise<boolean> {
+  async appendOnce(entry: {
+    workspaceId: string;
+    kind: 'grant' | 'charge';
+    reason: string;
+    credits: number;
+    reference: string;
+  }): Promise<boolean> {
     try {
       await this.prisma.ledgerEntry.create({ data: { id: newId('led'), ...entry } });
       return true;
@@ -23,18 +29,24 @@ export class LedgerRepository {
     }
   }
 
-  async totals(workspaceId: string): Promise<LedgerTotals> {
-    const rows = await this.prisma.ledgerEntry.groupBy({
-      by: ['kind'],
-      where: { workspaceId },
-      _sum: { credits: true },
-    });
-    const sum = (kind: string) => rows.find((r) => r.kind === kind)?._sum.credits ?? 0;
-    // Charges are stored negative; 0 - x, not -x, so an empty sum reads 0 rather than -0.
-    return { granted: sum('grant'), used: 0 - sum('charge') };
-  }
-
-  async hasEntry(workspaceId: string, reference: string): Promise<boolean> {
-    return (await this.prisma.ledgerEntry.count({ where: { workspaceId, reference } })) > 0;
+  /**
+   * The workspace's plan and ledger sums in one statement (Balance is on every GET /me).
+   * Null when the workspace does not exist.
+   */
+  async summary(workspaceId: string): Promise<(LedgerTotals & { plan: string; welcomed: boolean }) | null> {
+    const rows = await this.prisma.$queryRaw<
+      { plan: string; granted: bigint; used: bigint; welcomed: boolean | null }[]
+    >`
+      SELECT w.plan,
+             COALESCE(SUM(l.credits) FILTER (WHERE l.kind = 'grant'), 0)::bigint AS granted,
+             COALESCE(0 - SUM(l.credits) FILTER (WHERE l.kind = 'charge'), 0)::bigint AS used,
+             BOOL_OR(l.reference = 'welcome') AS welcomed
+        FROM workspace w
+        LEFT JOIN ledger_entry l ON l.workspace_id = w.id
+       WHERE w.id = ${workspaceId}
+       GROUP BY w.plan`;
+    const row = rows[0];
+    if (!row) return null;
+    return { plan: row.plan, granted: Number(row.granted), used: Number(row.used), welcomed: row.welcomed === true };
   }
 }

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { planOf } from '@tidemark/contracts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@tidemark/errors';
 import type { ApiKeyRepository } from '../repositories/api-key.repository.js';
+import type { KeyCache } from './key-cache.js';
 import { hashKeySecret, KEY_PREFIX } from '../services/key-secret.js';
 import { SCOPE_LEVEL, type AuthContext, type Scope } from './route.js';
 
@@ -19,13 +20,13 @@ export const effectiveRpm = (keyRpm: number | null, maxRpm: number | null, plan:
  * expired key is 401. The caller's workspace, scope and allow-list land in res.locals.auth.
  */
 export const authenticate =
-  (keys: ApiKeyRepository) =>
+  (cache: KeyCache, keys: ApiKeyRepository) =>
   async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
     if (!header) throw new UnauthorizedError('missing API key: send Authorization: Bearer <key>');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m?.[1] || !m[1].startsWith(KEY_PREFIX)) throw new UnauthorizedError('invalid API key');
-    const key = await keys.findActiveByHash(hashKeySecret(m[1]));
+    const key = await cache.findActiveByHash(hashKeySecret(m[1]));
     if (!key) throw new UnauthorizedError('invalid API key');
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
       throw new UnauthorizedError(`API key expired at ${key.expiresAt.toISOString()}`);
@@ -36,6 +37,7 @@ export const authenticate =
     if (tenant && tenant !== key.workspaceId) throw new NotFoundError('workspace');
 
     if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+      key.lastUsedAt = new Date(); // the cached copy too, so a busy key is written once a minute
       void keys.touch(key.id).catch(() => undefined); // bookkeeping; never fails a request
     }
     const ws = key.workspace;
@@ -49,7 +51,14 @@ export const authenticate =
       projects: key.projects,
       keyRpm: key.rpm,
       expiresAt: key.expiresAt,
-      workspace: { id: ws.id, name: ws.name, plan: ws.plan, maxRpm: ws.maxRpm, requireMfa: ws.requireMfa, createdAt: ws.createdAt },
+      workspace: {
+        id: ws.id,
+        name: ws.name,
+        plan: ws.plan,
+        maxRpm: ws.maxRpm,
+        requireMfa: ws.requireMfa,
+        createdAt: ws.createdAt,
+      },
       rpm: effectiveRpm(key.rpm, ws.maxRpm, ws.plan),
     };
     res.locals.auth = auth;

@@ -23,7 +23,8 @@ export const errorHandler =
   (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const apiError = fromBodyParser(err) ?? asApiError(err);
     const requestId = String(res.locals.requestId ?? '');
-    if (apiError.status >= 500) logger.error({ err, requestId, method: req.method, path: req.originalUrl }, 'request failed');
+    if (apiError.status >= 500)
+      logger.error({ err, requestId, method: req.method, path: req.originalUrl }, 'request failed');
     const headers: Record<string, string> = {};
     if (apiError.meta.retryAfter !== undefined) headers['Retry-After'] = String(apiError.meta.retryAfter);
     if (res.headersSent) return void res.end();

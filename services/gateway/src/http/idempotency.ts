@@ -31,7 +31,13 @@ export const idempotency =
     const route = `POST ${req.baseUrl}${req.path}`;
     const requestHash = hashBody(req.body);
     const claim = () =>
-      records.claim({ workspaceId: auth.workspaceId, key, route, requestHash, expiresAt: new Date(Date.now() + TTL_MS) });
+      records.claim({
+        workspaceId: auth.workspaceId,
+        key,
+        route,
+        requestHash,
+        expiresAt: new Date(Date.now() + TTL_MS),
+      });
 
     let claimed = await claim();
     if (!claimed) {
@@ -64,7 +70,12 @@ export const idempotency =
     const observer: ReplyObserver = async (reply) => {
       res.locals.replyObserver = undefined; // one answer per request
       if (reply.status >= 500) await records.release(auth.workspaceId, key);
-      else await records.complete(auth.workspaceId, key, { status: reply.status, body: reply.body, headers: reply.headers ?? {} });
+      else
+        await records.complete(auth.workspaceId, key, {
+          status: reply.status,
+          body: reply.body,
+          headers: reply.headers ?? {},
+        });
     };
     res.locals.replyObserver = observer;
     next();

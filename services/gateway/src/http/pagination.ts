@@ -55,7 +55,8 @@ export const toPage = <R extends { id: string }, T>(
   if (cursor) {
     const origin = publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
     const url = new URL(`${origin}${req.baseUrl}${req.path}`);
-    for (const [k, v] of Object.entries(req.query)) if (k !== 'cursor' && typeof v === 'string') url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries(req.query))
+      if (k !== 'cursor' && typeof v === 'string') url.searchParams.set(k, v);
     url.searchParams.set('cursor', cursor);
     url.searchParams.set('limit', String(pageSize));
     next = url.toString();

@@ -11,11 +11,19 @@ export const renderDocsPage = (doc: OpenApiDocument): string => {
   const sections = Object.entries(doc.paths)
     .flatMap(([path, ops]) =>
       Object.entries(ops).map(([method, op]) => {
-        const o = op as Record<string, unknown> & { parameters: Record<string, unknown>[]; responses: Record<string, { description: string }> };
+        const o = op as Record<string, unknown> & {
+          parameters: Record<string, unknown>[];
+          responses: Record<string, { description: string }>;
+        };
         const params = o.parameters
-          .map((p) => `<li><code>${esc(p.name)}</code> (${esc(p.in)}${p.required ? ', required' : ''})${p.description ? ` — ${esc(p.description)}` : ''}</li>`)
+          .map(
+            (p) =>
+              `<li><code>${esc(p.name)}</code> (${esc(p.in)}${p.required ? ', required' : ''})${p.description ? ` — ${esc(p.description)}` : ''}</li>`,
+          )
           .join('');
-        const body = (o.requestBody as { content: Record<string, { schema: unknown }> } | undefined)?.content['application/json']?.schema;
+        const body = (o.requestBody as { content: Record<string, { schema: unknown }> } | undefined)?.content[
+          'application/json'
+        ]?.schema;
         const responses = Object.entries(o.responses)
           .map(([status, r]) => `<li><code>${esc(status)}</code> ${esc(r.description)}</li>`)
           .join('');

@@ -49,7 +49,8 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
     if (r.scope !== 'read') responses['403'] = errorResponse(`the key's scope is below ${r.scope} (forbidden)`);
     if (r.params) responses['404'] = errorResponse('absent, or not visible to this key (not_found)');
     if (r.body || r.query) responses['400'] = errorResponse('malformed JSON or query (validation)');
-    if (r.body) responses['422'] = errorResponse('the body does not match the schema; the message names the field (validation)');
+    if (r.body)
+      responses['422'] = errorResponse('the body does not match the schema; the message names the field (validation)');
     responses['429'] = errorResponse('per-key rate exceeded; see Retry-After (rate_limited)');
     (paths[path] ??= {})[r.method] = {
       operationId: `${r.method}${r.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/[^\w]/g, '')}`,
@@ -61,7 +62,15 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
         ...parameters(r.params, 'path'),
         ...parameters(r.query, 'query'),
         ...(r.method === 'post'
-          ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'the first answer is replayed for 24 hours; the key belongs to this route' }]
+          ? [
+              {
+                name: 'Idempotency-Key',
+                in: 'header',
+                required: false,
+                schema: { type: 'string', maxLength: 255 },
+                description: 'the first answer is replayed for 24 hours; the key belongs to this route',
+              },
+            ]
           : []),
       ],
       ...(r.body

@@ -5,7 +5,13 @@ export class IdempotencyRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
   /** Claims a key for a first request; answers null when the key is already taken. */
-  async claim(rec: { workspaceId: string; key: string; route: string; requestHash: string; expiresAt: Date }): Promise<IdempotencyRecord | null> {
+  async claim(rec: {
+    workspaceId: string;
+    key: string;
+    route: string;
+    requestHash: string;
+    expiresAt: Date;
+  }): Promise<IdempotencyRecord | null> {
     try {
       return await this.prisma.idempotencyRecord.create({ data: rec });
     } catch (err) {
@@ -18,10 +24,18 @@ export class IdempotencyRepository {
     return this.prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key } } });
   }
 
-  async complete(workspaceId: string, key: string, answer: { status: number; body: unknown; headers: Record<string, string> }): Promise<void> {
+  async complete(
+    workspaceId: string,
+    key: string,
+    answer: { status: number; body: unknown; headers: Record<string, string> },
+  ): Promise<void> {
     await this.prisma.idempotencyRecord.update({
       where: { workspaceId_key: { workspaceId, key } },
-      data: { status: answer.status, body: (answer.body ?? Prisma.JsonNull) as Prisma.InputJsonValue, headers: answer.headers },
+      data: {
+        status: answer.status,
+        body: (answer.body ?? Prisma.JsonNull) as Prisma.InputJsonValue,
+        headers: answer.headers,
+      },
     });
   }
 

@@ -14,7 +14,10 @@ export class ProjectRepository {
   }
 
   /** Newest first, paged by id; `only` is a key's allow-list; `verdict` keeps projects with such pages. */
-  list(workspaceId: string, opts: { before?: string; take: number; only?: string[]; verdict?: string }): Promise<Project[]> {
+  list(
+    workspaceId: string,
+    opts: { before?: string; take: number; only?: string[]; verdict?: string },
+  ): Promise<Project[]> {
     return this.prisma.project.findMany({
       where: {
         workspaceId,

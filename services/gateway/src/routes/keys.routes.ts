@@ -43,7 +43,14 @@ const createKeyBody = z.strictObject({
   scopes: z.array(scopeEnum).min(1).max(3).describe('read < write < admin; the key acts at the highest'),
   projects: z.array(z.string().min(1).max(100)).max(1000).default([]).describe('allow-list; empty = every project'),
   expires_in_days: z.number().int().min(1).max(3650).nullable().default(null).describe('null = never expires'),
-  rpm: z.number().int().min(1).max(100_000).nullable().default(null).describe('this key\'s own rate; the lowest of key, workspace and plan wins'),
+  rpm: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .nullable()
+    .default(null)
+    .describe("this key's own rate; the lowest of key, workspace and plan wins"),
 });
 
 export const keyRoutes = (keys: ApiKeyService, publicBaseUrl?: string) => [

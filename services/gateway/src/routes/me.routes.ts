@@ -42,7 +42,11 @@ export const meSchema = z
   })
   .meta({ id: 'Me' });
 
-const presentMe = (auth: AuthContext, credits: CreditBalance, maxRpm = auth.workspace.maxRpm): z.infer<typeof meSchema> => {
+const presentMe = (
+  auth: AuthContext,
+  credits: CreditBalance,
+  maxRpm = auth.workspace.maxRpm,
+): z.infer<typeof meSchema> => {
   const plan = planOf(auth.workspace.plan);
   return {
     workspace: {

@@ -27,7 +27,9 @@ const meta = {
   credits: { welcome: WELCOME_CREDITS, mapPerSitemapFile: MAP_CREDITS_PER_SITEMAP_FILE },
   config: { keys: describeConfig(), defaults: defaultConfig(), aliases: CONFIG_ALIASES },
   plans: PLANS,
-  apiErrors: Object.fromEntries(Object.entries(ERROR_CODES).map(([code, v]) => [code, { status: v.http, retryable: v.retryable }])),
+  apiErrors: Object.fromEntries(
+    Object.entries(ERROR_CODES).map(([code, v]) => [code, { status: v.http, retryable: v.retryable }]),
+  ),
 };
 
 export const metaSchema = z
@@ -38,7 +40,11 @@ export const metaSchema = z
     engines: z.array(z.object({ rung: z.string(), tier: z.string(), credits: z.number(), note: z.string() })),
     ladder: z.object({ order: z.array(z.string()), rule: z.string() }),
     credits: z.object({ welcome: z.number(), mapPerSitemapFile: z.number() }),
-    config: z.object({ keys: z.record(z.string(), z.unknown()), defaults: z.record(z.string(), z.unknown()), aliases: z.record(z.string(), z.string()) }),
+    config: z.object({
+      keys: z.record(z.string(), z.unknown()),
+      defaults: z.record(z.string(), z.unknown()),
+      aliases: z.record(z.string(), z.string()),
+    }),
     plans: z.record(z.string(), z.object({ rpm: z.number(), monthlyCredits: z.number(), subAccounts: z.number() })),
     apiErrors: z.record(z.string(), z.object({ status: z.number(), retryable: z.boolean() })),
   })

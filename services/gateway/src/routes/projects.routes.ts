@@ -41,7 +41,10 @@ export const projectSchema = z
     host: z.string(),
     schedule,
     retention: z.string(),
-    config: z.object({ version: z.number().int() }).passthrough().describe('scope, fetch, content, output and advanced groups (GET /v1/meta lists every key)'),
+    config: z
+      .object({ version: z.number().int() })
+      .passthrough()
+      .describe('scope, fetch, content, output and advanced groups (GET /v1/meta lists every key)'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -57,7 +60,10 @@ export const projectRoutes = (projects: ProjectService, publicBaseUrl?: string) 
       'limit 0 (the default) means the largest page, 1,000. v keeps projects that have pages with that verdict in a finished run.',
     scope: 'read',
     query: z.object({
-      v: z.enum(Object.keys(VERDICTS) as [string, ...string[]]).optional().describe('verdict filter'),
+      v: z
+        .enum(Object.keys(VERDICTS) as [string, ...string[]])
+        .optional()
+        .describe('verdict filter'),
       limit: z.coerce.number().int().min(0).max(1000).default(0),
       cursor: cursorSchema.optional(),
     }),

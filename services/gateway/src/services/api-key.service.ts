@@ -1,5 +1,6 @@
 import type { ApiKey } from '@tidemark/db';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
+import type { KeyCache } from '../http/key-cache.js';
 import type { Scope } from '../http/route.js';
 import type { ApiKeyRepository } from '../repositories/api-key.repository.js';
 import type { ProjectRepository } from '../repositories/project.repository.js';
@@ -17,6 +18,7 @@ export class ApiKeyService {
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly projects: ProjectRepository,
+    private readonly cache: KeyCache,
   ) {}
 
   /** Creates a key; the secret is in this answer only. Allow-listed projects must be this workspace's. */
@@ -49,5 +51,6 @@ export class ApiKeyService {
 
   async revoke(workspaceId: string, id: string): Promise<void> {
     if (!(await this.keys.revoke(workspaceId, id))) throw new NotFoundError('API key');
+    this.cache.invalidate({ keyId: id });
   }
 }

@@ -2,6 +2,7 @@ import type { Bus } from '@tidemark/bus';
 import { NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import type { BillingClient, CreditBalance } from '../clients/billing.client.js';
+import type { KeyCache } from '../http/key-cache.js';
 import type { WorkspaceRepository } from '../repositories/workspace.repository.js';
 import { displayPrefix, hashKeySecret, mintKeySecret } from './key-secret.js';
 
@@ -15,6 +16,7 @@ export class WorkspaceService {
     private readonly workspaces: WorkspaceRepository,
     private readonly billing: BillingClient,
     private readonly bus: Bus,
+    private readonly keyCache: KeyCache,
     private readonly logger: Logger,
   ) {}
 
@@ -46,6 +48,8 @@ export class WorkspaceService {
   async setMaxRpm(workspaceId: string, maxRpm: number | null): Promise<void> {
     if (!(await this.workspaces.find(workspaceId))) throw new NotFoundError('workspace');
     await this.workspaces.update(workspaceId, { maxRpm });
+    // Keys carry their workspace's ceiling in the auth cache.
+    this.keyCache.invalidate({ workspaceId });
   }
 
   credits(workspaceId: string): Promise<CreditBalance> {
