@@ -29,10 +29,16 @@ const fieldSpec = z.union([
   z.strictObject({ selector, attr: z.string().min(1).max(100).optional(), all: z.boolean().optional() }),
 ]);
 
-const key = (group: ConfigGroup, schema: z.ZodType, def: unknown, description: string): KeyDef => ({
+// Generic so each key keeps its literal group and its schema's type (ResolvedConfig needs both).
+const key = <G extends ConfigGroup, S extends z.ZodType>(
+  group: G,
+  schema: S,
+  def: z.input<S>,
+  description: string,
+) => ({
   group,
   schema,
-  default: def,
+  default: def as unknown,
   description,
 });
 

@@ -1,12 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { context, propagation, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /** The header that carries the gateway's request id across gRPC metadata and NATS headers. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-// Propagation works even when no exporter runs: the ids still travel so logs line up.
+// Propagation works even when no exporter runs: the ids still travel so logs line up. The
+// context manager makes the active span follow async calls (the SDK installs the same one).
 propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 
 interface RequestScope {
   requestId: string;
