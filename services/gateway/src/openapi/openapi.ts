@@ -4,16 +4,42 @@ import type { AnyRoute } from '../http/route.js';
 
 type JsonSchema = Record<string, unknown>;
 
-const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+/** Rewrites `#/$defs/X` (zod's local definitions) to `#/components/schemas/X` everywhere. */
+const rehome = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(rehome);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : rehome(v),
+    ]),
+  );
+};
+
+/**
+ * A zod schema as JSON Schema 2020-12 (what OpenAPI 3.1 speaks). Schemas named with
+ * `.meta({id})` are hoisted into `components.schemas`, since a `#/$defs/...` reference would be
+ * read against the whole OpenAPI document.
+ */
+const toSchema = (schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema => {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
   delete out.$schema;
-  return out;
+  const defs = (out.$defs ?? {}) as Record<string, JsonSchema>;
+  delete out.$defs;
+  for (const [name, def] of Object.entries(defs)) {
+    const rehomed = rehome(def) as JsonSchema;
+    if (name in components && JSON.stringify(components[name]) !== JSON.stringify(rehomed)) {
+      throw new Error(`two different schemas are both named ${name}`);
+    }
+    components[name] = rehomed;
+  }
+  return rehome(out) as JsonSchema;
 };
 
 /** Path and query parameters, one entry per key of the route's zod object. */
-const parameters = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
+const parameters = (schema: z.ZodType | undefined, where: 'path' | 'query', components: Record<string, JsonSchema>) => {
   if (!schema) return [];
-  const json = toSchema(schema, 'input');
+  const json = toSchema(schema, 'input', components);
   const props = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(props).map(([name, s]) => ({
@@ -35,6 +61,8 @@ const errorResponse = (description: string) => ({
  * requests, so it cannot drift from what the API does.
  */
 export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
+  const components: Record<string, JsonSchema> = {};
+  toSchema(errorEnvelopeSchema, 'output', components);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = r.path.replace(/:(\w+)/g, '{$1}');
@@ -42,7 +70,9 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
     for (const [status, res] of Object.entries(r.responses)) {
       responses[status] = {
         description: res.description,
-        ...(res.schema ? { content: { 'application/json': { schema: toSchema(res.schema, 'output') } } } : {}),
+        ...(res.schema
+          ? { content: { 'application/json': { schema: toSchema(res.schema, 'output', components) } } }
+          : {}),
       };
     }
     responses['401'] = errorResponse('missing, invalid or expired key (unauthorized)');
@@ -59,8 +89,8 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
       tags: [r.tag],
       'x-scope': r.scope,
       parameters: [
-        ...parameters(r.params, 'path'),
-        ...parameters(r.query, 'query'),
+        ...parameters(r.params, 'path', components),
+        ...parameters(r.query, 'query', components),
         ...(r.method === 'post'
           ? [
               {
@@ -74,7 +104,12 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
           : []),
       ],
       ...(r.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(r.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: toSchema(r.body, 'input', components) } },
+            },
+          }
         : {}),
       responses,
     };
@@ -91,7 +126,7 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: service_<secret>' } },
-      schemas: { Error: toSchema(errorEnvelopeSchema, 'output') },
+      schemas: components,
     },
     paths,
   };

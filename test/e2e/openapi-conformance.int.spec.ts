@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+
+/**
+ * The OpenAPI document is generated from the route schemas; this checks the other direction:
+ * real answers of the running fleet validate against the document's response schemas.
+ */
+describe('answers match the OpenAPI document', () => {
+  let t: TestFleet;
+  let admin: string;
+  let doc: any;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+  beforeAll(async () => {
+    t = await startTestFleet();
+    admin = (await t.createWorkspace('conformance')).apiKey;
+    doc = (await t.call('GET', '/docs/openapi.json')).body;
+    // References point into the document's components, as OpenAPI 3.1 reads them.
+    ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
+    const toDoc = (node: any): any =>
+      Array.isArray(node)
+        ? node.map(toDoc)
+        : node && typeof node === 'object'
+          ? Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === '$ref' ? `openapi${v}` : toDoc(v)]))
+          : node;
+    doc.paths = toDoc(doc.paths);
+  });
+  afterAll(() => t.stop());
+
+  const conforms = (path: string, method: string, res: Answer) => {
+    const declared = doc.paths[path]?.[method]?.responses?.[String(res.status)];
+    expect([path, method, res.status, declared !== undefined]).toEqual([path, method, res.status, true]);
+    const schema = declared.content?.['application/json']?.schema;
+    if (!schema) return expect(res.body).toBeUndefined();
+    const validate = ajv.compile(schema);
+    const valid = validate(res.body);
+    expect([path, method, res.status, valid ? [] : validate.errors]).toEqual([path, method, res.status, []]);
+  };
+
+  it('is a check that can fail', () => {
+    const me = ajv.compile(doc.paths['/me'].get.responses['200'].content['application/json'].schema);
+    expect(me({ workspace: {} })).toBe(false);
+    const error = ajv.compile(doc.paths['/me'].get.responses['401'].content['application/json'].schema);
+    expect(error({ error: 'x', code: 'y' })).toBe(false);
+    expect(error({ error: 'x', code: 'y', request_id: 'z' })).toBe(true);
+  });
+
+  it('for every route, on success and on error', async () => {
+    const project = await t.call('POST', '/projects', {
+      key: admin,
+      body: { seed: 'https://c.example/', config: { chat_url: 'https://hooks.example.com/x/y/zzzz' } },
+    });
+    conforms('/projects', 'post', project);
+    const id = project.body.id;
+    conforms('/projects', 'get', await t.call('GET', '/projects', { key: admin }));
+    conforms('/projects/{id}', 'get', await t.call('GET', `/projects/${id}`, { key: admin }));
+    conforms(
+      '/projects/{id}',
+      'patch',
+      await t.call('PATCH', `/projects/${id}`, { key: admin, body: { config: { delay: 1 } } }),
+    );
+    conforms('/me', 'get', await t.call('GET', '/me', { key: admin }));
+    conforms('/me', 'patch', await t.call('PATCH', '/me', { key: admin, body: { max_rpm: 30 } }));
+    conforms('/meta', 'get', await t.call('GET', '/meta', { key: admin }));
+    const key = await t.call('POST', '/me/keys', { key: admin, body: { name: 'k', scopes: ['read'] } });
+    conforms('/me/keys', 'post', key);
+    conforms('/me/keys', 'get', await t.call('GET', '/me/keys?limit=1', { key: admin }));
+    conforms('/me/keys/{id}', 'delete', await t.call('DELETE', `/me/keys/${key.body.id}`, { key: admin }));
+    conforms('/projects/{id}', 'delete', await t.call('DELETE', `/projects/${id}`, { key: admin }));
+
+    conforms('/projects/{id}', 'get', await t.call('GET', `/projects/${id}`, { key: admin }));
+    conforms('/projects', 'post', await t.call('POST', '/projects', { key: admin, body: {} }));
+    conforms('/me', 'get', await t.call('GET', '/me'));
+    conforms('/projects', 'get', await t.call('GET', '/projects?limit=-1', { key: admin }));
+  });
+});
