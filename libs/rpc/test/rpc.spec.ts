@@ -22,6 +22,8 @@ describe('gRPC plumbing', () => {
             if (req.workspaceId === 'boom') throw new Error('database on fire');
             return { workspaceId: req.workspaceId, granted: 3, used: 1, remaining: 2, plan: 'free' };
           },
+          authorize: async () => Promise.reject(new ApiError('internal', 'not used here')),
+          charge: async () => Promise.reject(new ApiError('internal', 'not used here')),
         },
         createLogger('test', 'silent'),
       ),

@@ -26,8 +26,9 @@ export const buildApp = async (
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'billing', logger }));
+  const ledgerRepo = new LedgerRepository(prisma);
   const ledger = new LedgerService(
-    new LedgerRepository(prisma),
+    ledgerRepo,
     new WorkspaceReadRepository(prisma),
     logger.child({ module: 'ledger.service' }),
   );
@@ -37,6 +38,11 @@ export const buildApp = async (
     unaryService<billingV1.BillingServiceServer>(billingRpc(ledger), logger),
   );
   let consumer: RunningConsumer | undefined;
+  const pruneTimer = setInterval(
+    () => void ledgerRepo.pruneExpiredHolds().catch((err) => logger.warn({ err }, 'hold prune failed')),
+    600_000,
+  );
+  pruneTimer.unref();
 
   return {
     ledger,
@@ -51,6 +57,7 @@ export const buildApp = async (
       return { grpcPort };
     },
     async stop() {
+      clearInterval(pruneTimer);
       await consumer?.stop();
       await shutdown(server);
       if (!overrides.bus) await bus.close();

@@ -5,7 +5,25 @@ export interface LedgerTotals {
   used: number;
 }
 
-/** The only file of billing that touches the ledger table. */
+export interface LedgerSummary extends LedgerTotals {
+  plan: string;
+  /** Credits held for work in flight. */
+  held: number;
+  welcomed: boolean;
+}
+
+export interface LedgerEntryInput {
+  workspaceId: string;
+  kind: 'grant' | 'charge';
+  reason: string;
+  credits: number;
+  reference: string;
+}
+
+/** The client or a transaction of it. */
+export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+
+/** The only file of billing that touches ledger_entry and credit_hold. */
 export class LedgerRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -13,13 +31,7 @@ export class LedgerRepository {
    * Writes an entry once per (workspace, reference). Answers false when it was already there,
    * so a redelivered message or a second path to the same grant changes nothing.
    */
-  async appendOnce(entry: {
-    workspaceId: string;
-    kind: 'grant' | 'charge';
-    reason: string;
-    credits: number;
-    reference: string;
-  }): Promise<boolean> {
+  async appendOnce(entry: LedgerEntryInput): Promise<boolean> {
     try {
       await this.prisma.ledgerEntry.create({ data: { id: newId('led'), ...entry } });
       return true;
@@ -29,24 +41,72 @@ export class LedgerRepository {
     }
   }
 
+  /** Inside withWorkspaceLock, where a unique violation would abort the transaction. */
+  async append(entry: LedgerEntryInput, db: Db): Promise<void> {
+    await db.ledgerEntry.create({ data: { id: newId('led'), ...entry } });
+  }
+
   /**
-   * The workspace's plan and ledger sums in one statement (Balance is on every GET /me).
-   * Null when the workspace does not exist.
+   * The workspace's plan, ledger sums and live holds in one statement (Balance is on every
+   * GET /me). Null when the workspace does not exist.
    */
-  async summary(workspaceId: string): Promise<(LedgerTotals & { plan: string; welcomed: boolean }) | null> {
-    const rows = await this.prisma.$queryRaw<
-      { plan: string; granted: bigint; used: bigint; welcomed: boolean | null }[]
+  async summary(workspaceId: string, db: Db = this.prisma): Promise<LedgerSummary | null> {
+    const rows = await db.$queryRaw<
+      { plan: string; granted: bigint; used: bigint; held: bigint; welcomed: boolean | null }[]
     >`
       SELECT w.plan,
              COALESCE(SUM(l.credits) FILTER (WHERE l.kind = 'grant'), 0)::bigint AS granted,
              COALESCE(0 - SUM(l.credits) FILTER (WHERE l.kind = 'charge'), 0)::bigint AS used,
+             (SELECT COALESCE(SUM(h.credits), 0) FROM credit_hold h
+               WHERE h.workspace_id = w.id AND h.expires_at > now())::bigint AS held,
              BOOL_OR(l.reference = 'welcome') AS welcomed
         FROM workspace w
         LEFT JOIN ledger_entry l ON l.workspace_id = w.id
        WHERE w.id = ${workspaceId}
-       GROUP BY w.plan`;
+       GROUP BY w.id, w.plan`;
     const row = rows[0];
     if (!row) return null;
-    return { plan: row.plan, granted: Number(row.granted), used: Number(row.used), welcomed: row.welcomed === true };
+    return {
+      plan: row.plan,
+      granted: Number(row.granted),
+      used: Number(row.used),
+      held: Number(row.held),
+      welcomed: row.welcomed === true,
+    };
+  }
+
+  /**
+   * Runs `fn` in a transaction holding the workspace's advisory lock, so two concurrent
+   * authorizations cannot both spend the last credits.
+   */
+  withWorkspaceLock<T>(workspaceId: string, fn: (tx: Db) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${workspaceId}, 0))`;
+      return fn(tx as Db);
+    });
+  }
+
+  findHold(workspaceId: string, reference: string, db: Db = this.prisma) {
+    return db.creditHold.findUnique({ where: { workspaceId_reference: { workspaceId, reference } } });
+  }
+
+  async putHold(
+    hold: { workspaceId: string; reference: string; reason: string; credits: number; expiresAt: Date },
+    db: Db = this.prisma,
+  ): Promise<void> {
+    await db.creditHold.create({ data: hold });
+  }
+
+  async dropHold(workspaceId: string, reference: string, db: Db = this.prisma): Promise<void> {
+    await db.creditHold.deleteMany({ where: { workspaceId, reference } });
+  }
+
+  async hasEntry(workspaceId: string, reference: string, db: Db = this.prisma): Promise<boolean> {
+    return (await db.ledgerEntry.count({ where: { workspaceId, reference } })) > 0;
+  }
+
+  async pruneExpiredHolds(now = new Date()): Promise<number> {
+    const { count } = await this.prisma.creditHold.deleteMany({ where: { expiresAt: { lte: now } } });
+    return count;
   }
 }

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newId } from '@tidemark/db';
+import { createLogger } from '@tidemark/telemetry';
+import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
+import { LedgerService } from '../src/ledger/ledger.service.js';
+import { LedgerRepository } from '../src/repositories/ledger.repository.js';
+import { WorkspaceReadRepository } from '../src/repositories/workspace.repository.js';
+
+describe('authorize and charge', () => {
+  let db: TestDatabase;
+  let ledger: LedgerService;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ledger = new LedgerService(
+      new LedgerRepository(db.prisma),
+      new WorkspaceReadRepository(db.prisma),
+      createLogger('t', 'silent'),
+    );
+  });
+  afterAll(() => db.drop());
+
+  const workspace = async () => {
+    const id = newId('ws');
+    await db.prisma.workspace.create({ data: { id, name: 'credits' } });
+    return id;
+  };
+
+  it('never lets concurrent holds spend more than is left', async () => {
+    const ws = await workspace();
+    const results = await Promise.allSettled(
+      Array.from({ length: 25 }, (_, i) => ledger.authorize(ws, `page:${i}`, 100, 'page')),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(ok).toHaveLength(10);
+    for (const r of refused) expect(r.reason).toMatchObject({ code: 'credits_exhausted' });
+    expect(await ledger.balance(ws)).toMatchObject({ granted: 1000, used: 0, remaining: 0 });
+  });
+
+  it('charges once per reference, releases the hold, and holds are idempotent', async () => {
+    const ws = await workspace();
+    await ledger.authorize(ws, 'page:a', 5, 'page');
+    await ledger.authorize(ws, 'page:a', 5, 'page');
+    expect((await ledger.balance(ws)).remaining).toBe(995);
+    await expect(ledger.charge(ws, 'page:a', 1, 'page')).resolves.toEqual({ charged: 1, remaining: 999 });
+    await expect(ledger.charge(ws, 'page:a', 1, 'page')).resolves.toEqual({ charged: 0, remaining: 999 });
+    // An authorization for work already charged holds nothing.
+    await ledger.authorize(ws, 'page:a', 5, 'page');
+    expect(await ledger.balance(ws)).toMatchObject({ used: 1, remaining: 999 });
+    // Charging 0 only releases.
+    await ledger.authorize(ws, 'page:b', 5, 'page');
+    await ledger.charge(ws, 'page:b', 0, 'page');
+    expect(await ledger.balance(ws)).toMatchObject({ used: 1, remaining: 999 });
+  });
+
+  it('stops counting a hold once it expired (a worker that died)', async () => {
+    const ws = await workspace();
+    await ledger.authorize(ws, 'page:lost', 400, 'page');
+    expect((await ledger.balance(ws)).remaining).toBe(600);
+    await db.prisma.creditHold.updateMany({
+      where: { workspaceId: ws },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
+    expect((await ledger.balance(ws)).remaining).toBe(1000);
+    await ledger.authorize(ws, 'page:lost', 400, 'page');
+    expect((await ledger.balance(ws)).remaining).toBe(600);
+  });
+
+  it('refuses work a workspace with 3 credits cannot pay for', async () => {
+    const ws = await workspace();
+    await ledger.authorize(ws, 'big', 997, 'page');
+    await ledger.charge(ws, 'big', 997, 'page');
+    await expect(ledger.authorize(ws, 'browser', 5, 'page')).rejects.toMatchObject({ code: 'credits_exhausted' });
+    await expect(ledger.authorize(ws, 'http', 1, 'page')).resolves.toEqual({ remaining: 2 });
+  });
+});

@@ -1,0 +1,2 @@
+// Being built (issue 3); see the issue note.
+export {};
