@@ -1,1 +1,2 @@
-export {};
+export * from './features.js';
+export * from './decide.js';
