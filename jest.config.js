@@ -15,6 +15,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/{libs,services}/*/test/**/*.spec.ts', '<rootDir>/test/e2e/**/*.spec.ts'],
   globalSetup: '<rootDir>/libs/testkit/jest-global-setup.mjs',
+  globalTeardown: '<rootDir>/libs/testkit/jest-global-teardown.mjs',
   testTimeout: 60_000,
   // Each integration file owns a database, a NATS prefix and a Redis prefix, so files run in
   // parallel; two workers fit the 2-core CI machine.

@@ -61,7 +61,7 @@ describe('authentication, scopes and visibility', () => {
 
   it('a key revoked on one gateway instance is refused by another at once', async () => {
     const second = await gateway.buildApp(
-      gateway.loadConfig({ ...t.env, BILLING_GRPC_URL: `127.0.0.1:${t.fleet.billingGrpcPort}` }),
+      gateway.loadConfig({ ...t.env, BILLING_GRPC_URL: t.fleet.grpc.billing, SCRAPE_GRPC_URL: t.fleet.grpc.scrape }),
     );
     const { url } = await second.start();
     try {

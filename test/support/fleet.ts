@@ -45,6 +45,9 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     REDIS_PREFIX: `${prefix}:`,
     GATEWAY_PORT: '0',
     BILLING_GRPC_LISTEN: '127.0.0.1:0',
+    SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
+    // Until the browser pool joins the test fleet, the browser tier is "unavailable" here.
+    BROWSER_POOL_GRPC_URL: '127.0.0.1:1',
     BILLING_ACK_WAIT_MS: '2000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     FETCH_ALLOW_NETWORKS: '127.0.0.0/8',

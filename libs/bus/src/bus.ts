@@ -328,6 +328,17 @@ export class Bus {
     this.subscriptions.add(sub);
   }
 
+  /** The first broadcast on a subject within `timeoutMs`, or null. */
+  async waitForBroadcast<T>(subject: string, schema: z.ZodType<T>, timeoutMs: number): Promise<T | null> {
+    const sub = this.nc.subscribe(this.subject(subject), { max: 1, timeout: timeoutMs });
+    try {
+      for await (const msg of sub) return schema.parse(JSON.parse(dec.decode(msg.data)));
+    } catch {
+      // timed out (or a malformed message): the caller falls back to reading state
+    }
+    return null;
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.consumers].map((c) => c.stop()));
     for (const s of this.subscriptions) s.unsubscribe();

@@ -1,4 +1,4 @@
-import { billingWelcomeMessage, workspaceCreatedEvent } from '@tidemark/contracts';
+import { billingWelcomeMessage, scrapeJobEvent, scrapePageMessage, workspaceCreatedEvent } from '@tidemark/contracts';
 import type { z } from 'zod';
 
 /**
@@ -8,10 +8,14 @@ import type { z } from 'zod';
  */
 export const WORK_SUBJECTS = {
   'work.billing.welcome': billingWelcomeMessage,
+  'work.scrape.page': scrapePageMessage,
 } as const satisfies Record<`work.${string}`, z.ZodType>;
 
 export const EVENT_KINDS = {
   'workspace.created': workspaceCreatedEvent,
+  'batch.finished': scrapeJobEvent,
+  'scrape.completed': scrapeJobEvent,
+  'scrape.failed': scrapeJobEvent,
 } as const satisfies Record<string, z.ZodType>;
 
 export type WorkSubject = keyof typeof WORK_SUBJECTS;

@@ -26,4 +26,6 @@ export const fetchGuardEnv = z.object({
 /** Where each gRPC service listens and is reached. */
 export const grpcEnv = z.object({
   BILLING_GRPC_URL: z.string().default('127.0.0.1:50061'),
+  BROWSER_POOL_GRPC_URL: z.string().default('127.0.0.1:50062'),
+  SCRAPE_GRPC_URL: z.string().default('127.0.0.1:50063'),
 });

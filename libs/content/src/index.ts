@@ -1,2 +1,7 @@
-// Being built (issue 3); see the issue note.
-export {};
+export type { ContentFormat, ContentOptions, ContentResult, FieldSpec, Head } from './types.js';
+export { parseDocument } from './parse-document.js';
+export { extractContent } from './extract-content.js';
+export { readHead } from './head.js';
+export { collectLinks } from './links.js';
+export { readFields } from './fields.js';
+export { detectLanguage, primaryLanguage } from './language.js';

@@ -44,3 +44,38 @@ export const callUnary = <Req, Res>(
       err ? reject(errorFromStatus(err, what)) : resolve(res),
     );
   });
+
+type UnaryMethods<C> = {
+  [K in keyof C as C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never]: C[K];
+};
+type RequestOf<M> = M extends UnaryMethod<infer Req, infer _Res> ? Req : never;
+type ResponseOf<M> = M extends UnaryMethod<infer _Req, infer Res> ? Res : never;
+
+/** A ts-proto client whose unary methods are called as promises with a deadline. */
+export interface RpcClient<C extends grpc.Client> {
+  call<K extends keyof UnaryMethods<C>>(
+    method: K,
+    request: RequestOf<C[K]>,
+    deadlineMs?: number,
+  ): Promise<ResponseOf<C[K]>>;
+  close(): void;
+}
+
+export const connectClient = <C extends grpc.Client>(
+  Ctor: new (address: string, credentials: grpc.ChannelCredentials) => C,
+  address: string,
+  what: string,
+): RpcClient<C> => {
+  const client = new Ctor(address, grpc.credentials.createInsecure());
+  return {
+    call: (method, request, deadlineMs) =>
+      callUnary(
+        client,
+        client[method] as UnaryMethod<RequestOf<C[typeof method]>, ResponseOf<C[typeof method]>>,
+        request,
+        what,
+        deadlineMs,
+      ),
+    close: () => client.close(),
+  };
+};

@@ -4,7 +4,11 @@ import { randomBytes } from 'node:crypto';
 export const TEST_INFRA = {
   // Both are settled by jest-global-setup.mjs, which made the template.
   adminDatabaseUrl: process.env.TEST_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
-  templateDatabase: process.env.TM_TEST_TEMPLATE_DB ?? 'tidemark_test_template',
+  get templateDatabase(): string {
+    const name = process.env.TM_TEST_TEMPLATE_DB;
+    if (!name) throw new Error('no template database: run under jest (libs/testkit/jest-global-setup.mjs)');
+    return name;
+  },
   natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
 };

@@ -21,7 +21,7 @@ const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
 
 /** A migrated database of this test file's own, copied from the template in milliseconds. */
 export const createTestDatabase = async (): Promise<TestDatabase> => {
-  const name = `tm_t_${randomBytes(6).toString('hex')}`;
+  const name = `tm_t_${Math.floor(Date.now() / 1000)}_${randomBytes(5).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${TEST_INFRA.templateDatabase}"`));
   const url = databaseUrl(name);
   const prisma = createPrismaClient(url, 5);

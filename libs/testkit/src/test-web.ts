@@ -7,7 +7,14 @@ import type { AddressInfo } from 'node:net';
  * number of named hosts to it. This first version serves one small site; later issues add the
  * pages each verdict needs.
  */
-export type Page = { status?: number; type?: string; headers?: Record<string, string>; body: string };
+export type Page = {
+  status?: number;
+  type?: string;
+  headers?: Record<string, string>;
+  body: string | Buffer;
+  /** Milliseconds to wait before answering (slow pages). */
+  delayMs?: number;
+};
 export type Site = Record<string, Page | ((req: IncomingMessage) => Page)>;
 
 const html = (title: string, body: string, lang = 'en'): Page => ({
@@ -64,7 +71,85 @@ export interface TestWeb {
   close(): Promise<void>;
 }
 
-export const startTestWeb = async (): Promise<TestWeb> => {
+/**
+ * One page for every verdict and errorCode the http rung can meet (pages.test). The browser
+ * rung's pages (rendered apps, captcha widgets) are served here too; what they read as depends
+ * on the rung.
+ */
+export const verdictSite = (origin: string): Site => {
+  const words = (n: number, seed = 'tide') => Array.from({ length: n }, (_, i) => `${seed}${i % 37}`).join(' ');
+  return {
+    '/article': html(
+      'How tides work',
+      `<article><h1>How tides work</h1><h2>The moon</h2><p>${words(160)}</p><h2>The sun</h2><p>${words(140, 'sun')}</p>` +
+        '<ul><li>Spring tides</li><li>Neap tides</li></ul><pre><code class="language-js">const tide = moon + sun;</code></pre></article>',
+    ),
+    '/short': html(
+      'Contact',
+      '<h1>Contact</h1><form><input name="name"><input name="email"><textarea name="msg"></textarea></form>',
+    ),
+    '/app': html(
+      'App',
+      '<div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript>' +
+        `<script>document.getElementById('root').innerHTML = '<article><h1>Rendered</h1><p>${words(120, 'rendered')}</p></article>';</script>` +
+        '<script src="/static/vendor.js"></script><script src="/static/main.js"></script>',
+    ),
+    '/missing': { status: 404, ...html('Not found', '<h1>Not found</h1>') },
+    '/gone': { status: 410, ...html('Gone', '<h1>Gone</h1>') },
+    '/soft-404': html('Page not found', '<h1>Page not found</h1><p>Sorry, we could not find that page.</p>'),
+    '/challenge': {
+      status: 403,
+      ...html(
+        'Just a moment...',
+        '<h1>Checking your browser before accessing the site.</h1><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/jsch/v1"></script>',
+      ),
+    },
+    '/forbidden': { status: 403, ...html('Forbidden', '<h1>Access denied</h1>') },
+    '/captcha': html(
+      'Verify',
+      '<h1>One more step</h1><div class="g-recaptcha" data-sitekey="6Lc"></div><script src="https://www.google.com/recaptcha/api.js"></script>',
+    ),
+    '/login': html(
+      'Sign in',
+      '<h1>Sign in to continue</h1><form><input name="user"><input type="password" name="pass"></form>',
+    ),
+    '/geo': html('Unavailable', '<h1>Sorry</h1><p>This content is not available in your country.</p>'),
+    '/rate-limited': {
+      status: 429,
+      headers: { 'retry-after': '30' },
+      ...html('Too many requests', '<h1>Slow down</h1>'),
+    },
+    '/server-error': { status: 503, ...html('Unavailable', '<h1>Service unavailable</h1>') },
+    '/slow': { delayMs: 3000, ...html('Slow', `<article><h1>Slow page</h1><p>${words(120, 'slow')}</p></article>`) },
+    '/redirect': { status: 301, headers: { location: '/article' }, body: '' },
+    '/latin1': {
+      type: 'text/html; charset=iso-8859-1',
+      body: Buffer.from(
+        `<html><head><title>Caf\u00e9</title></head><body><article><h1>Caf\u00e9 cr\u00e8me</h1><p>${words(80, 'd\u00e9j\u00e0')}</p></article></body></html>`,
+        'latin1',
+      ),
+    },
+    '/table': html(
+      'Prices',
+      '<h1>Prices</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>Rope</td><td>3</td></tr><tr><td>Anchor</td><td>40</td></tr></table>',
+    ),
+    '/robots.txt': { type: 'text/plain', body: `User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n` },
+  };
+};
+
+/** A site of `n` small article pages (/p/0 … /p/n-1) for batches and crawls. */
+export const bulkSite = (host: string, n: number): Site =>
+  Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [
+      `/p/${i}`,
+      html(
+        `${host} page ${i}`,
+        `<article><h1>Page ${i} of ${host}</h1><p>${Array.from({ length: 80 }, (_, w) => `word${(w * 7 + i) % 53}`).join(' ')}</p></article>`,
+      ),
+    ]),
+  );
+
+export const startTestWeb = async (opts: { address?: string } = {}): Promise<TestWeb> => {
   const sites = new Map<string, Site>();
   const hits: TestWeb['hits'] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -77,20 +162,28 @@ export const startTestWeb = async (): Promise<TestWeb> => {
         ? entry(req)
         : entry
       : { status: 404, ...html('Not found', '<h1>Not found</h1>') };
-    res.writeHead(page.status ?? 200, { 'content-type': page.type ?? 'text/html; charset=utf-8', ...page.headers });
-    res.end(req.method === 'HEAD' ? undefined : page.body);
+    const send = () => {
+      if (res.destroyed) return;
+      res.writeHead(page.status ?? 200, { 'content-type': page.type ?? 'text/html; charset=utf-8', ...page.headers });
+      res.end(req.method === 'HEAD' ? undefined : page.body);
+    };
+    if (page.delayMs) setTimeout(send, page.delayMs).unref();
+    else send();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = opts.address ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
   const port = (server.address() as AddressInfo).port;
   const url = (host: string, path = '/') => `http://${host}:${port}${path}`;
   const web: TestWeb = {
     port,
     url,
-    hostMap: `*.test=127.0.0.1:${port}`,
+    hostMap: `*.test=${address}:${port}`,
     hits,
     addSite: (host, site) => sites.set(host.toLowerCase(), site),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   web.addSite('news.test', exampleSite(`http://news.test:${port}`));
+  web.addSite('pages.test', verdictSite(`http://pages.test:${port}`));
+  for (const host of ['a.test', 'b.test', 'c.test', 'd.test']) web.addSite(host, bulkSite(host, 100));
   return web;
 };

@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
+import { scrapeV1 } from '@tidemark/contracts';
+import { connectClient } from '@tidemark/rpc';
 import { BillingClient } from './clients/billing.client.js';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
@@ -25,6 +27,7 @@ import { keyRoutes } from './routes/keys.routes.js';
 import { meRoutes } from './routes/me.routes.js';
 import { metaRoutes } from './routes/meta.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
+import { scrapeRoutes } from './routes/scrape.routes.js';
 import { ApiKeyService } from './services/api-key.service.js';
 import { ProjectService } from './services/project.service.js';
 import { WorkspaceService } from './services/workspace.service.js';
@@ -61,6 +64,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   redis.on('error', (err) => logger.warn({ err }, 'redis'));
   installRateLimitScript(redis);
   const billing = new BillingClient(cfg.BILLING_GRPC_URL);
+  const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape');
 
   const keyRepo = new ApiKeyRepository(prisma);
   const keyCache = new KeyCache(keyRepo, bus);
@@ -81,6 +85,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...keyRoutes(keys, cfg.PUBLIC_BASE_URL),
     ...metaRoutes(),
     ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
+    ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
   ];
   const openapi = buildOpenApi(routes);
   const docsPage = renderDocsPage(openapi);
@@ -132,6 +137,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
         await new Promise<void>((r) => server!.close(() => r()));
       }
       billing.close();
+      scrape.close();
       if (!overrides.redis) redis.disconnect();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();

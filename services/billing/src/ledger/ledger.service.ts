@@ -53,55 +53,32 @@ export class LedgerService {
 
   /**
    * Holds `credits` for one unit of work. Idempotent per reference: a retried authorization (or
-   * one for work already charged) answers authorized without holding twice. Refuses with
-   * credits_exhausted when what is left, holds of other work included, cannot pay.
+   * one for work already charged) holds nothing twice. Refuses with credits_exhausted when what
+   * is left, holds of other work included, cannot pay. One statement on the hot path.
    */
-  async authorize(
-    workspaceId: string,
-    reference: string,
-    credits: number,
-    reason: string,
-  ): Promise<{ remaining: number }> {
+  async authorize(workspaceId: string, reference: string, credits: number, reason: string): Promise<void> {
     if (!reference || credits < 0) throw new ValidationError('authorize needs a reference and credits >= 0');
-    await this.balance(workspaceId); // exists, and welcomed
-    return this.ledger.withWorkspaceLock(workspaceId, async (tx) => {
-      const summary = (await this.ledger.summary(workspaceId, tx))!;
-      const remaining = this.toBalance(workspaceId, summary).remaining;
-      if (await this.ledger.hasEntry(workspaceId, reference, tx)) return { remaining };
-      const hold = await this.ledger.findHold(workspaceId, reference, tx);
-      if (hold && hold.expiresAt.getTime() > Date.now()) return { remaining };
-      if (hold) await this.ledger.dropHold(workspaceId, reference, tx);
-      if (credits > remaining) {
+    if (await this.ledger.hasEntry(workspaceId, reference)) return;
+    const hold = { workspaceId, reference, reason, credits, ttlMs: HOLD_TTL_MS };
+    if (!(await this.ledger.holdIfAffordable(hold))) {
+      // Refused: the welcome grant may not be in yet (balance grants it), so look once more.
+      const { remaining } = await this.balance(workspaceId);
+      if (credits > remaining || !(await this.ledger.holdIfAffordable(hold))) {
         throw new ApiError('credits_exhausted', `${credits} credits needed, ${remaining} left`, {
           details: { needed: credits, remaining },
         });
       }
-      await this.ledger.putHold(
-        { workspaceId, reference, reason, credits, expiresAt: new Date(Date.now() + HOLD_TTL_MS) },
-        tx,
-      );
-      return { remaining: remaining - credits };
-    });
+    }
   }
 
   /**
    * Charges what the work cost and ends its hold (0 only releases it). Once per reference: a
    * retried charge changes nothing. A charge may exceed its hold (metered exit bytes).
    */
-  async charge(
-    workspaceId: string,
-    reference: string,
-    credits: number,
-    reason: string,
-  ): Promise<{ charged: number; remaining: number }> {
+  async charge(workspaceId: string, reference: string, credits: number, reason: string): Promise<{ charged: number }> {
     if (!reference || credits < 0) throw new ValidationError('charge needs a reference and credits >= 0');
-    const charged = await this.ledger.withWorkspaceLock(workspaceId, async (tx) => {
-      await this.ledger.dropHold(workspaceId, reference, tx);
-      if (credits === 0 || (await this.ledger.hasEntry(workspaceId, reference, tx))) return 0;
-      await this.ledger.append({ workspaceId, kind: 'charge', reason, credits: -credits, reference }, tx);
-      return credits;
-    });
-    return { charged, remaining: (await this.balance(workspaceId)).remaining };
+    const charged = await this.ledger.chargeOnce({ workspaceId, kind: 'charge', reason, credits: -credits, reference });
+    return { charged: charged ? credits : 0 };
   }
 
   private toBalance(workspaceId: string, s: LedgerSummary): Balance {

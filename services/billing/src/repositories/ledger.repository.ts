@@ -86,6 +86,49 @@ export class LedgerRepository {
     });
   }
 
+  /**
+   * Holds credits in one statement under the workspace's advisory lock: the hold is written only
+   * if the work is not charged yet and what is left (ledger sum less live holds of other work)
+   * pays for it. Answers true when a hold is now in place (new, or one that was already live).
+   */
+  async holdIfAffordable(hold: {
+    workspaceId: string;
+    reference: string;
+    reason: string;
+    credits: number;
+    ttlMs: number;
+  }): Promise<boolean> {
+    const { workspaceId: ws, reference: ref, reason, credits, ttlMs } = hold;
+    const [, rows] = await this.prisma.$transaction([
+      this.prisma.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${ws}, 0))`,
+      this.prisma.$queryRaw<{ ok: number }[]>`
+        INSERT INTO credit_hold (workspace_id, reference, reason, credits, expires_at)
+        SELECT ${ws}, ${ref}, ${reason}, ${credits}, now() + make_interval(secs => ${ttlMs / 1000})
+         WHERE (SELECT COALESCE(SUM(credits), 0) FROM ledger_entry WHERE workspace_id = ${ws})
+             - (SELECT COALESCE(SUM(credits), 0) FROM credit_hold
+                 WHERE workspace_id = ${ws} AND expires_at > now() AND reference <> ${ref}) >= ${credits}
+        ON CONFLICT (workspace_id, reference) DO UPDATE
+           SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at
+        RETURNING 1 AS ok`,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** Ends a hold and writes the charge, once per reference, in one transaction. */
+  async chargeOnce(entry: LedgerEntryInput): Promise<boolean> {
+    const [, inserted] = await this.prisma.$transaction([
+      this.prisma
+        .$executeRaw`DELETE FROM credit_hold WHERE workspace_id = ${entry.workspaceId} AND reference = ${entry.reference}`,
+      entry.credits === 0
+        ? this.prisma.$executeRaw`SELECT 1 WHERE false`
+        : this.prisma.$executeRaw`
+            INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
+            VALUES (${newId('led')}, ${entry.workspaceId}, ${entry.kind}, ${entry.reason}, ${entry.credits}, ${entry.reference})
+            ON CONFLICT (workspace_id, reference) DO NOTHING`,
+    ]);
+    return inserted > 0;
+  }
+
   findHold(workspaceId: string, reference: string, db: Db = this.prisma) {
     return db.creditHold.findUnique({ where: { workspaceId_reference: { workspaceId, reference } } });
   }

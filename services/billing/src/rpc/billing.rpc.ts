@@ -10,8 +10,8 @@ export const billingRpc = (ledger: LedgerService) => ({
   },
   authorize: async (req: billingV1.AuthorizeRequest): Promise<billingV1.AuthorizeResponse> => {
     if (!req.workspaceId) throw new ValidationError('workspace_id is required');
-    const { remaining } = await ledger.authorize(req.workspaceId, req.reference, req.credits, req.reason || 'work');
-    return { authorized: true, remaining };
+    await ledger.authorize(req.workspaceId, req.reference, req.credits, req.reason || 'work');
+    return { authorized: true };
   },
   charge: async (req: billingV1.ChargeRequest): Promise<billingV1.ChargeResponse> => {
     if (!req.workspaceId) throw new ValidationError('workspace_id is required');

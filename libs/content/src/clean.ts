@@ -1,0 +1,188 @@
+import { walkElements } from './dom-walk.js';
+import { BANNER, BANNER_ROLES, CONSENT, classAndId } from './patterns.js';
+import { absoluteUrl } from './urls.js';
+
+export interface CleanOptions {
+  url: string;
+  removeBanners: boolean;
+  removeBase64Images: boolean;
+  excludeTags: string[];
+}
+
+/** Elements that never carry readable content. */
+const DROP = new Set([
+  'script',
+  'style',
+  'template',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'link',
+  'meta',
+  'base',
+  'canvas',
+  'input',
+  'select',
+  'option',
+  'textarea',
+  'button',
+  'dialog',
+  'map',
+  'svg',
+  'math',
+]);
+
+// A banner is short; a long element whose class says "modal" (or a <body class="cookie-ok">)
+// is the page itself. Consent dialogs run longer: they list purposes and vendors.
+const MAX_BANNER_CHARS = 1500;
+const MAX_CONSENT_CHARS = 8000;
+const MIN_NOSCRIPT_CHARS = 500;
+const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-srcset'];
+const CODE_LANG = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#.-]+)/i;
+
+/**
+ * Cleans the document in one walk: drops scripts, styles, frames, form controls, hidden
+ * elements and event handlers; with the options, banners and base64 images; resolves links and
+ * images against the page URL; moves a code block's language onto its <pre> for the markdown.
+ */
+export function cleanDocument(doc: Document, opts: CleanOptions): void {
+  for (const selector of opts.excludeTags) {
+    for (const el of safeSelectAll(doc, selector)) el.remove();
+  }
+  const root = doc.documentElement;
+  if (!root) return;
+  placeStreamedSegments(doc);
+  unwrapNoscripts(doc);
+  walkElements(root, (el) => {
+    const tag = el.localName;
+    if (DROP.has(tag) || el.hasAttribute('hidden') || isStyledHidden(el)) {
+      if (tag !== 'body' && tag !== 'head') {
+        el.remove();
+        return false;
+      }
+    }
+    if (tag === 'head') return false;
+    if (opts.removeBanners && isBanner(el, tag)) {
+      el.remove();
+      return false;
+    }
+    dropEventHandlers(el);
+    if (tag === 'a') resolveAttr(el, 'href', opts.url);
+    else if (tag === 'img') return fixImage(el, opts);
+    else if (tag === 'pre') labelCodeLanguage(el);
+    return true;
+  });
+}
+
+/**
+ * React's streaming SSR sends late parts of the page as <div hidden id="S:n"> at the end of
+ * the body and a script that moves each into its <template id="B:n"> placeholder. No script
+ * runs here, so do the move: otherwise whole sections of the content look hidden.
+ */
+function placeStreamedSegments(doc: Document): void {
+  for (const segment of safeSelectAll(doc, 'div[hidden][id^="S:"]')) {
+    const hole = doc.getElementById(`B:${segment.id.slice(2)}`);
+    if (!hole?.parentNode) continue;
+    hole.replaceWith(...Array.from(segment.childNodes));
+    segment.remove();
+  }
+}
+
+export function safeSelectAll(doc: Document | Element, selector: string): Element[] {
+  try {
+    return Array.from(doc.querySelectorAll(selector));
+  } catch {
+    return []; // an invalid user selector removes nothing rather than failing the page
+  }
+}
+
+/**
+ * No script runs here, so a page reads as it does with JavaScript off: a <noscript> that holds
+ * the page's text (Discourse serves whole threads that way) is unwrapped; the usual one-line
+ * "enable JavaScript" notice or tracking pixel is dropped.
+ */
+function unwrapNoscripts(doc: Document): void {
+  for (const el of safeSelectAll(doc, 'noscript')) {
+    if ((el.textContent ?? '').length >= MIN_NOSCRIPT_CHARS && el.firstElementChild) {
+      el.replaceWith(...Array.from(el.childNodes));
+    } else {
+      el.remove();
+    }
+  }
+}
+
+function isStyledHidden(el: Element): boolean {
+  const style = el.getAttribute('style');
+  return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+}
+
+function isBanner(el: Element, tag: string): boolean {
+  if (tag === 'body' || tag === 'main' || tag === 'article') return false;
+  const names = classAndId(el);
+  const role = el.getAttribute('role');
+  let limit = 0;
+  if (names && CONSENT.test(names)) limit = MAX_CONSENT_CHARS;
+  else if (
+    (names && BANNER.test(names)) ||
+    (role !== null && BANNER_ROLES.has(role)) ||
+    el.getAttribute('aria-modal') === 'true'
+  ) {
+    limit = MAX_BANNER_CHARS;
+  }
+  return limit > 0 && (el.textContent ?? '').length < limit;
+}
+
+function dropEventHandlers(el: Element): void {
+  const attrs = el.attributes;
+  for (let i = attrs.length - 1; i >= 0; i--) {
+    const name = attrs[i]?.name;
+    if (name && name.length > 2 && name.startsWith('on')) el.removeAttribute(name);
+  }
+}
+
+function resolveAttr(el: Element, attr: string, base: string): void {
+  const value = el.getAttribute(attr);
+  if (value === null) return;
+  const abs = absoluteUrl(value, base);
+  if (abs) el.setAttribute(attr, abs);
+  else el.removeAttribute(attr); // javascript: links become plain text
+}
+
+/** Lazy-loaded images carry the real URL in a data attribute and a placeholder in src. */
+function fixImage(img: Element, opts: CleanOptions): boolean {
+  const src = img.getAttribute('src') ?? '';
+  if (!src || src.startsWith('data:')) {
+    for (const attr of LAZY_SRC) {
+      const lazy = img.getAttribute(attr)?.trim().split(/\s+/)[0];
+      if (lazy && !lazy.startsWith('data:')) {
+        img.setAttribute('src', lazy);
+        break;
+      }
+    }
+  }
+  const finalSrc = img.getAttribute('src') ?? '';
+  if (finalSrc.startsWith('data:')) {
+    if (opts.removeBase64Images) {
+      const alt = (img.getAttribute('alt') ?? '').trim();
+      if (alt) img.replaceWith(img.ownerDocument.createTextNode(alt));
+      else img.remove();
+    }
+    return false;
+  }
+  resolveAttr(img, 'src', opts.url);
+  img.removeAttribute('srcset');
+  return false;
+}
+
+function labelCodeLanguage(pre: Element): void {
+  if (/(?:^|\s)language-/.test(pre.getAttribute('class') ?? '')) return;
+  const code = pre.querySelector('code');
+  const m =
+    CODE_LANG.exec(code?.getAttribute('class') ?? '') ??
+    CODE_LANG.exec(pre.getAttribute('class') ?? '') ??
+    CODE_LANG.exec(pre.parentElement?.getAttribute('class') ?? '');
+  if (m?.[1]) pre.setAttribute('class', `language-${m[1].toLowerCase()}`);
+}

@@ -1,0 +1,64 @@
+import { cleanDocument, safeSelectAll } from './clean.js';
+import { readFields } from './fields.js';
+import { readHead } from './head.js';
+import { detectLanguage } from './language.js';
+import { collectLinks } from './links.js';
+import { findMainContent } from './main-content.js';
+import { toMarkdown } from './markdown.js';
+import { countWords, toText } from './text.js';
+import type { ContentOptions, ContentResult } from './types.js';
+
+/**
+ * The content pipeline of one page. Order matters: head data, links and fields read the page
+ * as fetched; cleaning then mutates the document, and the main content is found in what is left.
+ */
+export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: string): ContentResult {
+  const want = new Set(opts.formats);
+  const result: ContentResult = { head: readHead(doc, opts.url, opts.contentLanguage), words: 0, language: null };
+  if (want.has('rawHtml')) result.rawHtml = rawHtml ?? doc.toString();
+  if (want.has('links')) result.links = collectLinks(doc, opts.url);
+  if (opts.fields && Object.keys(opts.fields).length) {
+    const { fields, fieldErrors } = readFields(doc, opts.fields, opts.url);
+    result.fields = fields;
+    if (Object.keys(fieldErrors).length) result.fieldErrors = fieldErrors;
+  }
+
+  const removeBase64Images = opts.removeBase64Images ?? true;
+  cleanDocument(doc, {
+    url: opts.url,
+    removeBanners: opts.removeBanners ?? true,
+    removeBase64Images,
+    excludeTags: opts.excludeTags ?? [],
+  });
+  const roots = contentRoots(doc, opts);
+  const text = toText(roots);
+  const html = () => roots.map((r) => r.outerHTML).join('\n');
+  if (want.has('markdown')) result.markdown = toMarkdown(html(), !removeBase64Images);
+  if (want.has('text')) result.text = text;
+  if (want.has('cleanHtml')) result.cleanHtml = html().replace(/<!--[\s\S]*?-->/g, '');
+  result.words = countWords(text);
+  result.language = detectLanguage(result.head.lang, text);
+  return result;
+}
+
+/** The elements to render: the body, or the main content plus what includeTags asks to keep. */
+function contentRoots(doc: Document, opts: ContentOptions): Element[] {
+  const body = doc.body ?? doc.documentElement;
+  if (!body) return [];
+  if (!opts.onlyMainContent) return [body];
+  const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
+  const { root, pruned } = findMainContent(body);
+  const kept = keep.filter((el) => !isRendered(el, root, pruned));
+  for (const el of pruned) el.remove();
+  // Kept elements outside the main content follow it, in document order, without duplicates.
+  const extra = kept.filter((el, i) => !kept.some((other, j) => j !== i && other.contains(el) && other !== el));
+  return [root, ...extra.filter((el) => !el.contains(root))];
+}
+
+function isRendered(el: Element, root: Element, pruned: Set<Element>): boolean {
+  if (!root.contains(el)) return false;
+  for (let p: Element | null = el; p && p !== root; p = p.parentElement) {
+    if (pruned.has(p)) return false;
+  }
+  return true;
+}

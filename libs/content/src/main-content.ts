@@ -1,0 +1,337 @@
+import { BOILERPLATE, BOILERPLATE_ROLES, COMMENTS, CONTENT, classAndId } from './patterns.js';
+
+/**
+ * Finds the main content of a cleaned page.
+ *
+ * The page is read as a tree of blocks (p, li, td, div with text…). Each block gets a value:
+ * its plain text counts for it, its link text and its shortness against it. An element's
+ * score is the sum over its subtree, except that furniture (nav, footer, sidebars, sharing…)
+ * counts as negative whatever it holds. The main content is the element with the best score:
+ * a tree version of the maximum-sum segment, so a thread of forty posts or a listing of items
+ * wins over any single post, while a wrapper that adds a menu and a footer loses to the
+ * element inside it. The winner is then pruned of the furniture and link lists it contains.
+ */
+export interface MainContent {
+  root: Element;
+  /** Elements inside root to leave out when rendering. */
+  pruned: Set<Element>;
+}
+
+/** Tuning knobs, kept together so the benchmark runner can vary them. */
+export const TUNING = {
+  linkPenalty: 1.0,
+  longLinkPenalty: -0.3,
+  commentsFactor: 0.2,
+  minContent: 250,
+  fallbackShare: 0.25,
+  longLinkChars: 30,
+  blockCost: 6,
+  shortBlockChars: 20,
+  boilerFactor: 0.6,
+  boilerMaxShare: 0.5,
+  contentBonus: 1.15,
+  semanticBonus: 1.25,
+  pruneLinkDensity: 0.55,
+  linkPageDensity: 0.35,
+};
+
+const BLOCK = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'li',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+  'br',
+  'caption',
+]);
+const ITEM_TAGS = new Set(['li', 'td', 'th', 'tr', 'dd', 'dt', 'p', 'a', 'span', 'strong', 'em', 'b', 'i', 'code']);
+const HEADING = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const FURNITURE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'header', 'menu']);
+
+const enum Flag {
+  Boiler = 1,
+  Content = 2,
+  Semantic = 4,
+  Comments = 8,
+  Heading = 16,
+  Pre = 32,
+}
+
+interface Stat {
+  el: Element;
+  parent: number;
+  depth: number;
+  /** Characters of text in the subtree. */
+  text: number;
+  /** Characters of link text in the subtree. */
+  link: number;
+  /** Value of this element's own inline text, when it is a block. */
+  own: number;
+  flags: number;
+  score: number;
+}
+
+interface Inline {
+  text: number;
+  link: number;
+  anchors: number;
+  punct: number;
+}
+
+export function findMainContent(body: Element): MainContent {
+  const stats: Stat[] = [];
+  const index = new Map<Element, number>();
+  measure(body, -1, 0, false, stats, index);
+  const pageText = stats[0]?.text ?? 0;
+  score(stats, pageText);
+  const best = widenToSemantic(stats, pickBest(stats));
+  const root = best === -1 ? body : (stats[best]?.el ?? body);
+  return { root, pruned: prune(root, stats, index, pageText) };
+}
+
+/** Walks the subtree once, filling stats in pre-order (a parent before its children). */
+function measure(
+  el: Element,
+  parent: number,
+  depth: number,
+  inLink: boolean,
+  stats: Stat[],
+  index: Map<Element, number>,
+): { inline: Inline; text: number; link: number } {
+  const tag = el.localName;
+  const isBlock = BLOCK.has(tag);
+  const linkHere = inLink || tag === 'a';
+  const me = stats.length;
+  const stat: Stat = { el, parent, depth, text: 0, link: 0, own: 0, flags: flagsOf(el, tag), score: 0 };
+  stats.push(stat);
+  index.set(el, me);
+  const own: Inline = { text: 0, link: 0, anchors: tag === 'a' ? 1 : 0, punct: 0 };
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 3) {
+      const data = (n as Text).data;
+      const len = visibleLength(data);
+      if (len === 0) continue;
+      own.text += len;
+      stat.text += len;
+      if (linkHere) {
+        own.link += len;
+        stat.link += len;
+      } else if (PUNCT.test(data)) own.punct++;
+    } else if (n.nodeType === 1) {
+      const child = measure(n as Element, me, depth + 1, linkHere, stats, index);
+      stat.text += child.text;
+      stat.link += child.link;
+      own.text += child.inline.text;
+      own.link += child.inline.link;
+      own.anchors += child.inline.anchors;
+      own.punct += child.inline.punct;
+    }
+  }
+  if (isBlock) {
+    stat.own = blockValue(own, stat.flags);
+    return { inline: EMPTY_INLINE, text: stat.text, link: stat.link };
+  }
+  return { inline: own, text: stat.text, link: stat.link };
+}
+
+const PUNCT = /[.!?;,:\u3002\uff01\uff1f\u3001]/;
+const EMPTY_INLINE: Inline = { text: 0, link: 0, anchors: 0, punct: 0 };
+
+function flagsOf(el: Element, tag: string): number {
+  const cls = classAndId(el);
+  const role = el.getAttribute('role');
+  let flags = 0;
+  if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role)) || (cls && BOILERPLATE.test(cls))) {
+    flags |= Flag.Boiler;
+  }
+  if (cls && COMMENTS.test(cls)) flags |= Flag.Comments;
+  if (cls && CONTENT.test(cls)) flags |= Flag.Content;
+  if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
+    flags = (flags | Flag.Semantic) & ~Flag.Boiler;
+  }
+  if (HEADING.has(tag)) flags |= Flag.Heading;
+  if (tag === 'pre') flags |= Flag.Pre;
+  return flags;
+}
+
+const visibleLength = (s: string): number => {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 32 && c !== 160) n++;
+  }
+  return n;
+};
+
+/** What a block's own text is worth: plain sentences for it, links and fragments against it. */
+function blockValue(own: Inline, flags: number): number {
+  if (own.text === 0) return 0;
+  const plain = own.text - own.link;
+  // A block inside a link (a teaser card) holds no <a> of its own: it is one long anchor.
+  const avgAnchor = own.link / Math.max(1, own.anchors);
+  const penalty = avgAnchor >= TUNING.longLinkChars ? TUNING.longLinkPenalty : TUNING.linkPenalty;
+  let value = plain - penalty * own.link;
+  if (flags & (Flag.Heading | Flag.Pre)) return value;
+  if (own.text < TUNING.shortBlockChars && own.punct === 0) value -= TUNING.blockCost;
+  return value;
+}
+
+function score(stats: Stat[], pageText: number): void {
+  // Children come after their parent in pre-order, so a backward sweep sees them first.
+  const acc = new Float64Array(stats.length);
+  for (let i = stats.length - 1; i >= 0; i--) {
+    const s = stats[i]!;
+    let v = acc[i]! + s.own;
+    if (s.flags & Flag.Boiler && s.text < TUNING.boilerMaxShare * pageText) {
+      v = Math.min(v, 0) - TUNING.boilerFactor * s.text;
+    }
+    if (s.flags & Flag.Comments && v > 0) v *= TUNING.commentsFactor;
+    s.score = v;
+    if (s.parent >= 0) acc[s.parent]! += v;
+  }
+}
+
+function pickBest(stats: Stat[]): number {
+  // A comment section must not win over the article it comments on: candidates inside one
+  // compete only when nothing outside has real content (a page that is a thread of comments).
+  const inComments = new Uint8Array(stats.length);
+  for (let i = 0; i < stats.length; i++) {
+    const s = stats[i]!;
+    inComments[i] = s.flags & Flag.Comments || (s.parent >= 0 && inComments[s.parent]) ? 1 : 0;
+  }
+  const outside = bestAmong(stats, (i) => !inComments[i]);
+  if (outside !== -1 && stats[outside]!.score >= TUNING.minContent) return outside;
+  return bestAmong(stats, () => true);
+}
+
+function bestAmong(stats: Stat[], allowed: (i: number) => boolean): number {
+  // Backwards, so that on a tie the inner element (later in pre-order) wins over its wrapper.
+  let best = -1;
+  let bestScore = 0;
+  for (let i = stats.length - 1; i >= 0; i--) {
+    const s = stats[i]!;
+    if (s.score <= 0 || !allowed(i)) continue;
+    let v = s.score;
+    if (s.flags & Flag.Semantic) v *= TUNING.semanticBonus;
+    else if (s.flags & Flag.Content) v *= TUNING.contentBonus;
+    if (v > bestScore) {
+      bestScore = v;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/**
+ * A link-heavy page (a listing, a wiki index) can leave only a heading or an intro with a
+ * positive score. When the winner holds a small share of the page's <main>/<article>
+ * (or role=main) that contains it, that semantic element is the better answer.
+ */
+function widenToSemantic(stats: Stat[], best: number): number {
+  const b = stats[best];
+  if (!b) return best;
+  for (let p = b.parent; p >= 0; p = stats[p]!.parent) {
+    const s = stats[p]!;
+    if (s.flags & Flag.Semantic) {
+      return b.text < TUNING.fallbackShare * s.text && s.score > -s.text * 0.3 ? p : best;
+    }
+  }
+  return best;
+}
+
+/** Furniture and link lists inside the winner; comment sections unless they are the page. */
+function prune(root: Element, stats: Stat[], index: Map<Element, number>, _pageText: number): Set<Element> {
+  const pruned = new Set<Element>();
+  const rootStat = stats[index.get(root) ?? -1];
+  if (!rootStat) return pruned;
+  const visit = (el: Element): void => {
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+      const s = stats[index.get(c) ?? -1];
+      if (!s) continue;
+      if (shouldPrune(s, rootStat)) {
+        pruned.add(c);
+        continue;
+      }
+      visit(c);
+    }
+  };
+  visit(root);
+  return pruned;
+}
+
+function shouldPrune(s: Stat, root: Stat): boolean {
+  if (s.text === 0) return false; // images, rules and breaks stay
+  const share = s.text / Math.max(1, root.text);
+  if (s.flags & Flag.Boiler && share < TUNING.boilerMaxShare) return true;
+  if (s.flags & Flag.Comments && share < 0.5 && !(s.flags & Flag.Content)) return true;
+  if (s.flags & (Flag.Heading | Flag.Pre)) return false;
+  if (share < 0.3 && opensWithAsideHeading(s.el)) return true;
+  // Link lists go as a whole (a block of "related" links); single items and cells of a list
+  // that belongs to the content (a docs index, a table of links) stay.
+  if (ITEM_TAGS.has(s.el.localName) || share > 0.3) return false;
+  if (ITEM_TAGS.has(s.el.parentElement?.localName ?? '')) return false; // a nested list is part of its item
+  // In a page that is mostly links (a wiki index, a link collection) the lists are the content.
+  if (root.link / Math.max(1, root.text) > TUNING.linkPageDensity) return false;
+  return s.score < 0 && s.link / s.text > TUNING.pruneLinkDensity;
+}
+
+// Sections a page appends to its content, recognised by the heading they open with.
+const ASIDE_HEADING =
+  /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy)|read (?:more|next|also)|also read|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:sign up|subscribe) (?:for|to))/i;
+
+function opensWithAsideHeading(el: Element): boolean {
+  const first = firstHeading(el, 3);
+  return !!first && ASIDE_HEADING.test(first.textContent ?? '');
+}
+
+/** The first heading among the first few elements at the top of el (el itself included). */
+function firstHeading(el: Element, depth: number): Element | null {
+  if (HEADING.has(el.localName)) return el;
+  if (depth === 0) return null;
+  let seen = 0;
+  for (let c = el.firstElementChild; c && seen < 2; c = c.nextElementSibling, seen++) {
+    const h = firstHeading(c, depth - 1);
+    if (h) return h;
+    if ((c.textContent ?? '').trim()) return null; // text before any heading: not a titled section
+  }
+  return null;
+}

@@ -1,0 +1,174 @@
+// Class/id/role vocabularies the cleaner and the main-content finder judge elements by. A
+// pattern matches whole tokens of "class id" (split on space, "-" and "_" boundaries), so
+// "nav" matches "site-nav" but not "canvas".
+
+const tokens = (words: string): RegExp => new RegExp(`(?:^|[\\s_-])(?:${words})(?=$|[\\s_-])`, 'i');
+
+/** Cookie and privacy consent: removed even when long (consent dialogs list every vendor). */
+export const CONSENT = tokens(
+  [
+    'cookies?',
+    'cookie-?(?:banner|bar|notice|consent|law|policy|popup|settings)',
+    'consent',
+    'gdpr',
+    'onetrust',
+    'didomi',
+    'cookiebot',
+    'truste',
+    'usercentrics',
+    'qc-cmp2',
+    'privacy-?(?:banner|notice|settings|center)',
+  ].join('|'),
+);
+
+/** Newsletter prompts, app banners, modals, chat and ad widgets. */
+export const BANNER = tokens(
+  [
+    'newsletter(?:-?(?:signup|popup|modal|form))?',
+    'popup',
+    'pop-?up',
+    'modal',
+    'overlay',
+    'interstitial',
+    'lightbox',
+    'smart-?banner',
+    'app-?banner',
+    'announcement-?bar',
+    'promo-?bar',
+    'notification-?bar',
+    'intercom',
+    'drift',
+    'hubspot-messages',
+    'zendesk',
+    'livechat',
+    'chat-?widget',
+    'adsbygoogle',
+    'ad-?(?:slot|unit|container|wrapper|banner|placeholder)',
+    'advert(?:isement)?s?',
+    'dfp',
+    'gpt-ad',
+    'taboola',
+    'outbrain',
+  ].join('|'),
+);
+
+export const BANNER_ROLES = new Set(['dialog', 'alertdialog']);
+
+/** Page furniture: navigation, headers and footers, sidebars, sharing, related links, forms. */
+export const BOILERPLATE = tokens(
+  [
+    'nav',
+    'navbar',
+    'navigation',
+    'menu',
+    'menubar',
+    'mega-?menu',
+    'breadcrumbs?',
+    'crumbs?',
+    'footer',
+    'site-?footer',
+    'masthead',
+    'site-?header',
+    'sidebar',
+    'side-?bar',
+    'aside',
+    'related',
+    'related-?(?:posts|articles|stories|content|products)',
+    'recommended',
+    'recommendations?',
+    'recirc',
+    'more-?stories',
+    'read-?more',
+    'share',
+    'sharing',
+    'share-?(?:bar|buttons|tools|links)',
+    'social',
+    'social-?(?:links|media|share|icons)',
+    'subscribe',
+    'subscription',
+    'signup',
+    'sign-?up',
+    'promo',
+    'sponsor(?:ed)?',
+    'pagination',
+    'pager',
+    'paging',
+    'tag-?cloud',
+    'tags',
+    'post-?tags',
+    'author-?(?:bio|box|info)',
+    'byline',
+    'post-?meta',
+    'entry-?meta',
+    'article-?meta',
+    'toolbar',
+    'skip-?link',
+    'login',
+    'search(?:-?(?:form|bar|box))?',
+    'disclaimer',
+    'copyright',
+    'legal',
+    'print',
+    'visually-?hidden',
+    'sr-only',
+    'screen-?reader-?text',
+  ].join('|'),
+);
+
+/** Comment sections of articles (kept when the page is itself a thread of posts). */
+export const COMMENTS = tokens(
+  [
+    'comments',
+    'comment-?(?:list|listing|section|area|form|wrap)',
+    'comments-?(?:area|section|list|wrap)',
+    'commentlist',
+    'disqus_thread',
+    'respond',
+  ].join('|'),
+);
+
+/** Where pages put their main text. */
+export const CONTENT = tokens(
+  [
+    'article',
+    'article-?(?:body|content|text)',
+    'post',
+    'post-?(?:body|content|text)',
+    'entry',
+    'entry-?content',
+    'content',
+    'main',
+    'main-?content',
+    'story',
+    'story-?body',
+    'body',
+    'text',
+    'blog-?post',
+    'prose',
+    'markdown(?:-body)?',
+    'rich-?text',
+    'product-?description',
+    'description',
+    'documentation',
+    'docs?-?content',
+  ].join('|'),
+);
+
+export const BOILERPLATE_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'search',
+  'menu',
+  'menubar',
+  'toolbar',
+  'dialog',
+  'alertdialog',
+]);
+
+export const classAndId = (el: Element): string => {
+  const cls = el.getAttribute('class');
+  const id = el.getAttribute('id');
+  return cls ? (id ? `${cls} ${id}` : cls) : (id ?? '');
+};

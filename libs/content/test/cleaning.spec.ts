@@ -1,0 +1,69 @@
+import { describe, expect, it } from '@jest/globals';
+import { extractContent, parseDocument } from '../src/index.js';
+import { FIXTURES, FIXTURE_URL, fixtureHtml } from './support/fixtures.js';
+
+const ALL = ['markdown', 'text', 'cleanHtml'] as const;
+
+describe('cleaning', () => {
+  for (const onlyMainContent of [true, false]) {
+    it(`never lets scripts, styles, handlers or banners through (onlyMainContent ${onlyMainContent})`, () => {
+      for (const name of FIXTURES) {
+        const r = extractContent(parseDocument(fixtureHtml(name)), { url: FIXTURE_URL, formats: ALL, onlyMainContent });
+        for (const out of [r.markdown, r.text, r.cleanHtml]) {
+          expect(out).toBeDefined();
+          expect(out).not.toMatch(/dataLayer|acceptCookies|We use cookies|color: red|Free shipping on orders/);
+        }
+        expect(r.cleanHtml).not.toMatch(/<(script|style|iframe|noscript|link|meta)\b|\son\w+=|<!--/i);
+      }
+    });
+  }
+
+  it('keeps banners when removeBanners is false', () => {
+    const r = extractContent(parseDocument(fixtureHtml('news-article')), {
+      url: FIXTURE_URL,
+      formats: ['text'],
+      onlyMainContent: false,
+      removeBanners: false,
+    });
+    expect(r.text).toContain('We use cookies');
+  });
+
+  it('drops elements hidden by attribute or inline style', () => {
+    const html = `<html><body><main><p>Visible paragraph with enough words to count as the content.</p>
+      <p hidden>Hidden by attribute.</p><div style="display: none">Hidden by style.</div></main></body></html>`;
+    const r = extractContent(parseDocument(html), { url: FIXTURE_URL, formats: ['text'], onlyMainContent: false });
+    expect(r.text).toBe('Visible paragraph with enough words to count as the content.');
+  });
+
+  it('places React streamed segments where their placeholder was', () => {
+    const html = `<html><body><main><p>Intro paragraph of the page, long enough to be content.</p>
+      <template id="B:1"></template><p>Closing paragraph that comes after the streamed part.</p></main>
+      <div hidden id="S:1"><p>Streamed paragraph that belongs in the middle.</p></div></body></html>`;
+    const r = extractContent(parseDocument(html), { url: FIXTURE_URL, formats: ['text'], onlyMainContent: true });
+    expect(r.text).toBe(
+      'Intro paragraph of the page, long enough to be content.\n\nStreamed paragraph that belongs in the middle.\n\nClosing paragraph that comes after the streamed part.',
+    );
+  });
+
+  it('renders plain text with paragraph breaks and list items on their own lines', () => {
+    const r = extractContent(parseDocument(fixtureHtml('product-page')), {
+      url: FIXTURE_URL,
+      formats: ['text'],
+      onlyMainContent: true,
+    });
+    expect(r.text).toBe(
+      [
+        'Trailhead 28 L Daypack',
+        '',
+        '$129.00',
+        '',
+        'A light, roomy pack for full days on the trail. The back panel is ventilated mesh over a steel frame, so the load sits close without trapping heat, and the hip belt carries most of the weight.',
+        '',
+        '28 litre main compartment with a clamshell zip',
+        'Hydration sleeve for a 3 litre reservoir',
+        'Recycled 210D ripstop nylon, PFC-free coating',
+        'Weight: 1.1 kg',
+      ].join('\n'),
+    );
+  });
+});

@@ -1,0 +1,47 @@
+import { baseEnv, envBoolean, fetchGuardEnv, parseEnv, z } from '@tidemark/config';
+
+/** BROWSER_EXITS: comma-separated `http://user:pass@host:port` proxy URLs (the residential exits). */
+const exitsSchema = z
+  .string()
+  .default('')
+  .transform((raw, ctx) => {
+    const out: URL[] = [];
+    for (const item of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      let url: URL | undefined;
+      try {
+        url = new URL(item);
+      } catch {
+        url = undefined;
+      }
+      if (!url || url.protocol !== 'http:' || !url.hostname || !url.port) {
+        // Never echo the item: it carries the exit's credentials.
+        ctx.addIssue({ code: 'custom', message: `exit #${out.length + 1} is not http://user:pass@host:port` });
+        continue;
+      }
+      out.push(url);
+    }
+    return out;
+  });
+
+const schema = baseEnv.extend({
+  ...fetchGuardEnv.shape,
+  /** host:port the gRPC server binds; port 0 picks a free one (tests). */
+  BROWSER_POOL_GRPC_LISTEN: z.string().default('127.0.0.1:50062'),
+  BROWSER_EXECUTABLE: z.string().default('/usr/bin/chromium'),
+  /** Warm Chromium processes kept running. */
+  BROWSER_POOL_BROWSERS: z.coerce.number().int().min(1).max(32).default(2),
+  /** Renders in flight per browser; browsers × tabs bounds the pool, the rest wait in a queue. */
+  BROWSER_POOL_TABS_PER_BROWSER: z.coerce.number().int().min(1).max(32).default(4),
+  /** A browser is closed and relaunched after this many renders, to bound its memory. */
+  BROWSER_POOL_RECYCLE_AFTER: z.coerce.number().int().min(1).default(200),
+  /** Default page timeout when a request gives none (navigation + waits). */
+  BROWSER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  BROWSER_EXITS: exitsSchema,
+  BROWSER_HEADLESS: envBoolean.default(true),
+});
+
+export type Config = z.infer<typeof schema>;
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => parseEnv(schema, env);

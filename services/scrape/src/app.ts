@@ -1,0 +1,94 @@
+import * as grpc from '@grpc/grpc-js';
+import { Bus, type RunningConsumer } from '@tidemark/bus';
+import { billingV1, browserPoolV1, scrapeV1 } from '@tidemark/contracts';
+import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
+import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
+import { createLogger, type Logger } from '@tidemark/telemetry';
+import type { Config } from './config.js';
+import { JobService } from './jobs/job.service.js';
+import { BrowserRung } from './ladder/browser-rung.js';
+import { HostLimiter } from './ladder/host-limiter.js';
+import { HttpRung } from './ladder/http-rung.js';
+import { LadderService, type CreditsPort } from './ladder/ladder.service.js';
+import { JobRepository } from './repositories/job.repository.js';
+import { PageRepository, toCachedResult } from './repositories/page.repository.js';
+import { scrapeRpc } from './rpc/scrape.rpc.js';
+import { scrapePageHandler } from './work/scrape-page.handler.js';
+
+export interface ScrapeApp {
+  jobs: JobService;
+  start(): Promise<{ grpcPort: number }>;
+  stop(): Promise<void>;
+}
+
+export const buildApp = async (
+  cfg: Config,
+  overrides: { prisma?: PrismaClient; bus?: Bus; logger?: Logger } = {},
+): Promise<ScrapeApp> => {
+  const logger = overrides.logger ?? createLogger('scrape', cfg.LOG_LEVEL);
+  const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
+  const bus =
+    overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'scrape', logger }));
+  const billing = connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing');
+  const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
+  const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
+  const agents = guardedAgents(guard);
+
+  const credits: CreditsPort = {
+    authorize: async (workspaceId, reference, amount) => {
+      await billing.call('authorize', { workspaceId, reference, credits: amount, reason: 'page' });
+    },
+    charge: async (workspaceId, reference, amount) => {
+      await billing.call('charge', { workspaceId, reference, credits: amount, reason: 'page' });
+    },
+  };
+  const jobRepo = new JobRepository(prisma);
+  const pageRepo = new PageRepository(prisma);
+  const ladder = new LadderService(
+    new HttpRung(agents, cfg.SCRAPE_USER_AGENT, cfg.SCRAPE_MAX_BODY_BYTES),
+    new BrowserRung(browserPool),
+    credits,
+    { fresh: async (ws, url, since) => ((p) => (p ? toCachedResult(p) : null))(await pageRepo.fresh(ws, url, since)) },
+    logger.child({ module: 'ladder.service' }),
+  );
+  const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }));
+  const server = new grpc.Server();
+  server.addService(scrapeV1.ScrapeServiceService, unaryService<scrapeV1.ScrapeServiceServer>(scrapeRpc(jobs), logger));
+  let consumer: RunningConsumer | undefined;
+
+  return {
+    jobs,
+    async start() {
+      consumer = await bus.consumeWork(
+        'work.scrape.page',
+        {
+          durable: 'scrape-page',
+          ackWaitMs: cfg.SCRAPE_ACK_WAIT_MS,
+          maxDeliver: 5,
+          concurrency: cfg.SCRAPE_CONCURRENCY,
+        },
+        scrapePageHandler({
+          jobs: jobRepo,
+          pages: pageRepo,
+          jobService: jobs,
+          ladder,
+          hosts: new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY),
+        }),
+      );
+      const grpcPort = await listen(server, cfg.SCRAPE_GRPC_LISTEN);
+      logger.info({ grpcPort }, 'scrape started');
+      return { grpcPort };
+    },
+    async stop() {
+      await consumer?.stop();
+      await shutdown(server);
+      billing.close();
+      browserPool.close();
+      agents.http.destroy();
+      agents.https.destroy();
+      if (!overrides.bus) await bus.close();
+      if (!overrides.prisma) await prisma.$disconnect();
+    },
+  };
+};

@@ -1,0 +1,23 @@
+import { baseEnv, fetchGuardEnv, grpcEnv, parseEnv, z } from '@tidemark/config';
+
+const schema = baseEnv
+  .merge(fetchGuardEnv)
+  .merge(grpcEnv)
+  .extend({
+    SCRAPE_GRPC_LISTEN: z.string().default('127.0.0.1:50063'),
+    /** Pages this process fetches at once. */
+    SCRAPE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+    /** Per-host ceiling within this process (a project's fetch.concurrency may ask for less). */
+    SCRAPE_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    SCRAPE_USER_AGENT: z.string().default('Mozilla/5.0 (compatible; TidemarkBot/0.1; +https://tidemark.dev/bot)'),
+    /** Largest body the HTTP rung reads; beyond it the fetch is cut (10 MB). */
+    SCRAPE_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(10 * 1024 * 1024),
+    SCRAPE_ACK_WAIT_MS: z.coerce.number().int().min(100).default(60_000),
+  });
+
+export type Config = z.infer<typeof schema>;
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => parseEnv(schema, env);

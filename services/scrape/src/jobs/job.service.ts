@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import type { Bus } from '@tidemark/bus';
+import { scrapeRequestSchema, type JobEnvelope, type ScrapeRequest } from '@tidemark/contracts';
+import type { Job } from '@tidemark/db';
+import { ConflictError, NotFoundError } from '@tidemark/errors';
+import type { Logger } from '@tidemark/telemetry';
+import { z } from 'zod';
+import type { PageResult } from '../ladder/ladder.service.js';
+import { resolveOptions } from '../ladder/options.js';
+import type { JobRepository } from '../repositories/job.repository.js';
+import { toRow, type PageRepository } from '../repositories/page.repository.js';
+
+/** Core-NATS broadcast when a job ends, so a ScrapeNow waiting anywhere answers at once. */
+export const jobDoneSubject = (jobId: string) => `scrape.job.${jobId}.done`;
+export const jobDoneMessage = z.object({ jobId: z.string(), status: z.string() });
+
+/** Interleaves URLs host by host, so one big host does not hold the stream ahead of the others. */
+export const fanOutOrder = (urls: string[]): number[] => {
+  const byHost = new Map<string, number[]>();
+  urls.forEach((u, i) => {
+    const host = new URL(u).host;
+    byHost.set(host, [...(byHost.get(host) ?? []), i]);
+  });
+  const queues = [...byHost.values()];
+  const order: number[] = [];
+  for (let round = 0; order.length < urls.length; round++) {
+    for (const q of queues) if (round < q.length) order.push(q[round]!);
+  }
+  return order;
+};
+
+export class JobService {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly pages: PageRepository,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Creates a job with a queued row per URL and puts every URL on the work stream. */
+  /**
+   * `raw` is the request as the caller sent it: it is what the job keeps, and what every worker
+   * parses again with the same schema (the parsed form does not parse twice).
+   */
+  async start(
+    workspaceId: string,
+    urls: string[],
+    request: ScrapeRequest,
+    raw: Record<string, unknown>,
+    requestId: string | null,
+  ): Promise<{ job: Job; secret: string | null }> {
+    const secret = request.webhook_url ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+    const job = await this.jobs.create({
+      workspaceId,
+      kind: 'scrape',
+      total: urls.length,
+      request: { ...raw, batch: request.urls !== undefined },
+      requestId,
+      secret,
+    });
+    await this.pages.createQueued(workspaceId, job.id, urls);
+    // Published in host-interleaved order, a window at a time (each publish waits for its ack).
+    const order = fanOutOrder(urls);
+    for (let i = 0; i < order.length; i += 64) {
+      await Promise.all(
+        order
+          .slice(i, i + 64)
+          .map((position) =>
+            this.bus.publishWork(
+              'work.scrape.page',
+              { jobId: job.id, workspaceId, position, url: urls[position]! },
+              { msgId: `${job.id}:${position}` },
+            ),
+          ),
+      );
+    }
+    return { job, secret };
+  }
+
+  /**
+   * Waits up to `ms` for a job to end: the done broadcast answers at once; a read of the job
+   * right after subscribing (and every second) covers a job that ended before we listened.
+   */
+  async waitForEnd(workspaceId: string, jobId: string, ms: number): Promise<Job> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const left = until - Date.now();
+      const done = this.bus.waitForBroadcast(jobDoneSubject(jobId), jobDoneMessage, Math.max(1, Math.min(1000, left)));
+      const job = await this.get(workspaceId, jobId);
+      if (!['queued', 'running'].includes(job.status) || left <= 0) return job;
+      if (await done) return this.get(workspaceId, jobId);
+    }
+  }
+
+  async get(workspaceId: string, jobId: string): Promise<Job> {
+    const job = await this.jobs.find(workspaceId, jobId);
+    if (!job) throw new NotFoundError('scrape job');
+    return job;
+  }
+
+  async envelope(job: Job, after = 0, limit = 100): Promise<JobEnvelope> {
+    const request = scrapeRequestSchema.parse(stripInternal(job.request));
+    const formats = resolveOptions(request).formats;
+    const rows = await this.pages.list(job.id, after, limit + 1);
+    const more = rows.length > limit;
+    const shown = more ? rows.slice(0, limit) : rows;
+    const progress = job.progress as JobEnvelope['progress'];
+    return {
+      id: job.id,
+      kind: job.kind,
+      status: job.status as JobEnvelope['status'],
+      progress,
+      creditsUsed: job.creditsUsed,
+      counts: job.counts as Record<string, number>,
+      data: shown.map((p) => toRow(p, formats)),
+      next: null,
+      cursor: more ? String(shown.length ? shown.at(-1)!.position + 1 : after) : null,
+      stop: job.stop,
+      request_id: job.requestId,
+      error: job.error === null ? null : String((job.error as { message?: string }).message ?? job.error),
+      createdAt: job.createdAt.toISOString(),
+    };
+  }
+
+  async list(workspaceId: string, before: string | undefined, limit: number): Promise<Job[]> {
+    return this.jobs.list(workspaceId, before, limit);
+  }
+
+  /** Cancels a job: rows not yet taken are not fetched; pages in flight finish. */
+  async cancel(workspaceId: string, jobId: string): Promise<Job> {
+    const job = await this.get(workspaceId, jobId);
+    if (!(await this.jobs.cancel(workspaceId, jobId))) {
+      if (job.status === 'cancelled') return job;
+      throw new ConflictError(`the job has already ended (${job.status})`);
+    }
+    await this.jobs.markCancelledRows(jobId, await this.pages.cancelQueued(jobId));
+    this.bus.broadcast(jobDoneSubject(jobId), { jobId, status: 'cancelled' });
+    return this.get(workspaceId, jobId);
+  }
+
+  /** Counts a settled page into its job; the last one finishes the job and tells everyone. */
+  async settled(job: Job, result: PageResult): Promise<void> {
+    const key = result.row.status === 'error' ? 'error' : (result.row.verdict ?? 'error');
+    const after = await this.jobs.recordPage(job.id, result.row.credits, key);
+    if (!after.finishedNow) return;
+    const request = job.request as { webhook_url?: string; batch?: boolean };
+    const allFailed = (after.counts.error ?? 0) === after.progress.total;
+    const event = {
+      jobId: job.id,
+      status: after.status,
+      progress: after.progress,
+      creditsUsed: after.creditsUsed,
+      counts: after.counts,
+      webhookUrl: request.webhook_url ?? null,
+    };
+    try {
+      if (request.batch)
+        await this.bus.publishEvent(job.workspaceId, 'batch.finished', event, { msgId: `${job.id}:batch.finished` });
+      const kind = allFailed ? 'scrape.failed' : 'scrape.completed';
+      await this.bus.publishEvent(job.workspaceId, kind, event, { msgId: `${job.id}:${kind}` });
+    } catch (err) {
+      this.logger.error({ err, jobId: job.id }, 'job events not published');
+    }
+    this.bus.broadcast(jobDoneSubject(job.id), { jobId: job.id, status: after.status });
+  }
+}
+
+/** The job's stored request carries bookkeeping of ours beside the user's request. */
+export const stripInternal = (request: unknown): unknown => {
+  const { batch: _batch, ...rest } = request as Record<string, unknown>;
+  return rest;
+};

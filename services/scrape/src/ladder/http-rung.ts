@@ -1,0 +1,87 @@
+import got, { type Agents, type Response } from 'got';
+import iconv from 'iconv-lite';
+import { BlockedAddressError, HostNotFoundError } from '@tidemark/net-guard';
+import { FetchFailure } from './fetch-error.js';
+
+export interface Fetched {
+  finalUrl: string;
+  status: number;
+  headers: Record<string, string>;
+  html: string;
+  redirects: string[];
+  contentType: string;
+}
+
+const CHARSET_IN_TYPE = /charset=["']?([\w-]+)/i;
+const CHARSET_IN_META = /<meta[^>]+charset=["']?([\w-]+)/i;
+
+/** Decodes a body by its declared charset (header, then <meta>), UTF-8 when none or unknown. */
+export const decodeBody = (body: Buffer, contentType: string): string => {
+  const declared =
+    CHARSET_IN_TYPE.exec(contentType)?.[1] ?? CHARSET_IN_META.exec(body.subarray(0, 4096).toString('latin1'))?.[1];
+  const charset = declared && iconv.encodingExists(declared) ? declared : 'utf-8';
+  return iconv.decode(body, charset);
+};
+
+const flatHeaders = (res: Response): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+  );
+
+/** The cheapest rung: one HTTP fetch with got through the guarded agents. */
+export class HttpRung {
+  constructor(
+    private readonly agents: Agents,
+    private readonly userAgent: string,
+    private readonly maxBodyBytes: number,
+  ) {}
+
+  async fetch(url: string, opts: { timeoutMs: number; headers: Record<string, string> }): Promise<Fetched> {
+    try {
+      const request = got(url, {
+        agent: this.agents,
+        followRedirect: true,
+        maxRedirects: 10,
+        throwHttpErrors: false,
+        decompress: true,
+        responseType: 'buffer',
+        retry: { limit: 0 },
+        timeout: { request: opts.timeoutMs },
+        headers: {
+          'user-agent': this.userAgent,
+          accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+          'accept-language': 'en;q=0.9,*;q=0.5',
+          ...opts.headers,
+        },
+      });
+      request.on('downloadProgress', (p) => {
+        if (p.transferred > this.maxBodyBytes) request.cancel(`body larger than ${this.maxBodyBytes} bytes`);
+      });
+      const res = await request;
+      const contentType = String(res.headers['content-type'] ?? '');
+      return {
+        finalUrl: res.url,
+        status: res.statusCode,
+        headers: flatHeaders(res),
+        html: decodeBody(res.rawBody, contentType),
+        redirects: res.redirectUrls.map(String),
+        contentType,
+      };
+    } catch (err) {
+      throw toFetchFailure(err);
+    }
+  }
+}
+
+export const toFetchFailure = (err: unknown): FetchFailure => {
+  if (err instanceof FetchFailure) return err;
+  const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
+  const cause = e.cause ?? err;
+  if (cause instanceof BlockedAddressError) return new FetchFailure('NETWORK', cause.message, err);
+  if (cause instanceof HostNotFoundError) return new FetchFailure('NETWORK', cause.message, err);
+  if (e.name === 'TimeoutError' || e.code === 'ETIMEDOUT')
+    return new FetchFailure('TIMEOUT', 'the page did not answer in time', err);
+  if (e.name === 'MaxRedirectsError') return new FetchFailure('NETWORK', 'too many redirects', err);
+  if (e.name === 'CancelError') return new FetchFailure('NETWORK', e.message ?? 'fetch cancelled', err);
+  return new FetchFailure('NETWORK', `${e.code ?? e.name ?? 'error'}: ${e.message ?? 'connection failed'}`, err);
+};

@@ -1,0 +1,29 @@
+import {
+  applyConfigPatch,
+  configInputSchema,
+  toConfigPatch,
+  type ResolvedConfig,
+  type ScrapeFormat,
+  type ScrapeRequest,
+} from '@tidemark/contracts';
+
+/** What one page fetch needs to know, resolved once per job from its request. */
+export interface LadderOptions {
+  formats: ScrapeFormat[];
+  config: ResolvedConfig;
+  /** What one page may cost at most (maxCredits, else config fetch.max_credits_per_page). */
+  maxCreditsPerPage: number | null;
+}
+
+export const resolveOptions = (req: ScrapeRequest): LadderOptions => {
+  const patch = toConfigPatch(configInputSchema.parse(req.config ?? {}));
+  if (req.scrapeOptions?.onlyMainContent !== undefined) patch.only_main_content = req.scrapeOptions.onlyMainContent;
+  if (req.maxCredits !== undefined) patch.max_credits_per_page = req.maxCredits;
+  const config = applyConfigPatch(undefined, patch);
+  const formats = req.formats ?? req.scrapeOptions?.formats ?? config.output.formats;
+  return {
+    formats: formats.length ? formats : ['markdown'],
+    config,
+    maxCreditsPerPage: config.fetch.max_credits_per_page,
+  };
+};

@@ -1,0 +1,101 @@
+import { newId, type Job, type Prisma, type PrismaClient } from '@tidemark/db';
+
+export interface JobProgress {
+  status: string;
+  progress: { done: number; total: number; queued: number };
+  creditsUsed: number;
+  counts: Record<string, number>;
+}
+
+/** The only file of scrape that touches job. */
+export class JobRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  create(data: {
+    workspaceId: string;
+    kind: string;
+    total: number;
+    request: object;
+    requestId: string | null;
+    secret: string | null;
+  }): Promise<Job> {
+    return this.prisma.job.create({
+      data: {
+        id: newId('job'),
+        workspaceId: data.workspaceId,
+        kind: data.kind,
+        status: 'queued',
+        progress: { done: 0, total: data.total, queued: data.total },
+        request: data.request as Prisma.InputJsonValue,
+        requestId: data.requestId,
+        secret: data.secret,
+      },
+    });
+  }
+
+  find(workspaceId: string, id: string, kind = 'scrape'): Promise<Job | null> {
+    return this.prisma.job.findFirst({ where: { id, workspaceId, kind } });
+  }
+
+  findById(id: string): Promise<Job | null> {
+    return this.prisma.job.findUnique({ where: { id } });
+  }
+
+  list(workspaceId: string, before: string | undefined, take: number, kind = 'scrape'): Promise<Job[]> {
+    return this.prisma.job.findMany({
+      where: { workspaceId, kind, ...(before ? { id: { lt: before } } : {}) },
+      orderBy: { id: 'desc' },
+      take,
+    });
+  }
+
+  /**
+   * Counts one settled page into its job in a single statement (the row lock orders concurrent
+   * workers) and finishes the job when it was the last; answers the job after the update.
+   */
+  async recordPage(jobId: string, credits: number, countKey: string): Promise<JobProgress & { finishedNow: boolean }> {
+    const rows = await this.prisma.$queryRaw<(JobProgress & { was: string })[]>`
+      WITH before AS (SELECT status AS was FROM job WHERE id = ${jobId} FOR UPDATE)
+      UPDATE job SET
+        progress = jsonb_build_object(
+          'done', (progress->>'done')::int + 1,
+          'total', (progress->>'total')::int,
+          'queued', GREATEST((progress->>'queued')::int - 1, 0)),
+        credits_used = credits_used + ${credits},
+        counts = counts || jsonb_build_object(${countKey}::text, COALESCE((counts->>${countKey})::int, 0) + 1),
+        status = CASE
+          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + 1 >= (progress->>'total')::int THEN 'done'
+          WHEN status = 'queued' THEN 'running'
+          ELSE status END,
+        stop = CASE
+          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + 1 >= (progress->>'total')::int THEN 'completed'
+          ELSE stop END,
+        updated_at = now()
+      FROM before
+      WHERE id = ${jobId}
+      RETURNING status, progress, credits_used AS "creditsUsed", counts, before.was`;
+    const row = rows[0]!;
+    return { ...row, finishedNow: row.status === 'done' && row.was !== 'done' };
+  }
+
+  /** Cancels a queued or running job; false when it had already ended. */
+  async cancel(workspaceId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.job.updateMany({
+      where: { id, workspaceId, status: { in: ['queued', 'running'] } },
+      data: { status: 'cancelled', stop: 'cancelled' },
+    });
+    return count > 0;
+  }
+
+  async markCancelledRows(jobId: string, cancelledRows: number): Promise<void> {
+    if (cancelledRows === 0) return;
+    await this.prisma.$executeRaw`
+      UPDATE job SET progress = jsonb_build_object(
+          'done', (progress->>'done')::int,
+          'total', (progress->>'total')::int,
+          'queued', GREATEST((progress->>'queued')::int - ${cancelledRows}, 0)),
+        counts = counts || jsonb_build_object('cancelled', COALESCE((counts->>'cancelled')::int, 0) + ${cancelledRows}),
+        updated_at = now()
+      WHERE id = ${jobId}`;
+  }
+}

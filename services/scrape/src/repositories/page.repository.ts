@@ -1,0 +1,118 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { newId, type Page, type Prisma, type PrismaClient } from '@tidemark/db';
+import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
+import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
+
+type RowData = PageResult['row'];
+
+/** The only file of scrape that touches page. Bodies are stored gzip-compressed. */
+export class PageRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** One queued row per URL, in the order given. */
+  async createQueued(workspaceId: string, jobId: string, urls: string[]): Promise<void> {
+    await this.prisma.page.createMany({
+      data: urls.map((url, position) => ({
+        id: newId('pg'),
+        workspaceId,
+        jobId,
+        position,
+        url,
+        status: 'queued',
+        data: emptyRow(url) as unknown as Prisma.InputJsonValue,
+      })),
+    });
+  }
+
+  /**
+   * Takes a row for fetching. False when it is done or cancelled: a redelivered message for a
+   * page already settled does nothing. A row left `running` by a worker that died is taken again.
+   */
+  async claim(jobId: string, position: number): Promise<boolean> {
+    const { count } = await this.prisma.page.updateMany({
+      where: { jobId, position, status: { in: ['queued', 'running'] } },
+      data: { status: 'running' },
+    });
+    return count > 0;
+  }
+
+  /** Writes a fetched page; false when the row was cancelled meanwhile (then nothing changes). */
+  async complete(jobId: string, position: number, result: PageResult): Promise<boolean> {
+    const hasBodies = Object.keys(result.bodies).length > 0;
+    const { count } = await this.prisma.page.updateMany({
+      where: { jobId, position, status: 'running' },
+      data: {
+        status: result.row.status,
+        httpStatus: result.row.httpStatus,
+        verdict: result.row.verdict,
+        errorCode: result.row.errorCode,
+        tier: result.row.tier,
+        credits: result.row.credits,
+        data: result.row as unknown as Prisma.InputJsonValue,
+        bodies: hasBodies ? new Uint8Array(gzipSync(JSON.stringify(result.bodies))) : null,
+        screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
+        crawledAt: result.row.crawledAt ? new Date(result.row.crawledAt) : new Date(),
+      },
+    });
+    return count > 0;
+  }
+
+  async cancelQueued(jobId: string): Promise<number> {
+    const { count } = await this.prisma.page.updateMany({
+      where: { jobId, status: 'queued' },
+      data: { status: 'cancelled' },
+    });
+    return count;
+  }
+
+  async list(jobId: string, after: number, take: number): Promise<Page[]> {
+    return this.prisma.page.findMany({
+      where: { jobId, position: { gte: after } },
+      orderBy: { position: 'asc' },
+      take,
+    });
+  }
+
+  /** The newest read copy of a URL in the workspace younger than `since`, for maxAge. */
+  async fresh(workspaceId: string, url: string, since: Date): Promise<Page | null> {
+    return this.prisma.page.findFirst({
+      where: { workspaceId, url, status: 'done', verdict: { in: ['ok', 'thin'] }, crawledAt: { gte: since } },
+      orderBy: { crawledAt: 'desc' },
+    });
+  }
+}
+
+/** A stored page as a row of the API, with the bodies the caller asked for. */
+export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {
+  const row = { ...(page.data as unknown as RowData), status: page.status as PageRow['status'] } as PageRow;
+  if (page.bodies) {
+    const bodies = JSON.parse(gunzipSync(page.bodies).toString()) as Bodies;
+    const want = (f: ScrapeFormat) => formats === 'all' || formats.includes(f);
+    if (want('markdown') && bodies.markdown !== undefined) row.markdown = bodies.markdown;
+    if (want('text') && bodies.text !== undefined) row.text = bodies.text;
+    if (want('cleanHtml') && bodies.cleanHtml !== undefined) row.cleanHtml = bodies.cleanHtml;
+    if (want('rawHtml') && bodies.html !== undefined) row.html = bodies.html;
+    if (want('links') && bodies.links !== undefined) row.links = bodies.links;
+  }
+  if (page.screenshot && (formats === 'all' || formats.includes('screenshot'))) {
+    row.screenshot = `data:image/jpeg;base64,${Buffer.from(page.screenshot).toString('base64')}`;
+  }
+  return row;
+};
+
+/** A stored copy served again under maxAge: verdict cached, nothing charged. */
+export const toCachedResult = (page: Page): PageResult => {
+  const row = page.data as unknown as RowData;
+  return {
+    row: {
+      ...row,
+      verdict: 'cached',
+      credits: 0,
+      billedAs: null,
+      signals: ['cached', ...row.signals],
+      reason: `served from the copy fetched at ${page.crawledAt?.toISOString()}`,
+    },
+    bodies: page.bodies ? (JSON.parse(gunzipSync(page.bodies).toString()) as Bodies) : {},
+    ...(page.screenshot ? { screenshot: Buffer.from(page.screenshot) } : {}),
+  };
+};

@@ -1,0 +1,45 @@
+import { scrapeRequestSchema, scrapeV1 } from '@tidemark/contracts';
+import { ValidationError } from '@tidemark/errors';
+import type { JobService } from '../jobs/job.service.js';
+
+const parseRequest = (json: string) => {
+  const raw = JSON.parse(json || '{}') as Record<string, unknown>;
+  const parsed = scrapeRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ValidationError('scrape request does not match its schema', { issues: parsed.error.issues });
+  }
+  return { request: parsed.data, raw };
+};
+
+/** gRPC in: decode → job service → envelope JSON. */
+export const scrapeRpc = (jobs: JobService) => ({
+  scrapeNow: async (req: scrapeV1.ScrapeNowRequest): Promise<scrapeV1.ScrapeNowResponse> => {
+    const { request, raw } = parseRequest(req.requestJson);
+    const { job } = await jobs.start(req.workspaceId, [req.url || request.url!], request, raw, req.requestId || null);
+    const ended = await jobs.waitForEnd(req.workspaceId, job.id, req.waitMs);
+    const envelope = await jobs.envelope(ended);
+    return {
+      jobId: job.id,
+      done: !['queued', 'running'].includes(ended.status),
+      envelopeJson: JSON.stringify(envelope),
+      credits: envelope.creditsUsed,
+    };
+  },
+  startBatch: async (req: scrapeV1.StartBatchRequest): Promise<scrapeV1.StartBatchResponse> => {
+    const { request, raw } = parseRequest(req.requestJson);
+    const { job, secret } = await jobs.start(req.workspaceId, req.urls, request, raw, req.requestId || null);
+    return { envelopeJson: JSON.stringify(await jobs.envelope(job, 0, 0)), webhookSecret: secret ?? '' };
+  },
+  getJob: async (req: scrapeV1.GetJobRequest): Promise<scrapeV1.GetJobResponse> => {
+    const job = await jobs.get(req.workspaceId, req.jobId);
+    return { envelopeJson: JSON.stringify(await jobs.envelope(job, req.after, req.limit || 100)) };
+  },
+  listJobs: async (req: scrapeV1.ListJobsRequest): Promise<scrapeV1.ListJobsResponse> => {
+    const rows = await jobs.list(req.workspaceId, req.before || undefined, req.limit || 25);
+    return { envelopesJson: await Promise.all(rows.map(async (j) => JSON.stringify(await jobs.envelope(j, 0, 0)))) };
+  },
+  cancelJob: async (req: scrapeV1.CancelJobRequest): Promise<scrapeV1.CancelJobResponse> => {
+    const job = await jobs.cancel(req.workspaceId, req.jobId);
+    return { envelopeJson: JSON.stringify(await jobs.envelope(job, 0, 0)) };
+  },
+});

@@ -1,0 +1,43 @@
+import type { WorkHandler } from '@tidemark/bus';
+import { scrapeRequestSchema } from '@tidemark/contracts';
+import type { HostLimiter } from '../ladder/host-limiter.js';
+import type { LadderService, PageResult } from '../ladder/ladder.service.js';
+import { resolveOptions } from '../ladder/options.js';
+import { stripInternal, type JobService } from '../jobs/job.service.js';
+import type { JobRepository } from '../repositories/job.repository.js';
+import type { PageRepository } from '../repositories/page.repository.js';
+
+/**
+ * NATS in: `work.scrape.page`. Waits for the host's politeness slot, then takes the row —
+ * skipping it when the job was cancelled meanwhile or the row is already settled, so a
+ * redelivery does nothing twice — runs the ladder, writes the row and counts it into the job.
+ */
+export const scrapePageHandler =
+  (deps: {
+    jobs: JobRepository;
+    pages: PageRepository;
+    jobService: JobService;
+    ladder: LadderService;
+    hosts: HostLimiter;
+  }): WorkHandler<'work.scrape.page'> =>
+  async (msg) => {
+    const job = await deps.jobs.findById(msg.jobId);
+    if (!job || job.status === 'cancelled') return;
+    const opts = resolveOptions(scrapeRequestSchema.parse(stripInternal(job.request)));
+    const result = await deps.hosts.run(
+      new URL(msg.url).host,
+      opts.config.fetch.concurrency,
+      async (): Promise<PageResult | null> => {
+        // Taken only now: a cancel that came while we queued for the host still stops this page.
+        const current = await deps.jobs.findById(msg.jobId);
+        if (!current || current.status === 'cancelled') return null;
+        if (!(await deps.pages.claim(msg.jobId, msg.position))) return null;
+        return deps.ladder.scrape(
+          { workspaceId: msg.workspaceId, jobId: msg.jobId, position: msg.position, url: msg.url },
+          opts,
+        );
+      },
+    );
+    if (result && (await deps.pages.complete(msg.jobId, msg.position, result)))
+      await deps.jobService.settled(job, result);
+  };

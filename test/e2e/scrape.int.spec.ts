@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+
+describe('POST /v1/scrape through the fleet (http rung; no browser pool in this fleet)', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap });
+    const ws = await t.createWorkspace('scrape');
+    key = ws.apiKey;
+    workspaceId = ws.workspaceId;
+    await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await web.close();
+  });
+
+  const scrape = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    t.call('POST', '/scrape', { key, body, headers });
+  const row = async (path: string, extra: Record<string, unknown> = {}) => {
+    const res = await scrape({ url: web.url('pages.test', path), ...extra });
+    expect([path, res.status]).toEqual([path, 200]);
+    return { res, row: res.body.data[0] };
+  };
+
+  it('reads an article: ok, http tier, 1 credit, markdown and the envelope of the spec', async () => {
+    const { res, row: page } = await row('/article', { formats: 'markdown,links,text' });
+    expect(Object.keys(res.body).sort()).toEqual(
+      [
+        'id',
+        'kind',
+        'status',
+        'progress',
+        'creditsUsed',
+        'counts',
+        'data',
+        'next',
+        'cursor',
+        'stop',
+        'request_id',
+        'error',
+        'createdAt',
+      ].sort(),
+    );
+    expect(res.body).toMatchObject({
+      kind: 'scrape',
+      status: 'done',
+      progress: { done: 1, total: 1, queued: 0 },
+      creditsUsed: 1,
+    });
+    expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+    expect(res.headers.get('x-service-credits')).toBe('1');
+    expect(page).toMatchObject({
+      verdict: 'ok',
+      errorCode: 'OK',
+      method: 'http',
+      tier: 'http',
+      credits: 1,
+      climbedTo: 'http',
+      httpStatus: 200,
+      billedAs: null,
+    });
+    expect(page.markdown).toContain('How tides work');
+    expect(page.text).toContain('How tides work');
+    expect(page.words).toBeGreaterThan(200);
+    expect(page.head.title).toBe('How tides work');
+    expect(page.signals).toEqual(expect.arrayContaining(['main']));
+  });
+
+  it.each([
+    ['/missing', 'blocked', 'NOT_FOUND'],
+    ['/gone', 'blocked', 'NOT_FOUND'],
+    ['/soft-404', 'blocked', 'NOT_FOUND'],
+    ['/login', 'blocked', 'LOGIN_REQUIRED'],
+    ['/short', 'thin', 'OK'],
+    ['/table', 'thin', 'OK'],
+    ['/rate-limited', 'blocked', 'RATE_LIMITED'],
+    ['/redirect', 'ok', 'OK'],
+    ['/latin1', 'ok', 'OK'],
+  ])('%s reads as %s / %s', async (path, verdict, errorCode) => {
+    const { row: page } = await row(path);
+    expect([path, page.verdict, page.errorCode]).toEqual([path, verdict, errorCode]);
+    expect(page.credits).toBe(1);
+  });
+
+  it('keeps shape, warnings and Retry-After', async () => {
+    expect((await row('/short')).row).toMatchObject({ shape: 'form', warnings: ['short'] });
+    expect((await row('/table')).row.shape).toBe('table');
+    expect((await row('/rate-limited')).row.retryAfter).toBe(30);
+    expect((await row('/soft-404')).row.signals).toContain('soft 404');
+    expect((await row('/latin1', { formats: 'markdown' })).row.markdown).toContain('Café crème');
+    expect((await row('/redirect')).row.finalUrl).toBe(web.url('pages.test', '/article'));
+  });
+
+  it('stops an app shell at maxTier http with TIER_LIMIT', async () => {
+    const { row: page } = await row('/app', { config: { maxTier: 'http' } });
+    expect(page).toMatchObject({
+      verdict: 'blocked',
+      errorCode: 'TIER_LIMIT',
+      method: 'http',
+      climbedTo: 'http',
+      credits: 1,
+    });
+    expect(page.signals).toEqual(expect.arrayContaining(['app shell', 'no script']));
+  });
+
+  it('keeps the http answer when the browser tier is unreachable, and says so', async () => {
+    const { row: page } = await row('/challenge');
+    expect(page).toMatchObject({ verdict: 'blocked', errorCode: 'BLOCKED', method: 'http', credits: 1 });
+    expect(page.warnings).toContain('browser tier unavailable');
+    expect((await t.call('GET', '/me', { key })).body.credits.remaining).toBeGreaterThan(0);
+  });
+
+  it('caps a page with maxCredits below the browser price: BUDGET_EXHAUSTED', async () => {
+    const { row: page } = await row('/app', { maxCredits: 2 });
+    expect(page).toMatchObject({ errorCode: 'BUDGET_EXHAUSTED', credits: 1, climbedTo: 'http' });
+  });
+
+  it('gives a workspace with 3 credits left BUDGET_EXHAUSTED rather than a browser fetch', async () => {
+    const poor = await t.createWorkspace('poor');
+    await t.call('GET', '/me', { key: poor.apiKey }); // welcome credits in
+    await t.db.prisma.ledgerEntry.create({
+      data: {
+        id: 'led_poor',
+        workspaceId: poor.workspaceId,
+        kind: 'charge',
+        reason: 'test',
+        credits: -997,
+        reference: 'test:poor',
+      },
+    });
+    const res = await t.call('POST', '/scrape', { key: poor.apiKey, body: { url: web.url('pages.test', '/app') } });
+    expect(res.body.data[0]).toMatchObject({ errorCode: 'BUDGET_EXHAUSTED', method: 'http', credits: 1 });
+    expect(res.body.data[0].warnings).not.toContain('browser tier unavailable');
+    expect((await t.call('GET', '/me', { key: poor.apiKey })).body.credits.remaining).toBe(2);
+  });
+
+  it('refuses private and metadata addresses, and a redirect to them, at no cost', async () => {
+    for (const url of ['http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/']) {
+      const res = await scrape({ url, timeout: 10 });
+      expect([url, res.status, res.body.data[0].status, res.body.data[0].errorCode, res.body.data[0].credits]).toEqual([
+        url,
+        200,
+        'error',
+        'NETWORK',
+        0,
+      ]);
+      expect(res.body.data[0].reason).toMatch(/private or reserved/);
+    }
+  });
+
+  it('answers 202 with the id when the timeout passes, and the fetch goes on', async () => {
+    const res = await scrape({ url: web.url('pages.test', '/slow'), timeout: 1 });
+    expect(res.status).toBe(202);
+    expect(res.body.status).toMatch(/queued|running/);
+    let job = res.body;
+    for (let i = 0; i < 50 && job.status !== 'done'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await t.call('GET', `/scrape/${res.body.id}`, { key })).body;
+    }
+    expect(job).toMatchObject({ status: 'done', data: [{ verdict: 'ok' }] });
+  });
+
+  it('scrapes a batch of 200 URLs across 4 hosts, one row each, in the order asked', async () => {
+    const urls = ['a.test', 'b.test', 'c.test', 'd.test'].flatMap((h) =>
+      Array.from({ length: 50 }, (_, i) => web.url(h, `/p/${i}`)),
+    );
+    const res = await scrape({ urls });
+    expect(res.status).toBe(202);
+    expect(res.body.progress).toEqual({ done: 0, total: 200, queued: 200 });
+    let job = res.body;
+    for (let i = 0; i < 150 && job.status !== 'done'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await t.call('GET', `/scrape/${res.body.id}?limit=1000`, { key })).body;
+    }
+    expect(job.status).toBe('done');
+    expect(job.progress).toEqual({ done: 200, total: 200, queued: 0 });
+    expect(job.data.map((r: { url: string }) => r.url)).toEqual(urls);
+    expect(job.data.every((r: { verdict: string }) => r.verdict === 'ok')).toBe(true);
+    expect(job.creditsUsed).toBe(200);
+    expect(job.counts.ok).toBe(200);
+    // Paged reading with next links.
+    const first = (await t.call('GET', `/scrape/${res.body.id}?limit=150`, { key })).body;
+    expect(first.data).toHaveLength(150);
+    const next = await fetch(first.next, { headers: { authorization: `Bearer ${key}` } });
+    const second = (await next.json()) as { data: { url: string }[]; next: string | null };
+    expect(second.data.map((r) => r.url)).toEqual(urls.slice(150));
+    expect(second.next).toBeNull();
+  });
+
+  it('cancels a batch: URLs not yet fetched are not fetched', async () => {
+    const urls = Array.from({ length: 30 }, () => web.url('pages.test', '/slow'));
+    const res = await scrape({ urls: urls.map((u, i) => `${u}?n=${i}`) });
+    const cancelled = await t.call('DELETE', `/scrape/${res.body.id}`, { key });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    await new Promise((r) => setTimeout(r, 4000));
+    const job = (await t.call('GET', `/scrape/${res.body.id}?limit=100`, { key })).body;
+    const statuses = job.data.map((r: { status: string }) => r.status);
+    expect(job.status).toBe('cancelled');
+    expect(statuses.filter((s: string) => s === 'cancelled').length).toBeGreaterThan(20);
+    expect(statuses.every((s: string) => s === 'cancelled' || s === 'done')).toBe(true);
+    expect(job.creditsUsed).toBe(statuses.filter((s: string) => s === 'done').length);
+  });
+
+  it('lists jobs, hides other workspaces, and replays an idempotent scrape', async () => {
+    const headers = { 'idempotency-key': 'scrape-once' };
+    const a = await scrape({ url: web.url('pages.test', '/article') }, headers);
+    const b = await scrape({ url: web.url('pages.test', '/article') }, headers);
+    expect(b.body.id).toBe(a.body.id);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    const list = await t.call('GET', '/scrape?limit=2', { key });
+    expect(list.body.data).toHaveLength(2);
+    expect(list.body.data[0].id).toBe(a.body.id);
+    expect(list.body.next).toMatch(/\/v1\/scrape\?cursor=/);
+    const other = (await t.createWorkspace('other')).apiKey;
+    expect((await t.call('GET', `/scrape/${a.body.id}`, { key: other })).status).toBe(404);
+    expect((await t.call('DELETE', `/scrape/${a.body.id}`, { key: other })).status).toBe(404);
+  });
+
+  it('validates the request', async () => {
+    expect((await scrape({})).status).toBe(422);
+    expect((await scrape({ url: 'ftp://x' })).body.error).toMatch(/^body\.url/);
+    expect((await scrape({ url: web.url('pages.test', '/article'), formats: 'markdown,pdf' })).body.error).toContain(
+      '"pdf"',
+    );
+    expect((await scrape({ urls: Array.from({ length: 501 }, () => 'https://x.example/') })).status).toBe(422);
+    expect(
+      (await scrape({ url: web.url('pages.test', '/article'), webhook_url: 'https://hook.example/' })).body.error,
+    ).toMatch(/batches/);
+    expect((await scrape({ url: web.url('pages.test', '/article'), timeout: 121 })).status).toBe(422);
+    expect((await scrape({ url: web.url('pages.test', '/article'), destination: 'dst_x' })).status).toBe(404);
+  });
+});
