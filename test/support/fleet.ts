@@ -46,8 +46,13 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     GATEWAY_PORT: '0',
     BILLING_GRPC_LISTEN: '127.0.0.1:0',
     SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
-    // Until the browser pool joins the test fleet, the browser tier is "unavailable" here.
+    // Chromium only where a test asks for it (FLEET_BROWSER_POOL: '1'); elsewhere the browser
+    // tier is unavailable and the rows say so.
+    FLEET_BROWSER_POOL: '0',
     BROWSER_POOL_GRPC_URL: '127.0.0.1:1',
+    BROWSER_POOL_GRPC_LISTEN: '127.0.0.1:0',
+    BROWSER_POOL_BROWSERS: '1',
+    BROWSER_POOL_TABS_PER_BROWSER: '4',
     BILLING_ACK_WAIT_MS: '2000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     FETCH_ALLOW_NETWORKS: '127.0.0.0/8',

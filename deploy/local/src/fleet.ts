@@ -1,4 +1,5 @@
 import * as billing from '@tidemark/billing';
+import * as browserPool from '@tidemark/browser-pool';
 import * as gateway from '@tidemark/gateway';
 import * as scrape from '@tidemark/scrape';
 
@@ -6,12 +7,15 @@ export interface Fleet {
   /** The API root, ending in /v1. */
   apiUrl: string;
   /** Where each gRPC service ended up listening (ports may have been picked by the system). */
-  grpc: { billing: string; scrape: string };
+  grpc: { billing: string; scrape: string; browserPool: string | null };
   gateway: gateway.GatewayApp;
+  /** Stops one service while the rest run on (failure tests). */
+  stopService(name: 'browserPool' | 'scrape' | 'billing'): Promise<void>;
   stop(): Promise<void>;
 }
 
 interface Started {
+  name: string;
   stop(): Promise<void>;
 }
 
@@ -30,25 +34,42 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
   const started: Started[] = [];
   const stopAll = async () => {
     for (const s of started.reverse()) await s.stop();
+    started.length = 0;
+  };
+  const stopService = async (name: string) => {
+    const i = started.findIndex((s) => s.name === name);
+    if (i >= 0) await started.splice(i, 1)[0]!.stop();
   };
   try {
     const billingCfg = billing.loadConfig(env);
     const billingApp = await billing.buildApp(billingCfg);
-    started.push(billingApp);
+    started.push({ name: 'billing', stop: () => billingApp.stop() });
     env.BILLING_GRPC_URL = dial(billingCfg.BILLING_GRPC_LISTEN, (await billingApp.start()).grpcPort);
+
+    // FLEET_BROWSER_POOL=0 leaves Chromium out (tests that do not need the browser tier): the
+    // scrape service then finds the browser tier unavailable and says so on the rows.
+    let browserPoolUrl: string | null = null;
+    if (env.FLEET_BROWSER_POOL !== '0') {
+      const poolCfg = browserPool.loadConfig(env);
+      const poolApp = await browserPool.buildApp(poolCfg);
+      started.push({ name: 'browserPool', stop: () => poolApp.stop() });
+      browserPoolUrl = dial(poolCfg.BROWSER_POOL_GRPC_LISTEN, (await poolApp.start()).grpcPort);
+      env.BROWSER_POOL_GRPC_URL = browserPoolUrl;
+    }
 
     const scrapeCfg = scrape.loadConfig(env);
     const scrapeApp = await scrape.buildApp(scrapeCfg);
-    started.push(scrapeApp);
+    started.push({ name: 'scrape', stop: () => scrapeApp.stop() });
     env.SCRAPE_GRPC_URL = dial(scrapeCfg.SCRAPE_GRPC_LISTEN, (await scrapeApp.start()).grpcPort);
 
     const gatewayApp = await gateway.buildApp(gateway.loadConfig(env));
-    started.push(gatewayApp);
+    started.push({ name: 'gateway', stop: () => gatewayApp.stop() });
     const { url } = await gatewayApp.start();
     return {
       apiUrl: url,
-      grpc: { billing: env.BILLING_GRPC_URL, scrape: env.SCRAPE_GRPC_URL },
+      grpc: { billing: env.BILLING_GRPC_URL, scrape: env.SCRAPE_GRPC_URL, browserPool: browserPoolUrl },
       gateway: gatewayApp,
+      stopService,
       stop: stopAll,
     };
   } catch (err) {

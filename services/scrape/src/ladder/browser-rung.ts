@@ -19,9 +19,63 @@ export class BrowserUnavailable extends Error {
   }
 }
 
+/** What the browser pool says went wrong (its README, "Errors"), from the error's details. */
+const renderFailure = (err: unknown): string | undefined =>
+  err instanceof ApiError ? ((err.meta.details as { reason?: string } | undefined)?.reason ?? undefined) : undefined;
+
+/**
+ * A failed render as the ladder understands it: the page's own failures become TIMEOUT or
+ * NETWORK; a pool that cannot be reached is BrowserUnavailable; a busy pool stays a retryable
+ * ApiError, so the work message is tried again later.
+ */
+const toLadderError = (err: unknown, reason: string | undefined): Error => {
+  const message = err instanceof Error ? err.message : 'render failed';
+  switch (reason) {
+    case 'timeout':
+      return new FetchFailure('TIMEOUT', message, err);
+    case 'blocked_address':
+    case 'network':
+    case 'crashed':
+    case 'exit_failed':
+      return new FetchFailure('NETWORK', message, err);
+    case 'busy':
+      return err as Error;
+    default:
+      if (err instanceof ApiError && err.code === 'unavailable') return new BrowserUnavailable(err);
+      return new FetchFailure('NETWORK', message, err);
+  }
+};
+
 /** The browser rungs: a render by services/browser-pool, directly or through a residential exit. */
 export class BrowserRung {
   constructor(private readonly pool: RpcClient<browserPoolV1.BrowserPoolServiceClient>) {}
+
+  private request(
+    url: string,
+    opts: {
+      timeoutMs: number;
+      headers: Record<string, string>;
+      waitForMs: number;
+      screenshot: boolean;
+      useExit: boolean;
+    },
+  ): browserPoolV1.RenderRequest {
+    return {
+      url,
+      headers: opts.headers,
+      cookies: [],
+      viewportWidth: 1366,
+      viewportHeight: 900,
+      waitUntil: 'load',
+      waitForMs: opts.waitForMs,
+      waitForSelector: '',
+      timeoutMs: opts.timeoutMs,
+      screenshot: opts.screenshot,
+      screenshotFullPage: false,
+      useExit: opts.useExit,
+      blockMedia: !opts.screenshot,
+    };
+  }
 
   async fetch(
     url: string,
@@ -33,32 +87,16 @@ export class BrowserRung {
       useExit: boolean;
     },
   ): Promise<Rendered> {
-    let res: browserPoolV1.RenderResponse;
-    try {
-      res = await this.pool.call(
-        'render',
-        {
-          url,
-          headers: opts.headers,
-          cookies: [],
-          viewportWidth: 1366,
-          viewportHeight: 900,
-          waitUntil: 'load',
-          waitForMs: opts.waitForMs,
-          waitForSelector: '',
-          timeoutMs: opts.timeoutMs,
-          screenshot: opts.screenshot,
-          screenshotFullPage: false,
-          useExit: opts.useExit,
-          blockMedia: !opts.screenshot,
-        },
-        opts.timeoutMs + 5_000,
-      );
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'unavailable') throw new BrowserUnavailable(err);
-      if (err instanceof ApiError && /timeout|timed out/i.test(err.message))
-        throw new FetchFailure('TIMEOUT', err.message, err);
-      throw new FetchFailure('NETWORK', err instanceof Error ? err.message : 'render failed', err);
+    let res: browserPoolV1.RenderResponse | undefined;
+    // A crashed tab or a failed exit is the pool's trouble, not the page's: one more try.
+    for (let attempt = 1; !res; attempt++) {
+      try {
+        res = await this.pool.call('render', this.request(url, opts), opts.timeoutMs + 20_000);
+      } catch (err) {
+        const reason = renderFailure(err);
+        if ((reason === 'crashed' || reason === 'exit_failed') && attempt < 2) continue;
+        throw toLadderError(err, reason);
+      }
     }
     return {
       finalUrl: res.finalUrl || url,

@@ -180,6 +180,8 @@ export class LadderService {
     }
 
     const { reading, fetched, rung } = chosen as Required<Pick<Attempt, 'reading' | 'fetched' | 'rung'>>;
+    const lastFailure = attempts.at(-1)?.failure;
+    if (lastFailure) warnings.push(`${attempts.at(-1)!.rung.rung} rung failed: ${lastFailure.message}`);
     const v = reading.verdict;
     const signals = [...v.signals];
     if (

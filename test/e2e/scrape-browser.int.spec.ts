@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+
+describe('the browser rungs through the fleet (real Chromium)', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, FLEET_BROWSER_POOL: '1' });
+    const ws = await t.createWorkspace('browser');
+    key = ws.apiKey;
+    await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await web.close();
+  });
+
+  const scrape = async (path: string, extra: Record<string, unknown> = {}) => {
+    const res = await t.call('POST', '/scrape', { key, body: { url: web.url('pages.test', path), ...extra } });
+    expect([path, res.status]).toEqual([path, 200]);
+    return res.body.data[0];
+  };
+
+  it('climbs an app shell to the browser, which reads it: ok with render confirmed, 5 credits', async () => {
+    const page = await scrape('/app', { formats: 'markdown' });
+    expect(page).toMatchObject({
+      verdict: 'ok',
+      errorCode: 'OK',
+      method: 'browser',
+      tier: 'browser',
+      climbedTo: 'browser',
+      credits: 5,
+      billedAs: null,
+    });
+    expect(page.signals).toContain('render confirmed');
+    expect(page.markdown).toContain('Rendered');
+  });
+
+  it('starts at the browser with render_js always, and takes a JPEG screenshot', async () => {
+    const page = await scrape('/article', { config: { render_js: 'always' }, formats: 'markdown,screenshot' });
+    expect(page).toMatchObject({ verdict: 'ok', method: 'browser', credits: 5 });
+    expect(page.screenshot).toMatch(/^data:image\/jpeg;base64,\/9j\//);
+  });
+
+  it('reports a captcha widget the browser finds, and stops at maxTier', async () => {
+    const page = await scrape('/captcha');
+    expect(page).toMatchObject({
+      verdict: 'blocked',
+      errorCode: 'TIER_LIMIT',
+      method: 'browser',
+      widget: 'recaptcha',
+      solved: 'none',
+      credits: 5,
+    });
+    expect(page.reason).toMatch(/captcha/i);
+  });
+
+  it('loses no URL when the browser pool dies during a batch', async () => {
+    const urls = Array.from({ length: 16 }, (_, i) => web.url('pages.test', `/app?n=${i}`));
+    const res = await t.call('POST', '/scrape', { key, body: { urls } });
+    expect(res.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 1500));
+    await t.fleet.stopService('browserPool');
+    let job = res.body;
+    for (let i = 0; i < 200 && job.status !== 'done'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await t.call('GET', `/scrape/${res.body.id}`, { key })).body;
+    }
+    expect(job.status).toBe('done');
+    expect(job.data).toHaveLength(16);
+    for (const row of job.data) {
+      expect(row.status).toBe('done');
+      if (row.method === 'browser') expect(row).toMatchObject({ verdict: 'ok', credits: 5 });
+      else {
+        expect(row).toMatchObject({ method: 'http', errorCode: 'SHELL', credits: 1 });
+        expect(row.warnings.join(' ')).toMatch(/browser (tier unavailable|rung failed)/);
+      }
+    }
+    expect(job.data.some((r: { method: string }) => r.method === 'http')).toBe(true);
+  });
+});
