@@ -83,3 +83,54 @@ describe('the browser rungs through the fleet (real Chromium)', () => {
     expect(job.data.some((r: { method: string }) => r.method === 'http')).toBe(true);
   });
 });
+
+describe('the playground', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, FLEET_BROWSER_POOL: '1' });
+    key = (await t.createWorkspace('playground')).apiKey;
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await web.close();
+  });
+
+  it('reads a page with its evidence, rung by rung, and serves the screenshot', async () => {
+    const started = await t.call('POST', '/playground/extract', { key, body: { url: web.url('pages.test', '/app') } });
+    expect(started.status).toBe(202);
+    const res = await t.call('GET', `/playground/${started.body.id}?wait=30`, { key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'done', creditsUsed: 5, result: { verdict: 'ok', method: 'browser' } });
+    expect(res.body.evidence.attempts.map((a: { rung: string; errorCode: string }) => [a.rung, a.errorCode])).toEqual([
+      ['http', 'SHELL'],
+      ['browser', 'OK'],
+    ]);
+    expect(res.body.evidence.attempts[0].signals).toContain('app shell');
+    expect(res.body.result).toHaveProperty('markdown');
+    expect(res.body.result).toHaveProperty('html');
+    const shot = await fetch(res.body.screenshot, { headers: { authorization: `Bearer ${key}` } });
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get('content-type')).toBe('image/jpeg');
+    const bytes = Buffer.from(await shot.arrayBuffer());
+    expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+  });
+
+  it('keeps to http when the browser is not allowed, and has no screenshot', async () => {
+    const started = await t.call('POST', '/playground/extract', {
+      key,
+      body: { url: web.url('pages.test', '/app'), allow_browser: false },
+    });
+    const res = await t.call('GET', `/playground/${started.body.id}?wait=30`, { key });
+    expect(res.body.result).toMatchObject({ errorCode: 'TIER_LIMIT', method: 'http' });
+    expect(res.body.screenshot).toBeNull();
+    expect((await t.call('GET', `/playground/${started.body.id}/screenshot`, { key })).status).toBe(404);
+    const other = (await t.createWorkspace('nosy')).apiKey;
+    expect((await t.call('GET', `/playground/${started.body.id}`, { key: other })).status).toBe(404);
+    // A scrape job is not a playground job and the other way round.
+    expect((await t.call('GET', `/scrape/${started.body.id}`, { key })).status).toBe(404);
+  });
+});

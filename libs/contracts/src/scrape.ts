@@ -100,6 +100,20 @@ export const pageRowSchema = z
     finalUrl: z.string().nullable(),
     retryAfter: z.number().int().optional(),
     crawledAt: z.string().nullable(),
+    attempts: z
+      .array(
+        z.object({
+          rung: z.string(),
+          httpStatus: z.number().int().nullable(),
+          verdict: z.string().nullable(),
+          errorCode: z.string().nullable(),
+          signals: z.array(z.string()),
+          ms: z.number().int(),
+          error: z.string().optional(),
+        }),
+      )
+      .optional()
+      .describe('every rung tried, in order (playground evidence)'),
   })
   .meta({ id: 'PageRow' });
 export type PageRow = z.infer<typeof pageRowSchema>;

@@ -28,6 +28,7 @@ import { meRoutes } from './routes/me.routes.js';
 import { metaRoutes } from './routes/meta.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
+import { playgroundRoutes } from './routes/playground.routes.js';
 import { ApiKeyService } from './services/api-key.service.js';
 import { ProjectService } from './services/project.service.js';
 import { WorkspaceService } from './services/workspace.service.js';
@@ -86,6 +87,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...metaRoutes(),
     ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
+    ...playgroundRoutes(scrape),
   ];
   const openapi = buildOpenApi(routes);
   const docsPage = renderDocsPage(openapi);

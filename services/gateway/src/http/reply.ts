@@ -10,6 +10,7 @@ export const sendReply = async (req: Request, res: Response, reply: Reply): Prom
   if (observer) await observer(reply);
   for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
   res.status(reply.status);
-  if (reply.body === undefined || reply.status === 204 || req.method === 'HEAD') res.end();
+  if (reply.raw) res.end(reply.raw);
+  else if (reply.body === undefined || reply.status === 204 || req.method === 'HEAD') res.end();
   else res.json(reply.body);
 };

@@ -25,6 +25,8 @@ export interface AuthContext {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** Bytes sent as they are (an image); `headers` gives their Content-Type. */
+  raw?: Buffer;
   headers?: Record<string, string>;
 }
 

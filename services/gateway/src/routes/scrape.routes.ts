@@ -62,7 +62,7 @@ export const scrapeRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>, pu
         const waitMs = body.timeout * 1000;
         const res = await scrape.call(
           'scrapeNow',
-          { workspaceId: auth.workspaceId, url: body.url, requestJson, waitMs, requestId },
+          { workspaceId: auth.workspaceId, url: body.url, requestJson, waitMs, requestId, kind: 'scrape' },
           waitMs + 15_000,
         );
         const envelope = JSON.parse(res.envelopeJson) as JobEnvelope;
@@ -129,6 +129,7 @@ export const scrapeRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>, pu
         jobId: params.id,
         after: query.cursor ?? 0,
         limit: query.limit,
+        kind: 'scrape',
       });
       return {
         status: 200,

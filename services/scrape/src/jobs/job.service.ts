@@ -10,6 +10,9 @@ import { resolveOptions } from '../ladder/options.js';
 import type { JobRepository } from '../repositories/job.repository.js';
 import { toRow, type PageRepository } from '../repositories/page.repository.js';
 
+export type JobKind = 'scrape' | 'playground';
+export const jobKind = (kind: string | undefined): JobKind => (kind === 'playground' ? 'playground' : 'scrape');
+
 /** Core-NATS broadcast when a job ends, so a ScrapeNow waiting anywhere answers at once. */
 export const jobDoneSubject = (jobId: string) => `scrape.job.${jobId}.done`;
 export const jobDoneMessage = z.object({ jobId: z.string(), status: z.string() });
@@ -48,11 +51,12 @@ export class JobService {
     request: ScrapeRequest,
     raw: Record<string, unknown>,
     requestId: string | null,
+    kind: JobKind = 'scrape',
   ): Promise<{ job: Job; secret: string | null }> {
     const secret = request.webhook_url ? `whsec_${randomBytes(24).toString('base64url')}` : null;
     const job = await this.jobs.create({
       workspaceId,
-      kind: 'scrape',
+      kind,
       total: urls.length,
       request: { ...raw, batch: request.urls !== undefined },
       requestId,
@@ -81,26 +85,34 @@ export class JobService {
    * Waits up to `ms` for a job to end: the done broadcast answers at once; a read of the job
    * right after subscribing (and every second) covers a job that ended before we listened.
    */
-  async waitForEnd(workspaceId: string, jobId: string, ms: number): Promise<Job> {
+  async waitForEnd(workspaceId: string, jobId: string, ms: number, kind: JobKind = 'scrape'): Promise<Job> {
     const until = Date.now() + ms;
     for (;;) {
       const left = until - Date.now();
       const done = this.bus.waitForBroadcast(jobDoneSubject(jobId), jobDoneMessage, Math.max(1, Math.min(1000, left)));
-      const job = await this.get(workspaceId, jobId);
+      const job = await this.get(workspaceId, jobId, kind);
       if (!['queued', 'running'].includes(job.status) || left <= 0) return job;
-      if (await done) return this.get(workspaceId, jobId);
+      if (await done) return this.get(workspaceId, jobId, kind);
     }
   }
 
-  async get(workspaceId: string, jobId: string): Promise<Job> {
-    const job = await this.jobs.find(workspaceId, jobId);
-    if (!job) throw new NotFoundError('scrape job');
+  async get(workspaceId: string, jobId: string, kind: JobKind = 'scrape'): Promise<Job> {
+    const job = await this.jobs.find(workspaceId, jobId, kind);
+    if (!job) throw new NotFoundError(`${kind} job`);
     return job;
+  }
+
+  async screenshot(workspaceId: string, jobId: string, position: number, kind: JobKind): Promise<Uint8Array> {
+    await this.get(workspaceId, jobId, kind);
+    const jpeg = await this.pages.screenshot(jobId, position);
+    if (!jpeg) throw new NotFoundError('screenshot');
+    return jpeg;
   }
 
   async envelope(job: Job, after = 0, limit = 100): Promise<JobEnvelope> {
     const request = scrapeRequestSchema.parse(stripInternal(job.request));
-    const formats = resolveOptions(request).formats;
+    // A playground job shows every body it kept and the evidence.
+    const formats = job.kind === 'playground' ? 'all' : resolveOptions(request).formats;
     const rows = await this.pages.list(job.id, after, limit + 1);
     const more = rows.length > limit;
     const shown = more ? rows.slice(0, limit) : rows;

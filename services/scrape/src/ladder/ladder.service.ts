@@ -51,6 +51,7 @@ interface Attempt {
   fetched?: Fetched | Rendered;
   reading?: PageReading;
   failure?: FetchFailure;
+  ms: number;
 }
 
 const rungIndex = (rung: EngineRung) => ENGINE_LADDER.findIndex((r) => r.rung === rung);
@@ -111,8 +112,9 @@ export class LadderService {
         throw err;
       }
       holds.push(reference);
-      const attempt: Attempt = { rung };
+      const attempt: Attempt = { rung, ms: 0 };
       attempts.push(attempt);
+      const began = performance.now();
       try {
         attempt.fetched =
           rung.tier === 'http'
@@ -133,10 +135,12 @@ export class LadderService {
         }
         if (!(err instanceof FetchFailure)) throw err;
         attempt.failure = err;
+        attempt.ms = Math.round(performance.now() - began);
         break; // no answer at all: a higher rung would meet the same network
       }
       const widget = 'widget' in attempt.fetched ? (attempt.fetched as Rendered).widget : undefined;
       attempt.reading = readPage(attempt.fetched, rung.tier, opts, widget);
+      attempt.ms = Math.round(performance.now() - began);
       if (!attempt.reading.verdict.climb) break;
     }
 
@@ -161,6 +165,15 @@ export class LadderService {
     await Promise.all(holds.map((ref) => this.credits.charge(page.workspaceId, ref, ref === chargedRef ? credits : 0)));
 
     const crawledAt = new Date().toISOString();
+    const evidence = attempts.map((a) => ({
+      rung: a.rung.rung,
+      httpStatus: a.fetched?.status ?? null,
+      verdict: a.reading?.verdict.verdict ?? null,
+      errorCode: a.reading?.verdict.errorCode ?? a.failure?.errorCode ?? null,
+      signals: a.reading?.verdict.signals ?? [],
+      ms: a.ms,
+      ...(a.failure ? { error: a.failure.message } : {}),
+    }));
     if (!chosen) {
       const failure = attempts.at(-1)?.failure;
       const errorCode: PageErrorCode = failure?.errorCode ?? stop?.code ?? 'NETWORK';
@@ -174,6 +187,7 @@ export class LadderService {
           climbedTo,
           reason: failure?.message ?? stop?.reason ?? PAGE_ERROR_CODES[errorCode],
           crawledAt,
+          attempts: evidence,
         },
         bodies: {},
       };
@@ -229,6 +243,7 @@ export class LadderService {
         finalUrl: fetched.finalUrl,
         ...(v.retryAfter !== undefined ? { retryAfter: v.retryAfter } : {}),
         crawledAt,
+        attempts: evidence,
       },
       bodies,
       ...(rendered?.screenshot ? { screenshot: rendered.screenshot } : {}),

@@ -65,6 +65,11 @@ export class PageRepository {
     return count;
   }
 
+  async screenshot(jobId: string, position: number): Promise<Uint8Array | null> {
+    const page = await this.prisma.page.findFirst({ where: { jobId, position }, select: { screenshot: true } });
+    return page?.screenshot ?? null;
+  }
+
   async list(jobId: string, after: number, take: number): Promise<Page[]> {
     return this.prisma.page.findMany({
       where: { jobId, position: { gte: after } },
@@ -85,6 +90,8 @@ export class PageRepository {
 /** A stored page as a row of the API, with the bodies the caller asked for. */
 export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {
   const row = { ...(page.data as unknown as RowData), status: page.status as PageRow['status'] } as PageRow;
+  // The rung-by-rung evidence is the playground's; scrape rows stay lean.
+  if (formats !== 'all') delete row.attempts;
   if (page.bodies) {
     const bodies = JSON.parse(gunzipSync(page.bodies).toString()) as Bodies;
     const want = (f: ScrapeFormat) => formats === 'all' || formats.includes(f);

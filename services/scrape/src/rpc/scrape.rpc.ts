@@ -1,6 +1,6 @@
 import { scrapeRequestSchema, scrapeV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
-import type { JobService } from '../jobs/job.service.js';
+import { jobKind, type JobService } from '../jobs/job.service.js';
 
 const parseRequest = (json: string) => {
   const raw = JSON.parse(json || '{}') as Record<string, unknown>;
@@ -15,8 +15,16 @@ const parseRequest = (json: string) => {
 export const scrapeRpc = (jobs: JobService) => ({
   scrapeNow: async (req: scrapeV1.ScrapeNowRequest): Promise<scrapeV1.ScrapeNowResponse> => {
     const { request, raw } = parseRequest(req.requestJson);
-    const { job } = await jobs.start(req.workspaceId, [req.url || request.url!], request, raw, req.requestId || null);
-    const ended = await jobs.waitForEnd(req.workspaceId, job.id, req.waitMs);
+    const kind = jobKind(req.kind);
+    const { job } = await jobs.start(
+      req.workspaceId,
+      [req.url || request.url!],
+      request,
+      raw,
+      req.requestId || null,
+      kind,
+    );
+    const ended = await jobs.waitForEnd(req.workspaceId, job.id, req.waitMs, kind);
     const envelope = await jobs.envelope(ended);
     return {
       jobId: job.id,
@@ -31,13 +39,16 @@ export const scrapeRpc = (jobs: JobService) => ({
     return { envelopeJson: JSON.stringify(await jobs.envelope(job, 0, 0)), webhookSecret: secret ?? '' };
   },
   getJob: async (req: scrapeV1.GetJobRequest): Promise<scrapeV1.GetJobResponse> => {
-    const job = await jobs.get(req.workspaceId, req.jobId);
+    const job = await jobs.get(req.workspaceId, req.jobId, jobKind(req.kind));
     return { envelopeJson: JSON.stringify(await jobs.envelope(job, req.after, req.limit || 100)) };
   },
   listJobs: async (req: scrapeV1.ListJobsRequest): Promise<scrapeV1.ListJobsResponse> => {
     const rows = await jobs.list(req.workspaceId, req.before || undefined, req.limit || 25);
     return { envelopesJson: await Promise.all(rows.map(async (j) => JSON.stringify(await jobs.envelope(j, 0, 0)))) };
   },
+  getScreenshot: async (req: scrapeV1.GetScreenshotRequest): Promise<scrapeV1.GetScreenshotResponse> => ({
+    jpeg: Buffer.from(await jobs.screenshot(req.workspaceId, req.jobId, req.position, jobKind(req.kind))),
+  }),
   cancelJob: async (req: scrapeV1.CancelJobRequest): Promise<scrapeV1.CancelJobResponse> => {
     const job = await jobs.cancel(req.workspaceId, req.jobId);
     return { envelopeJson: JSON.stringify(await jobs.envelope(job, 0, 0)) };

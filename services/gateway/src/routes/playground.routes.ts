@@ -1,0 +1,150 @@
+import { configInputSchema, jobEnvelopeSchema, pageRowSchema, scrapeV1, type JobEnvelope } from '@tidemark/contracts';
+import type { RpcClient } from '@tidemark/rpc';
+import { currentRequestId } from '@tidemark/telemetry';
+import { z } from 'zod';
+import { idParam } from '../http/common.schemas.js';
+import { defineRoute } from '../http/route.js';
+
+const PLAYGROUND_WAIT_MS = 60_000;
+
+const playgroundSchema = z
+  .object({
+    id: z.string(),
+    status: jobEnvelopeSchema.shape.status,
+    creditsUsed: z.number().int(),
+    result: pageRowSchema.nullable().describe('the page row with every body, once the job is done'),
+    evidence: z
+      .object({
+        attempts: pageRowSchema.shape.attempts.describe('each rung tried: status, verdict, signals, time'),
+        verdict: z.string().nullable(),
+        errorCode: z.string().nullable(),
+        signals: z.array(z.string()),
+        reason: z.string().nullable(),
+        climbedTo: z.string().nullable(),
+      })
+      .nullable(),
+    screenshot: z.string().nullable().describe('URL of the screenshot, when one was taken'),
+  })
+  .meta({ id: 'PlaygroundResult' });
+
+const present = (e: JobEnvelope, screenshotUrl: string) => {
+  const row = e.data[0];
+  const done = row && !['queued', 'running'].includes(row.status);
+  return {
+    id: e.id,
+    status: e.status,
+    creditsUsed: e.creditsUsed,
+    result: done ? { ...row, screenshot: undefined } : null,
+    evidence: done
+      ? {
+          attempts: row.attempts ?? [],
+          verdict: row.verdict,
+          errorCode: row.errorCode,
+          signals: row.signals,
+          reason: row.reason,
+          climbedTo: row.climbedTo,
+        }
+      : null,
+    screenshot: done && row.screenshot ? screenshotUrl : null,
+  };
+};
+
+/**
+ * The playground: one URL read with everything kept (every body, a screenshot when the browser
+ * ran) and the evidence of how the verdict was reached. Billed like a scrape.
+ */
+export const playgroundRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>) => [
+  defineRoute({
+    method: 'post',
+    path: '/playground/extract',
+    tag: 'Scrape',
+    summary: 'Read one URL with every body kept and the evidence of its verdict',
+    scope: 'write',
+    idempotent: true,
+    body: z.strictObject({
+      url: z
+        .string()
+        .url()
+        .max(4096)
+        .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL'),
+      allow_browser: z.boolean().default(true).describe('may climb to the browser rung'),
+      use_proxy: z.boolean().default(false).describe('may climb to the browser through a residential exit'),
+      config: configInputSchema.optional(),
+    }),
+    responses: {
+      202: {
+        description: 'started: read GET /playground/{id}',
+        schema: z.object({ id: z.string(), status: z.string() }),
+      },
+    },
+    handler: async ({ auth, body, req }) => {
+      const maxTier = !body.allow_browser ? 'http' : body.use_proxy ? 'browser+exit' : 'browser';
+      const request = {
+        url: body.url,
+        formats: 'markdown,text,cleanHtml,rawHtml,links,screenshot',
+        config: { ...((req.body as { config?: object }).config ?? {}), max_tier: maxTier },
+      };
+      const res = await scrape.call(
+        'scrapeNow',
+        {
+          workspaceId: auth.workspaceId,
+          url: body.url,
+          requestJson: JSON.stringify(request),
+          waitMs: 0,
+          requestId: currentRequestId() ?? '',
+          kind: 'playground',
+        },
+        15_000,
+      );
+      return { status: 202, body: { id: res.jobId, status: JSON.parse(res.envelopeJson).status as string } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/playground/:id',
+    tag: 'Scrape',
+    summary: 'The playground result with its evidence (waits up to a minute for it)',
+    scope: 'read',
+    params: idParam,
+    query: z.object({
+      wait: z.coerce.number().int().min(0).max(60).default(0).describe('seconds to wait for the result'),
+    }),
+    responses: { 200: { description: 'the result, or its status while it runs', schema: playgroundSchema } },
+    handler: async ({ auth, params, query, req }) => {
+      const until = Date.now() + Math.min(query.wait * 1000, PLAYGROUND_WAIT_MS);
+      for (;;) {
+        const res = await scrape.call('getJob', {
+          workspaceId: auth.workspaceId,
+          jobId: params.id,
+          after: 0,
+          limit: 1,
+          kind: 'playground',
+        });
+        const envelope = JSON.parse(res.envelopeJson) as JobEnvelope;
+        const screenshotUrl = `${req.protocol}://${req.get('host')}${req.baseUrl}/playground/${params.id}/screenshot`;
+        if (!['queued', 'running'].includes(envelope.status) || Date.now() >= until) {
+          return { status: 200, body: present(envelope, screenshotUrl) };
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/playground/:id/screenshot',
+    tag: 'Scrape',
+    summary: 'The JPEG the browser took',
+    scope: 'read',
+    params: idParam,
+    responses: { 200: { description: 'image/jpeg' } },
+    handler: async ({ auth, params }) => {
+      const res = await scrape.call('getScreenshot', {
+        workspaceId: auth.workspaceId,
+        jobId: params.id,
+        position: 0,
+        kind: 'playground',
+      });
+      return { status: 200, raw: Buffer.from(res.jpeg), headers: { 'Content-Type': 'image/jpeg' } };
+    },
+  }),
+];
