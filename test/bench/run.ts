@@ -1,69 +1,29 @@
-// `pnpm bench`: each figure beside a baseline measured in the same process and run, as a ratio.
-// Issue #2's figure: gateway requests/s for GET /v1/me (auth, rate limit, billing over gRPC)
-// against a bare express app answering the same body.
-import type { AddressInfo } from 'node:net';
-import autocannon from 'autocannon';
-import express from 'express';
+// `pnpm bench`: every figure beside a baseline measured in the same process and run, as a ratio.
+// `pnpm bench gateway scrape` runs only those; the default is all of them.
 import globalSetup from '../../libs/testkit/jest-global-setup.mjs';
-import { startTestFleet } from '../support/fleet.js';
+import globalTeardown from '../../libs/testkit/jest-global-teardown.mjs';
+import { benchBrowser } from './browser.bench.js';
+import { benchContent } from './content.bench.js';
+import { benchGateway } from './gateway.bench.js';
+import { benchScrape } from './scrape.bench.js';
 
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-
-const load = async (url: string, headers: Record<string, string> = {}) => {
-  // The load runs in a worker thread so it does not compete with the server for this event loop.
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers, workers: 1 });
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors; the figure would lie`);
-  }
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    total: result.requests.total,
-  };
+const benches: Record<string, () => Promise<string>> = {
+  gateway: benchGateway,
+  scrape: benchScrape,
+  content: benchContent,
+  browser: benchBrowser,
 };
-
-const row = (name: string, r: { rps: number; p50: number; p99: number }) =>
-  `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms`;
+const wanted = process.argv.slice(2).filter((a) => a !== '--');
+const names = wanted.length ? wanted : Object.keys(benches);
+const unknown = names.filter((n) => !benches[n]);
+if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; have ${Object.keys(benches).join(', ')}`);
 
 await globalSetup();
-const t = await startTestFleet();
 try {
-  const ws = await t.createWorkspace('bench');
-  await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'unmetered' } });
-  const me = await t.call('GET', '/me', { key: ws.apiKey });
-  if (me.status !== 200) throw new Error(`GET /me answered ${me.status}`);
-
-  const raw = express();
-  raw.get('/v1/me', (_req, res) => void res.json(me.body));
-  const server = raw.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const rawUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/me`;
-
-  // Warm both (JIT, connection pools) before measuring.
-  await autocannon({ url: rawUrl, connections: 4, duration: 1 });
-  await autocannon({
-    url: `${t.apiUrl}/me`,
-    connections: 4,
-    duration: 1,
-    headers: { authorization: `Bearer ${ws.apiKey}` },
-  });
-
-  const baseline = await load(rawUrl);
-  const gateway = await load(`${t.apiUrl}/me`, { authorization: `Bearer ${ws.apiKey}` });
-  server.close();
-
-  process.stdout.write(
-    [
-      '',
-      `GET /v1/me, ${CONNECTIONS} connections, ${DURATION_S} s each, one process, ${new Date().toISOString()}`,
-      row('baseline: bare express, same body', baseline),
-      row('tidemark gateway (full pipeline)', gateway),
-      `ratio gateway / baseline: ${(gateway.rps / baseline.rps).toFixed(3)}`,
-      '',
-    ].join('\n'),
-  );
+  process.stdout.write(`Tidemark benchmarks, ${new Date().toISOString()}, node ${process.version}\n`);
+  for (const name of names) {
+    process.stdout.write(`\n[${name}]\n${await benches[name]!()}\n`);
+  }
 } finally {
-  await t.stop();
+  await globalTeardown();
 }
