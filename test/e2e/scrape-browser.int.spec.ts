@@ -134,3 +134,29 @@ describe('the playground', () => {
     expect((await t.call('GET', `/scrape/${started.body.id}`, { key })).status).toBe(404);
   });
 });
+
+describe('GET /v1/me/proxies', () => {
+  it('lists the exits with masked credentials, and answers 503 without a browser pool', async () => {
+    const web = await startTestWeb();
+    const t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      FLEET_BROWSER_POOL: '1',
+      BROWSER_EXITS: 'http://alice:s3cret@127.0.0.1:3128,http://127.0.0.1:3129',
+    });
+    try {
+      const key = (await t.createWorkspace('proxies')).apiKey;
+      const res = await t.call('GET', '/me/proxies', { key });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toHaveLength(2);
+      expect(res.body.data[0]).toMatchObject({ status: 'ok', requests: 0 });
+      expect(JSON.stringify(res.body)).not.toContain('s3cret');
+      await t.fleet.stopService('browserPool');
+      const down = await t.call('GET', '/me/proxies', { key });
+      expect(down.status).toBe(503);
+      expect(down.body.code).toBe('unavailable');
+    } finally {
+      await t.stop();
+      await web.close();
+    }
+  });
+});

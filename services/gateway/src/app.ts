@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
-import { scrapeV1 } from '@tidemark/contracts';
+import { browserPoolV1, scrapeV1 } from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
 import { BillingClient } from './clients/billing.client.js';
 import type { Config } from './config.js';
@@ -29,6 +29,7 @@ import { metaRoutes } from './routes/meta.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { playgroundRoutes } from './routes/playground.routes.js';
+import { proxyRoutes } from './routes/proxies.routes.js';
 import { ApiKeyService } from './services/api-key.service.js';
 import { ProjectService } from './services/project.service.js';
 import { WorkspaceService } from './services/workspace.service.js';
@@ -66,6 +67,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   installRateLimitScript(redis);
   const billing = new BillingClient(cfg.BILLING_GRPC_URL);
   const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape');
+  const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
 
   const keyRepo = new ApiKeyRepository(prisma);
   const keyCache = new KeyCache(keyRepo, bus);
@@ -88,6 +90,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
     ...playgroundRoutes(scrape),
+    ...proxyRoutes(browserPool),
   ];
   const openapi = buildOpenApi(routes);
   const docsPage = renderDocsPage(openapi);
@@ -140,6 +143,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       }
       billing.close();
       scrape.close();
+      browserPool.close();
       if (!overrides.redis) redis.disconnect();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();
