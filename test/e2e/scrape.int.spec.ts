@@ -98,6 +98,32 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect((await row('/redirect')).row.finalUrl).toBe(web.url('pages.test', '/article'));
   });
 
+  it('serves a stored copy under maxAge: verdict cached, nothing charged', async () => {
+    const url = web.url('pages.test', '/article');
+    const fresh = await scrape({ url, formats: 'markdown' });
+    expect(fresh.body.data[0]).toMatchObject({ verdict: 'ok', credits: 1 });
+    const hitsBefore = web.hits.filter((h) => h.path === '/article').length;
+    const cached = await scrape({ url, formats: 'markdown', config: { maxAge: 60_000 } });
+    expect(cached.body.data[0]).toMatchObject({ verdict: 'cached', credits: 0, errorCode: 'OK' });
+    expect(cached.body.data[0].markdown).toContain('How tides work');
+    expect(cached.headers.get('x-service-credits')).toBe('0');
+    expect(web.hits.filter((h) => h.path === '/article').length).toBe(hitsBefore);
+  });
+
+  it('extracts fields by CSS selector, attribute and list', async () => {
+    const { row: page } = await row('/article', {
+      config: {
+        fields: {
+          title: 'h1',
+          sections: { selector: 'h2', all: true },
+          lang: { selector: 'html', attr: 'lang' },
+          none: '.absent',
+        },
+      },
+    });
+    expect(page.fields).toEqual({ title: 'How tides work', sections: ['The moon', 'The sun'], lang: 'en', none: null });
+  });
+
   it('stops an app shell at maxTier http with TIER_LIMIT', async () => {
     const { row: page } = await row('/app', { config: { maxTier: 'http' } });
     expect(page).toMatchObject({
