@@ -83,6 +83,10 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     ['/rate-limited', 'blocked', 'RATE_LIMITED'],
     ['/redirect', 'ok', 'OK'],
     ['/latin1', 'ok', 'OK'],
+    ['/gzip', 'ok', 'OK'],
+    ['/brotli', 'ok', 'OK'],
+    ['/geo', 'blocked', 'GEO_RESTRICTED'],
+    ['/server-error', 'blocked', 'BLOCKED'],
   ])('%s reads as %s / %s', async (path, verdict, errorCode) => {
     const { row: page } = await row(path);
     expect([path, page.verdict, page.errorCode]).toEqual([path, verdict, errorCode]);
@@ -96,6 +100,16 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect((await row('/soft-404')).row.signals).toContain('soft 404');
     expect((await row('/latin1', { formats: 'markdown' })).row.markdown).toContain('Café crème');
     expect((await row('/redirect')).row.finalUrl).toBe(web.url('pages.test', '/article'));
+  });
+
+  it('skips a page under the word floor or outside the language list, keeping the row', async () => {
+    expect((await row('/article', { config: { min_words: 5000 } })).row).toMatchObject({
+      verdict: 'skipped',
+      errorCode: 'OK',
+      credits: 1,
+    });
+    expect((await row('/article', { config: { languages: ['de'] } })).row.verdict).toBe('skipped');
+    expect((await row('/gzip', { formats: 'markdown' })).row.markdown).toContain('Gzipped page');
   });
 
   it('serves a stored copy under maxAge: verdict cached, nothing charged', async () => {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -129,6 +130,8 @@ export const verdictSite = (origin: string): Site => {
         'latin1',
       ),
     },
+    '/gzip': compressed('gzip', html('Gzipped', `<article><h1>Gzipped page</h1><p>${words(90, 'gz')}</p></article>`)),
+    '/brotli': compressed('br', html('Brotli', `<article><h1>Brotli page</h1><p>${words(90, 'br')}</p></article>`)),
     '/table': html(
       'Prices',
       '<h1>Prices</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>Rope</td><td>3</td></tr><tr><td>Anchor</td><td>40</td></tr></table>',
@@ -136,6 +139,13 @@ export const verdictSite = (origin: string): Site => {
     '/robots.txt': { type: 'text/plain', body: `User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n` },
   };
 };
+
+/** A page sent with Content-Encoding, as most sites answer. */
+const compressed = (encoding: 'gzip' | 'br', page: Page): Page => ({
+  ...page,
+  headers: { ...page.headers, 'content-encoding': encoding, vary: 'accept-encoding' },
+  body: encoding === 'gzip' ? gzipSync(page.body) : brotliCompressSync(page.body),
+});
 
 /** A site of `n` small article pages (/p/0 … /p/n-1) for batches and crawls. */
 export const bulkSite = (host: string, n: number): Site =>
