@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
 
 /**
@@ -10,10 +11,12 @@ describe('answers match the OpenAPI document', () => {
   let t: TestFleet;
   let admin: string;
   let doc: any;
+  let web: TestWeb;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
 
   beforeAll(async () => {
-    t = await startTestFleet();
+    web = await startTestWeb();
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap });
     admin = (await t.createWorkspace('conformance')).apiKey;
     doc = (await t.call('GET', '/docs/openapi.json')).body;
     // References point into the document's components, as OpenAPI 3.1 reads them.
@@ -26,7 +29,10 @@ describe('answers match the OpenAPI document', () => {
           : node;
     doc.paths = toDoc(doc.paths);
   });
-  afterAll(() => t.stop());
+  afterAll(async () => {
+    await t.stop();
+    await web.close();
+  });
 
   const conforms = (path: string, method: string, res: Answer) => {
     const declared = doc.paths[path]?.[method]?.responses?.[String(res.status)];
@@ -73,5 +79,31 @@ describe('answers match the OpenAPI document', () => {
     conforms('/projects', 'post', await t.call('POST', '/projects', { key: admin, body: {} }));
     conforms('/me', 'get', await t.call('GET', '/me'));
     conforms('/projects', 'get', await t.call('GET', '/projects?limit=-1', { key: admin }));
+  });
+
+  it('for the scrape and playground routes', async () => {
+    const one = await t.call('POST', '/scrape', {
+      key: admin,
+      body: { url: web.url('pages.test', '/article'), formats: 'markdown,links,text' },
+    });
+    conforms('/scrape', 'post', one);
+    const batch = await t.call('POST', '/scrape', {
+      key: admin,
+      body: { urls: [web.url('pages.test', '/missing'), 'http://10.0.0.1/'], webhook_url: 'https://hook.example/' },
+    });
+    conforms('/scrape', 'post', batch);
+    expect(batch.body.webhookSecret).toMatch(/^whsec_/);
+    conforms('/scrape', 'get', await t.call('GET', '/scrape?limit=1', { key: admin }));
+    conforms('/scrape/{id}', 'get', await t.call('GET', `/scrape/${one.body.id}`, { key: admin }));
+    conforms('/scrape/{id}', 'get', await t.call('GET', '/scrape/job_nothere', { key: admin }));
+    conforms('/scrape/{id}', 'delete', await t.call('DELETE', `/scrape/${batch.body.id}`, { key: admin }));
+    conforms('/scrape', 'post', await t.call('POST', '/scrape', { key: admin, body: { url: 'nope' } }));
+    const pg = await t.call('POST', '/playground/extract', {
+      key: admin,
+      body: { url: web.url('pages.test', '/article'), allow_browser: false },
+    });
+    conforms('/playground/extract', 'post', pg);
+    conforms('/playground/{id}', 'get', await t.call('GET', `/playground/${pg.body.id}?wait=20`, { key: admin }));
+    conforms('/me/proxies', 'get', await t.call('GET', '/me/proxies', { key: admin }));
   });
 });

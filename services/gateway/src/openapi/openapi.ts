@@ -81,7 +81,13 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
     if (r.body || r.query) responses['400'] = errorResponse('malformed JSON or query (validation)');
     if (r.body)
       responses['422'] = errorResponse('the body does not match the schema; the message names the field (validation)');
+    if (r.method === 'post') {
+      responses['409'] ??= errorResponse('the same Idempotency-Key is still being answered (conflict)');
+      responses['413'] = errorResponse('the body is larger than the limit (too_large)');
+    }
     responses['429'] = errorResponse('per-key rate exceeded; see Retry-After (rate_limited)');
+    responses['500'] = errorResponse('a fault of ours; the request id finds it in our logs (internal)');
+    responses['503'] = errorResponse('a service behind this route cannot be reached now (unavailable)');
     (paths[path] ??= {})[r.method] = {
       operationId: `${r.method}${r.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/[^\w]/g, '')}`,
       summary: r.summary,
