@@ -58,9 +58,9 @@ export class LedgerService {
    */
   async authorize(workspaceId: string, reference: string, credits: number, reason: string): Promise<void> {
     if (!reference || credits < 0) throw new ValidationError('authorize needs a reference and credits >= 0');
-    if (await this.ledger.hasEntry(workspaceId, reference)) return;
     const hold = { workspaceId, reference, reason, credits, ttlMs: HOLD_TTL_MS };
     if (!(await this.ledger.holdIfAffordable(hold))) {
+      if (await this.ledger.hasEntry(workspaceId, reference)) return; // charged already: nothing to hold
       // Refused: the welcome grant may not be in yet (balance grants it), so look once more.
       const { remaining } = await this.balance(workspaceId);
       if (credits > remaining || !(await this.ledger.holdIfAffordable(hold))) {

@@ -89,7 +89,8 @@ export class LedgerRepository {
   /**
    * Holds credits in one statement under the workspace's advisory lock: the hold is written only
    * if the work is not charged yet and what is left (ledger sum less live holds of other work)
-   * pays for it. Answers true when a hold is now in place (new, or one that was already live).
+   * pays for it. Answers true when a hold is now in place (new, or renewed); false when it was
+   * refused or the work is already charged (the caller tells which, off the hot path).
    */
   async holdIfAffordable(hold: {
     workspaceId: string;
@@ -104,7 +105,8 @@ export class LedgerRepository {
       this.prisma.$queryRaw<{ ok: number }[]>`
         INSERT INTO credit_hold (workspace_id, reference, reason, credits, expires_at)
         SELECT ${ws}, ${ref}, ${reason}, ${credits}, now() + make_interval(secs => ${ttlMs / 1000})
-         WHERE (SELECT COALESCE(SUM(credits), 0) FROM ledger_entry WHERE workspace_id = ${ws})
+         WHERE NOT EXISTS (SELECT 1 FROM ledger_entry WHERE workspace_id = ${ws} AND reference = ${ref})
+           AND (SELECT COALESCE(SUM(credits), 0) FROM ledger_entry WHERE workspace_id = ${ws})
              - (SELECT COALESCE(SUM(credits), 0) FROM credit_hold
                  WHERE workspace_id = ${ws} AND expires_at > now() AND reference <> ${ref}) >= ${credits}
         ON CONFLICT (workspace_id, reference) DO UPDATE

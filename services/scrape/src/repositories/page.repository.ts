@@ -29,10 +29,12 @@ export class PageRepository {
    * page already settled does nothing. A row left `running` by a worker that died is taken again.
    */
   async claim(jobId: string, position: number): Promise<boolean> {
-    const { count } = await this.prisma.page.updateMany({
-      where: { jobId, position, status: { in: ['queued', 'running'] } },
-      data: { status: 'running' },
-    });
+    // One statement: the row must be open and its job not cancelled (a cancel that came while
+    // the page queued for its host still stops it).
+    const count = await this.prisma.$executeRaw`
+      UPDATE page SET status = 'running'
+       WHERE job_id = ${jobId} AND position = ${position} AND status IN ('queued', 'running')
+         AND EXISTS (SELECT 1 FROM job WHERE id = ${jobId} AND status <> 'cancelled')`;
     return count > 0;
   }
 

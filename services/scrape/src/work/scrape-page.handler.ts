@@ -28,9 +28,8 @@ export const scrapePageHandler =
       new URL(msg.url).host,
       opts.config.fetch.concurrency,
       async (): Promise<PageResult | null> => {
-        // Taken only now: a cancel that came while we queued for the host still stops this page.
-        const current = await deps.jobs.findById(msg.jobId);
-        if (!current || current.status === 'cancelled') return null;
+        // Taken only now (the claim checks the job too): a cancel that came while we queued for
+        // the host still stops this page.
         if (!(await deps.pages.claim(msg.jobId, msg.position))) return null;
         return deps.ladder.scrape(
           { workspaceId: msg.workspaceId, jobId: msg.jobId, position: msg.position, url: msg.url },
