@@ -124,7 +124,7 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect(web.hits.filter((h) => h.path === '/article').length).toBe(hitsBefore);
   });
 
-  it('extracts fields by CSS selector, attribute and list', async () => {
+  it('extracts fields by CSS selector or XPath, attribute and list', async () => {
     const { row: page } = await row('/article', {
       config: {
         fields: {
@@ -132,10 +132,19 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
           sections: { selector: 'h2', all: true },
           lang: { selector: 'html', attr: 'lang' },
           none: '.absent',
+          viaXPath: '//article/h2[2]',
+          items: { selector: '(//li)', all: true },
         },
       },
     });
-    expect(page.fields).toEqual({ title: 'How tides work', sections: ['The moon', 'The sun'], lang: 'en', none: null });
+    expect(page.fields).toEqual({
+      title: 'How tides work',
+      sections: ['The moon', 'The sun'],
+      lang: 'en',
+      none: null,
+      viaXPath: 'The sun',
+      items: ['Spring tides', 'Neap tides'],
+    });
   });
 
   it('stops an app shell at maxTier http with TIER_LIMIT', async () => {
