@@ -4,7 +4,7 @@ import { NotFoundError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
-import { idParam, listOf } from '../http/common.schemas.js';
+import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js';
 import { cursorSchema, encodeCursor } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
 
@@ -144,7 +144,10 @@ export const scrapeRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>, pu
     summary: 'Cancel a scrape job: URLs not yet fetched are not fetched',
     scope: 'write',
     params: idParam,
-    responses: { 200: { description: 'the job, cancelled', schema: jobEnvelopeSchema } },
+    responses: {
+      200: { description: 'the job, cancelled', schema: jobEnvelopeSchema },
+      409: { description: 'the job had already ended (conflict)', schema: errorEnvelopeSchema },
+    },
     handler: async ({ auth, params }) => {
       const res = await scrape.call('cancelJob', { workspaceId: auth.workspaceId, jobId: params.id });
       return { status: 200, body: JSON.parse(res.envelopeJson) as JobEnvelope };
