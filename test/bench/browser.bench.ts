@@ -1,7 +1,7 @@
 // The browser tier's pages/s beside a baseline measured in the same process and run: one
 // Chromium (puppeteer-core, no pool) with 4 reused tabs doing plain goto('load') + content(),
-// against the browser pool (fresh incognito context per page, fetch-guard proxy, stealth,
-// block_media) — the same 40 local pages, the same Chromium, 4 pages in flight in both.
+// against the browser pool (incognito-context lanes wiped between renders, fetch-guard proxy,
+// stealth, block_media) — the same 40 local pages, the same Chromium, 4 pages in flight in both.
 // Imported by path: test/package.json does not depend on @tidemark/browser-pool.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -96,7 +96,7 @@ export async function benchBrowser(): Promise<string> {
       await plain.cleanup();
     }
 
-    // The pool: 2 browsers × 2 tabs (one per core), guard proxy on, media blocked (no screenshot).
+    // The pool: 2 browsers × 2 lanes (one per core), guard proxy on, media blocked (no screenshot).
     const app = await buildApp(
       loadConfig({
         BROWSER_POOL_GRPC_LISTEN: '127.0.0.1:0',
@@ -137,7 +137,7 @@ export async function benchBrowser(): Promise<string> {
       '',
       `browser tier, ${PAGES} local article pages (8 images at ${ASSET_DELAY_MS} ms each), ${IN_FLIGHT} in flight, ${new Date().toISOString()}`,
       `baseline: 1 Chromium, ${IN_FLIGHT} reused tabs, goto(load)+content   ${baseline.toFixed(2).padStart(7)} pages/s`,
-      `browser-pool: 2×2, fresh context, guard proxy, block_media ${pool.toFixed(2).padStart(7)} pages/s`,
+      `browser-pool: 2×2 wiped lanes, guard proxy, block_media    ${pool.toFixed(2).padStart(7)} pages/s`,
       `ratio pool / baseline: ${(pool / baseline).toFixed(3)} (target ≥ 1.5)`,
       '',
     ].join('\n');

@@ -44,6 +44,7 @@ export const buildApp = async (cfg: Config, overrides: BrowserPoolOverrides = {}
     browsers: cfg.BROWSER_POOL_BROWSERS,
     tabsPerBrowser: cfg.BROWSER_POOL_TABS_PER_BROWSER,
     recycleAfter: overrides.recycleAfter ?? cfg.BROWSER_POOL_RECYCLE_AFTER,
+    contextReuse: cfg.BROWSER_POOL_CONTEXT_REUSE,
     ...(overrides.sparesPerBrowser !== undefined ? { sparesPerBrowser: overrides.sparesPerBrowser } : {}),
     proxy,
     logger: logger.child({ module: 'browser-pool' }),

@@ -37,6 +37,11 @@ const schema = baseEnv.extend({
   BROWSER_POOL_TABS_PER_BROWSER: z.coerce.number().int().min(1).max(32).default(4),
   /** A browser is closed and relaunched after this many renders, to bound its memory. */
   BROWSER_POOL_RECYCLE_AFTER: z.coerce.number().int().min(1).default(200),
+  /**
+   * Renders one browser context (a lane: context + page + proxy listener) serves, wiped between
+   * them, before it is replaced; 1 gives every render a fresh context (slow on small machines).
+   */
+  BROWSER_POOL_CONTEXT_REUSE: z.coerce.number().int().min(1).default(50),
   /** Default page timeout when a request gives none (navigation + waits). */
   BROWSER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   BROWSER_EXITS: exitsSchema,

@@ -77,6 +77,39 @@ describe('BrowserPoolService.Render', () => {
           ),
         );
       },
+      '/state': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'server_sid=s1; Path=/' });
+        res.end(
+          page(
+            '<pre id="seen"></pre>',
+            `<script>
+              document.addEventListener('DOMContentLoaded', async () => {
+                const idb = await new Promise((ok) => {
+                  const r = indexedDB.open('leak');
+                  r.onupgradeneeded = () => r.result.createObjectStore('s');
+                  r.onsuccess = () => {
+                    const tx = r.result.transaction('s', 'readwrite');
+                    const g = tx.objectStore('s').get('k');
+                    g.onsuccess = () => { tx.objectStore('s').put('1', 'k'); ok(g.result ?? ''); };
+                  };
+                });
+                document.getElementById('seen').textContent = JSON.stringify({
+                  cookie: document.cookie.replace(/server_sid=s1;? ?/, ''),
+                  local: localStorage.getItem('k') ?? '',
+                  session: sessionStorage.getItem('k') ?? '',
+                  name: window.name,
+                  history: history.length,
+                  idb,
+                });
+                document.cookie = 'script_sid=x; path=/';
+                localStorage.setItem('k', '1');
+                sessionStorage.setItem('k', '1');
+                window.name = 'leaked';
+              });
+            </script>`,
+          ),
+        );
+      },
       '/media': page('<img src="/pic.png"><img src="/pic2.jpg?v=1"><p>media</p>'),
       '/pic.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG),
       '/pic2.jpg': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG),
@@ -213,6 +246,18 @@ describe('BrowserPoolService.Render', () => {
     expect(res.html).toContain('<pre id="ua">TidemarkTest/1.0</pre>');
     expect(res.html).toContain('<pre id="x">yes</pre>');
     expect(res.html).toContain('sid=abc');
+  });
+
+  it('gives every render a clean context, even on a reused lane', async () => {
+    // 2 browsers × 2 lanes: 8 renders in a row land on each lane at least once more. A fresh
+    // page's history holds its initial blank entry and the page: 2, never more.
+    for (let i = 0; i < 8; i++) {
+      const res = await app.renderer.render(request({ url: site('/state'), waitForSelector: '#seen:not(:empty)' }));
+      const seen = JSON.parse(/<pre id="seen">(.*?)<\/pre>/.exec(res.html)![1]!.replace(/&quot;/g, '"')) as unknown;
+      expect(seen).toEqual({ cookie: '', local: '', session: '', name: '', history: 2, idb: '' });
+      const echo = await app.renderer.render(request({ url: site('/echo') }));
+      expect(echo.html).toContain('<pre id="c"></pre>');
+    }
   });
 
   it('skips images with block_media, and loads them otherwise', async () => {

@@ -1,10 +1,14 @@
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from '@tidemark/telemetry';
 import type { ForwardProxy, ProxySession } from '../proxy/forward-proxy.js';
 import { RenderError } from '../render/render-errors.js';
 import { launchChromium, type LaunchedBrowser, type LaunchSpec } from './launch.js';
 
-/** One render's tab: a fresh incognito context with one page, wired to its own proxy session. */
+/**
+ * One lane of a browser: an incognito context with one page, wired to its own proxy listener.
+ * A lane serves one render at a time and is reused for the next one after a reset (see
+ * `BrowserPool.reset`), until it has served `contextReuse` renders or a render spoiled it.
+ */
 export interface Tab {
   browserId: number;
   context: BrowserContext;
@@ -12,9 +16,17 @@ export interface Tab {
   session: ProxySession;
   /** Settles when the browser under the tab disconnects (crash, kill, recycle). */
   disconnected: Promise<void>;
-  /** Set when the tab's renderer crashed (a warm tab may die before it is used). */
+  /** Set when the tab's renderer crashed (an idle lane may die before it is used). */
   crashed: boolean;
   browser: Browser;
+  /** Renders this lane has served. */
+  uses: number;
+  /** Set by a render after which the lane must not be reused (timeout, unknown failure). */
+  spoiled: boolean;
+  /** The render overrode the user agent / set extra headers / blocked media: reset undoes it. */
+  userAgentChanged: boolean;
+  extraHeaders: boolean;
+  mediaBlocked: boolean;
 }
 
 export interface BrowserPoolOptions {
@@ -24,8 +36,14 @@ export interface BrowserPoolOptions {
   tabsPerBrowser: number;
   /** Renders after which a browser is drained and relaunched. */
   recycleAfter: number;
-  /** Warm tabs (context + page + proxy session) kept ready per browser. */
+  /** Renders a lane (context + page + proxy listener) serves before it is replaced; 1 = a fresh context per render. */
+  contextReuse?: number;
+  /** Lanes opened ahead of demand per browser (default: tabsPerBrowser). */
   sparesPerBrowser?: number;
+  /** Extra Chromium flags. */
+  args?: string[];
+  /** Stealth evasions on every page (default true). */
+  stealth?: boolean;
   proxy: ForwardProxy;
   logger: Logger;
   /** Replaced in tests. */
@@ -38,9 +56,12 @@ interface Slot {
   launching: Promise<void> | undefined;
   disconnected: Promise<void>;
   renders: number;
+  /** Renders in flight plus lanes being reset after one: what bounds the slot. */
   inFlight: number;
   draining: boolean;
-  spares: Tab[];
+  /** Lanes ready for a render. */
+  idle: Tab[];
+  /** Lanes being opened ahead of demand. */
   preparing: number;
   launchFailures: number;
 }
@@ -51,11 +72,39 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/** How long a lane's reset may take before the lane is thrown away instead. */
+const RESET_TIMEOUT_MS = 5_000;
+
 /**
- * Warm Chromium processes, each serving renders in fresh incognito contexts. Concurrency is
- * bounded by browsers × tabs; the rest wait in a FIFO queue. A browser that crashes or
- * disconnects is relaunched; one that has served `recycleAfter` renders is drained and
- * relaunched to bound its memory.
+ * Run in every frame before a lane leaves a page: sessionStorage and window.name belong to the
+ * tab, not to the origin's storage, so Storage.clearDataForOrigin would not reach them.
+ */
+const CLEAR_TAB_STATE = `(() => { try { sessionStorage.clear(); } catch {} try { window.name = ''; } catch {} })()`;
+
+const cdpOf = (page: Page): CDPSession =>
+  // The page's own session: Network and Page are enabled on it already.
+  (page as unknown as { _client(): CDPSession })._client();
+
+const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+
+/**
+ * Warm Chromium processes, each serving renders in a few long-lived incognito contexts (lanes)
+ * that are wiped between renders. Concurrency is bounded by browsers × tabs; the rest wait in a
+ * FIFO queue. A browser that crashes or disconnects is relaunched; one that has served
+ * `recycleAfter` renders is drained and relaunched to bound its memory.
  */
 export class BrowserPool {
   private readonly slots: Slot[];
@@ -63,12 +112,14 @@ export class BrowserPool {
   private stopping = false;
   private readonly launch: (spec: LaunchSpec) => Promise<LaunchedBrowser>;
   private readonly spares: number;
+  private readonly contextReuse: number;
   /** The proxy's catch-all port Chromium is launched with (known once the proxy listens). */
   private proxyPort = 0;
 
   constructor(private readonly opts: BrowserPoolOptions) {
     this.launch = opts.launch ?? launchChromium;
-    this.spares = opts.sparesPerBrowser ?? Math.min(2, opts.tabsPerBrowser);
+    this.spares = Math.min(opts.sparesPerBrowser ?? opts.tabsPerBrowser, opts.tabsPerBrowser);
+    this.contextReuse = Math.max(1, opts.contextReuse ?? 50);
     this.slots = Array.from({ length: opts.browsers }, (_, id) => ({
       id,
       launched: undefined,
@@ -77,7 +128,7 @@ export class BrowserPool {
       renders: 0,
       inFlight: 0,
       draining: false,
-      spares: [],
+      idle: [],
       preparing: 0,
       launchFailures: 0,
     }));
@@ -112,13 +163,20 @@ export class BrowserPool {
   stats() {
     return {
       queued: this.queue.length,
-      slots: this.slots.map((s) => ({ id: s.id, up: !!s.launched, inFlight: s.inFlight, renders: s.renders })),
+      slots: this.slots.map((s) => ({
+        id: s.id,
+        up: !!s.launched,
+        inFlight: s.inFlight,
+        renders: s.renders,
+        idleLanes: s.idle.length,
+      })),
     };
   }
 
   /**
-   * Runs `fn` in a fresh tab. Waits for room up to `queueTimeoutMs` (then `busy`); the tab's
-   * context and proxy session are closed afterwards whatever happened.
+   * Runs `fn` in a lane. Waits for room up to `queueTimeoutMs` (then `busy`). Afterwards the lane
+   * is reset and kept, or closed with its proxy listener when it cannot be reused; the slot
+   * stays occupied until then, so the next render never meets a half-wiped lane.
    */
   async withTab<T>(queueTimeoutMs: number, fn: (tab: Tab) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -128,17 +186,24 @@ export class BrowserPool {
         tab = await this.takeTab(slot);
         return await fn(tab);
       } catch (err) {
+        if (tab) tab.spoiled = true;
         // A browser that died under the render (killed, crashed as a whole) is relaunched; the
-        // render is tried once more on a live one. A tab crash with its browser alive is not.
+        // render is tried again on a live one (once per browser: when all were killed at once the
+        // next may be found dead too). A tab crash with its browser alive is not retried.
         const browserGone = !tab || !slot.launched || slot.launched.browser !== tab.browser || !tab.browser.connected;
-        if (attempt === 0 && browserGone && !this.stopping) {
+        if (attempt < this.opts.browsers && browserGone && !this.stopping) {
           this.opts.logger.warn({ browser: slot.id }, 'browser went away under a render; retrying once');
           continue;
         }
         throw err;
       } finally {
-        if (tab) void this.disposeTab(tab);
-        this.release(slot);
+        if (tab) {
+          const done = tab;
+          void this.giveBack(slot, done).finally(() => {
+            this.release(slot);
+            this.topUp(slot);
+          });
+        } else this.release(slot);
       }
     }
   }
@@ -161,13 +226,14 @@ export class BrowserPool {
     });
   }
 
-  /** The slot with the fewest renders in flight that may take one more. */
+  /** The slot with the fewest renders in flight that may take one more (ties: a ready lane). */
   private roomy(): Slot | undefined {
     let best: Slot | undefined;
     for (const s of this.slots) {
       if (s.draining || s.inFlight >= this.opts.tabsPerBrowser) continue;
       if (!s.launched && !s.launching) continue;
-      if (!best || s.inFlight < best.inFlight) best = s;
+      if (!best || s.inFlight < best.inFlight || (s.inFlight === best.inFlight && s.idle.length > best.idle.length))
+        best = s;
     }
     return best;
   }
@@ -204,13 +270,24 @@ export class BrowserPool {
     if (slot.launching) await slot.launching;
     if (!slot.launched) throw new RenderError('crashed', `browser ${slot.id} is not running`);
     let tab: Tab | undefined;
-    while ((tab = slot.spares.shift())) {
-      if (!tab.page.isClosed() && !tab.crashed) break;
+    while ((tab = slot.idle.shift())) {
+      if (this.usable(slot, tab)) break;
       void this.disposeTab(tab);
     }
     tab ??= await this.newTab(slot);
-    this.topUp(slot);
+    tab.uses += 1;
     return tab;
+  }
+
+  private usable(slot: Slot, tab: Tab): boolean {
+    return (
+      !tab.crashed &&
+      !tab.spoiled &&
+      !tab.page.isClosed() &&
+      tab.browser.connected &&
+      slot.launched?.browser === tab.browser &&
+      tab.uses < this.contextReuse
+    );
   }
 
   private async newTab(slot: Slot): Promise<Tab> {
@@ -232,9 +309,16 @@ export class BrowserPool {
         session,
         disconnected: slot.disconnected,
         crashed: false,
+        uses: 0,
+        spoiled: false,
+        userAgentChanged: false,
+        extraHeaders: false,
+        mediaBlocked: false,
       };
       page.once('error', () => (tab.crashed = true));
-      await launched.preparePage(page);
+      // No HTTP cache and no renderer memory cache for the lane: nothing a render fetched can
+      // be served to a later one.
+      await Promise.all([launched.preparePage(page), page.setCacheEnabled(false)]);
       return tab;
     } catch (err) {
       await this.opts.proxy.closeSession(session);
@@ -242,15 +326,88 @@ export class BrowserPool {
     }
   }
 
-  /** Keeps warm tabs ready so a render does not wait for a context and a renderer process. */
+  /** After a render: wipe the lane and keep it, or close it (and open a replacement ahead of demand). */
+  private async giveBack(slot: Slot, tab: Tab): Promise<void> {
+    tab.session.suspend();
+    if (!this.stopping && !slot.draining && this.usable(slot, tab)) {
+      try {
+        await withTimeout(this.reset(slot, tab), RESET_TIMEOUT_MS, 'lane reset');
+        if (this.usable(slot, tab) && !slot.draining && !this.stopping) {
+          slot.idle.push(tab);
+          return;
+        }
+      } catch (err) {
+        this.opts.logger.debug({ err, browser: slot.id }, 'lane reset failed; closing it');
+      }
+    }
+    await this.disposeTab(tab);
+  }
+
+  /**
+   * What makes a reused lane as clean as a fresh incognito context for everything a site can
+   * observe: the page is left (every frame, worker and timer of the render ends with it), the
+   * proxy listener has already dropped its connections and refuses until the next render, and
+   * then — in the lane's own browser context, which never uses a cache — cookies are cleared, every
+   * origin the render sent a request to has its storage wiped (localStorage, IndexedDB, Cache
+   * Storage, service workers, file systems), sessionStorage and window.name are cleared in
+   * every frame before leaving, the navigation history (and so the back-forward cache) is
+   * dropped, and the per-render settings are put back.
+   */
+  private async reset(slot: Slot, tab: Tab): Promise<void> {
+    const { page, session } = tab;
+    if (session.originsOverflow) throw new Error('too many origins to wipe');
+    const cdp = cdpOf(page);
+    const main = page.mainFrame();
+    await Promise.all(
+      page
+        .frames()
+        .filter((f) => f !== main)
+        .map((f) => withTimeout(f.evaluate(CLEAR_TAB_STATE), 1_000, 'clearing tab state')),
+    );
+    // Leave the page from inside it: the blank document stays in the site's renderer process,
+    // where a navigation from the browser side would start a new process (~100 ms) now and
+    // another one for the next render. A page that refuses to go is left the hard way.
+    try {
+      await Promise.all([
+        page.waitForNavigation({ waitUntil: 'load', timeout: 2_000 }),
+        withTimeout(page.evaluate(`${CLEAR_TAB_STATE}; location.href = 'about:blank'`), 1_000, 'leaving the page'),
+      ]);
+    } catch {
+      // Checked below.
+    }
+    if (page.url() !== 'about:blank') await page.goto('about:blank', { waitUntil: 'load', timeout: 2_000 });
+    if (page.url() !== 'about:blank' || page.frames().length !== 1) throw new Error('the page did not leave');
+    const steps: Promise<unknown>[] = [
+      cdp.send('Network.clearBrowserCookies'),
+      cdp.send('Page.resetNavigationHistory'),
+      ...[...session.origins].map((origin) => cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+    ];
+    if (tab.extraHeaders) steps.push(page.setExtraHTTPHeaders({}).then(() => (tab.extraHeaders = false)));
+    if (tab.userAgentChanged) {
+      const ua = slot.launched?.userAgent;
+      if (!ua) throw new Error('no default user agent to restore');
+      steps.push(page.setUserAgent(ua).then(() => (tab.userAgentChanged = false)));
+    }
+    await Promise.all(steps);
+    session.origins.clear();
+  }
+
+  /** Keeps lanes ready (up to the spares) so a render does not wait for a context and a renderer process. */
   private topUp(slot: Slot): void {
-    while (!this.stopping && slot.launched && !slot.draining && slot.spares.length + slot.preparing < this.spares) {
+    while (
+      !this.stopping &&
+      slot.launched &&
+      !slot.launching &&
+      !slot.draining &&
+      slot.idle.length + slot.preparing < this.spares &&
+      slot.idle.length + slot.preparing + slot.inFlight < this.opts.tabsPerBrowser
+    ) {
       slot.preparing += 1;
       const launched = slot.launched;
       this.newTab(slot).then(
         (tab) => {
           slot.preparing -= 1;
-          if (slot.launched === launched && !slot.draining && !this.stopping) slot.spares.push(tab);
+          if (slot.launched === launched && !slot.draining && !this.stopping) slot.idle.push(tab);
           else void this.disposeTab(tab);
         },
         () => {
@@ -276,8 +433,12 @@ export class BrowserPool {
         const launched = await this.launch({
           executablePath: this.opts.executablePath,
           headless: this.opts.headless,
-          stealth: true,
-          args: [`--proxy-server=http://127.0.0.1:${this.proxyPort}`, '--proxy-bypass-list=<-loopback>'],
+          stealth: this.opts.stealth ?? true,
+          args: [
+            `--proxy-server=http://127.0.0.1:${this.proxyPort}`,
+            '--proxy-bypass-list=<-loopback>',
+            ...(this.opts.args ?? []),
+          ],
         });
         if (this.stopping) {
           await launched.browser.close().catch(() => undefined);
@@ -312,7 +473,7 @@ export class BrowserPool {
     void launched.cleanup();
     if (slot.launched !== launched) return;
     slot.launched = undefined;
-    for (const tab of slot.spares.splice(0)) void this.opts.proxy.closeSession(tab.session);
+    for (const tab of slot.idle.splice(0)) void this.opts.proxy.closeSession(tab.session);
     if (this.stopping) return;
     this.opts.logger.warn({ browser: slot.id }, 'browser disconnected; relaunching');
     void this.relaunch(slot);
@@ -322,8 +483,8 @@ export class BrowserPool {
     const launched = slot.launched;
     if (!launched) return;
     slot.launched = undefined;
-    const spares = slot.spares.splice(0);
-    await Promise.all(spares.map((t) => this.opts.proxy.closeSession(t.session).catch(() => undefined)));
+    const idle = slot.idle.splice(0);
+    await Promise.all(idle.map((t) => this.opts.proxy.closeSession(t.session).catch(() => undefined)));
     await launched.browser.close().catch(() => launched.browser.process()?.kill('SIGKILL'));
     await launched.cleanup();
   }

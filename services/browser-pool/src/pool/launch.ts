@@ -21,13 +21,15 @@ export const CHROMIUM_ARGS = [
   // WebRTC may not send UDP around the proxy (it would bypass the guard).
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider',
+  '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,SpareRendererForSitePerProcess',
 ];
 
 export interface LaunchedBrowser {
   browser: Browser;
   /** Prepares a new page before use (the stealth evasions); resolves when it is safe to navigate. */
   preparePage(page: Page): Promise<void>;
+  /** The user agent preparePage gives a page (a reused page gets it back after an override). */
+  userAgent?: string;
   /** Removes the profile directory; call after the browser is gone. */
   cleanup(): Promise<void>;
 }
@@ -90,7 +92,7 @@ export const launchChromium = async (spec: LaunchSpec): Promise<LaunchedBrowser>
   try {
     if (!spec.stealth) {
       const browser = await puppeteerCore.launch(opts);
-      return { browser, preparePage: async () => undefined, cleanup };
+      return { browser, preparePage: async () => undefined, userAgent: await browser.userAgent(), cleanup };
     }
     const applied = stealthEvasions();
     for (const e of applied) await e.beforeLaunch?.(opts);
@@ -102,6 +104,7 @@ export const launchChromium = async (spec: LaunchSpec): Promise<LaunchedBrowser>
     const userAgent = (await browser.userAgent()).replace('HeadlessChrome/', 'Chrome/');
     return {
       browser,
+      userAgent,
       preparePage: async (page) => {
         await Promise.all([page.setUserAgent(userAgent), ...applied.map((e) => e.onPageCreated?.(page))]);
       },

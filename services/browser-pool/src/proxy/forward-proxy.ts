@@ -67,23 +67,66 @@ const splitAuthority = (authority: string): { host: string; port: number } | nul
 };
 const authority = (host: string, port: number) => `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
 
+/** The storage origin of a request through the proxy (what a render must clear afterwards). */
+const originOf = (scheme: 'http' | 'https', host: string, port: number): string | undefined => {
+  try {
+    return new URL(`${scheme}://${authority(host, port)}`).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/** More origins than this in one render: the lane is not reused (clearing them would cost more). */
+export const MAX_TRACKED_ORIGINS = 64;
+
 /**
- * One render's own listener on the proxy. Chromium's context for that render points at this
- * port only, so everything the page asks for — document, subresources, redirects, workers — is
- * attributed to it: refusals by host, the exit it goes out through and the bytes it moved there.
+ * One browser context's own listener on the proxy. The context (a pool lane, reused for
+ * successive renders, one at a time) points at this port only, so everything its page asks for
+ * — document, subresources, redirects, workers — is attributed to the render in progress:
+ * refusals by host, the exit it goes out through and the bytes it moved there, the origins it
+ * touched. Between renders the session is suspended: it refuses everything and its connections
+ * are dropped, so nothing (a keep-alive socket, a tunnel through an exit) carries over.
  */
 export class ProxySession {
   /** Set before navigation for renders with use_exit. */
   exit: ExitRoute | undefined;
   readonly refusals = new Map<string, Refusal>();
+  /** Origins (scheme://host:port) the current render sent requests to. */
+  readonly origins = new Set<string>();
+  /** More origins were seen than are tracked. */
+  originsOverflow = false;
+  /** False between renders: every request and tunnel is refused. */
+  active = false;
   private readonly clients = new Set<Duplex>();
   private readonly exitSockets = new Set<net.Socket>();
   private exitBytesDone = 0;
+  /** Bumped by each begin(): a socket of an earlier render closing late counts for nobody. */
+  private generation = 0;
 
   constructor(
     private readonly server: http.Server,
     readonly port: number,
   ) {}
+
+  /** Starts a render on this session: fresh attribution, requests allowed. */
+  begin(exit: ExitRoute | undefined): void {
+    this.generation += 1;
+    this.exit = exit;
+    this.refusals.clear();
+    this.origins.clear();
+    this.originsOverflow = false;
+    this.exitBytesDone = 0;
+    this.active = true;
+  }
+
+  /** Ends a render: refuses everything from now on and drops every connection it had. */
+  suspend(): void {
+    this.active = false;
+    this.exit = undefined;
+    for (const s of this.clients) s.destroy();
+    for (const s of this.exitSockets) s.destroy();
+    this.exitSockets.clear();
+  }
 
   /** Bytes both ways on connections to the exit so far. */
   exitBytes(): number {
@@ -100,10 +143,18 @@ export class ProxySession {
   trackExit(socket: net.Socket): void {
     if (this.exitSockets.has(socket)) return;
     this.exitSockets.add(socket);
+    const generation = this.generation;
     socket.once('close', () => {
-      this.exitSockets.delete(socket);
+      if (!this.exitSockets.delete(socket) || generation !== this.generation) return;
       this.exitBytesDone += socket.bytesRead + socket.bytesWritten;
     });
+  }
+
+  touch(scheme: 'http' | 'https', host: string, port: number): void {
+    const origin = originOf(scheme, host, port);
+    if (!origin || this.origins.has(origin)) return;
+    if (this.origins.size >= MAX_TRACKED_ORIGINS) this.originsOverflow = true;
+    else this.origins.add(origin);
   }
 
   refuse(host: string, refusal: Refusal): void {
@@ -111,6 +162,7 @@ export class ProxySession {
   }
 
   async close(): Promise<void> {
+    this.active = false;
     const closed = new Promise<void>((r) => this.server.close(() => r()));
     this.server.closeAllConnections();
     for (const s of this.clients) s.destroy();
@@ -214,6 +266,11 @@ export class ForwardProxy {
     }
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const port = Number(target.port || 80);
+    if (!session.active) {
+      res.writeHead(403, { [GUARD_HEADER]: 'outside-render', 'content-length': '0' }).end();
+      return;
+    }
+    session.touch('http', host, port);
     const headers = forwardable(req.rawHeaders);
     const exit = session.exit;
     let upstream: http.ClientRequest;
@@ -271,6 +328,11 @@ export class ForwardProxy {
       client.end(`HTTP/1.1 400 Bad Request\r\n${GUARD_HEADER}: bad-request\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
+    if (!session.active) {
+      client.end(`HTTP/1.1 403 Forbidden\r\n${GUARD_HEADER}: outside-render\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    session.touch('https', target.host, target.port);
     const exit = session.exit;
     let upstream: net.Socket;
     try {

@@ -1,4 +1,4 @@
-import type { CDPSession, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
+import type { CDPSession, HTTPRequest, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
 import type { browserPoolV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
@@ -11,6 +11,11 @@ import { RenderError } from './render-errors.js';
 const WAIT_UNTIL = new Set<PuppeteerLifeCycleEvent>(['load', 'domcontentloaded', 'networkidle0', 'networkidle2']);
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 const MAX_TIMEOUT_MS = 120_000;
+/**
+ * `load` without a screenshot settles early: after DOMContentLoaded (scripts have built the
+ * page), the load event or this long without a request in flight, whichever comes first.
+ */
+const SETTLE_QUIET_MS = 150;
 /** Time allowed after the wait condition for serializing the DOM and the screenshot. */
 const CAPTURE_GRACE_MS = 15_000;
 /** Images, fonts and media by extension: blocked in Chromium itself, no per-request round trip. */
@@ -92,16 +97,20 @@ export class RenderService {
     const { page, session } = tab;
     const host = hostOf(url);
     const exit = req.useExit ? this.exits.choose(host) : undefined;
-    session.exit = exit;
+    session.begin(exit);
 
     // A crashed tab or a dead browser ends the render at once, whatever it was waiting for.
     let crashed: RenderError | undefined;
+    let finished = false;
+    let onError: ((err: Error) => void) | undefined;
     const crash = new Promise<never>((_, reject) => {
-      page.once('error', (err: Error) => {
+      onError = (err: Error) => {
         crashed = new RenderError('crashed', `the tab crashed rendering ${url} (${err.message})`, { url });
         reject(crashed);
-      });
+      };
+      page.once('error', onError);
       void tab.disconnected.then(() => {
+        if (finished) return;
         crashed ??= new RenderError('crashed', `the browser went away rendering ${url}`, { url });
         reject(crashed);
       });
@@ -120,7 +129,7 @@ export class RenderService {
     let outcome: ExitOutcome = 'failed';
     try {
       const result = await Promise.race([
-        this.navigateAndCapture(page, session, req, url, waitUntil, timeoutMs, deadline, () => crashed),
+        this.navigateAndCapture(tab, req, url, waitUntil, timeoutMs, deadline, () => crashed),
         crash,
         overall,
       ]);
@@ -137,14 +146,63 @@ export class RenderService {
         throw crashed;
       }
       if (err instanceof RenderError && err.reason === 'exit_failed') outcome = 'unreachable';
+      // A page still loading, or in an unknown state, is not worth wiping: its lane is replaced.
+      if (!(err instanceof RenderError) || err.reason !== 'network') tab.spoiled = true;
       throw err;
     } finally {
+      finished = true;
+      if (onError) page.off('error', onError);
       clearTimeout(timer);
       if (exit) this.exits.record(exit.id, host, outcome, session.exitBytes());
     }
   }
 
   private async navigateAndCapture(
+    tab: Tab,
+    req: browserPoolV1.RenderRequest,
+    url: string,
+    waitUntil: PuppeteerLifeCycleEvent,
+    timeoutMs: number,
+    deadline: number,
+    crashed: () => RenderError | undefined,
+  ): Promise<browserPoolV1.RenderResponse> {
+    const { page, session } = tab;
+    await this.prepare(tab, req, url);
+
+    // The main frame's last navigation request: where a failed navigation was going. Requests
+    // in flight and the last network activity: when a settling page has gone quiet.
+    let lastNavigation = url;
+    let inFlight = 0;
+    let lastActivity = Date.now();
+    let loaded = false;
+    const onRequest = (r: HTTPRequest) => {
+      inFlight += 1;
+      lastActivity = Date.now();
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) lastNavigation = r.url();
+    };
+    const onDone = () => {
+      inFlight -= 1;
+      lastActivity = Date.now();
+    };
+    const onLoad = () => (loaded = true);
+    page.on('request', onRequest);
+    page.on('requestfinished', onDone);
+    page.on('requestfailed', onDone);
+    page.on('load', onLoad);
+    try {
+      return await this.navigateAndCaptureIn(page, session, req, url, waitUntil, timeoutMs, deadline, crashed, {
+        lastNavigation: () => lastNavigation,
+        quiet: () => loaded || (inFlight <= 0 && Date.now() - lastActivity >= SETTLE_QUIET_MS),
+      });
+    } finally {
+      page.off('request', onRequest);
+      page.off('requestfinished', onDone);
+      page.off('requestfailed', onDone);
+      page.off('load', onLoad);
+    }
+  }
+
+  private async navigateAndCaptureIn(
     page: Page,
     session: ProxySession,
     req: browserPoolV1.RenderRequest,
@@ -153,21 +211,26 @@ export class RenderService {
     timeoutMs: number,
     deadline: number,
     crashed: () => RenderError | undefined,
+    network: { lastNavigation(): string; quiet(): boolean },
   ): Promise<browserPoolV1.RenderResponse> {
-    await this.prepare(page, req, url);
-
-    // The main frame's last navigation request: where a failed navigation was going.
-    let lastNavigation = url;
-    page.on('request', (r) => {
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) lastNavigation = r.url();
-    });
-
+    const settle = waitUntil === 'load' && !req.screenshot;
     const started = Date.now();
     let response: HTTPResponse | null;
     try {
-      response = await page.goto(url, { waitUntil, timeout: timeoutMs });
+      response = await page.goto(url, { waitUntil: settle ? 'domcontentloaded' : waitUntil, timeout: timeoutMs });
+      if (settle) {
+        while (!network.quiet()) {
+          if (crashed()) throw crashed();
+          if (Date.now() >= deadline) {
+            const err = new Error('settle');
+            err.name = 'TimeoutError';
+            throw err;
+          }
+          await sleep(25);
+        }
+      }
     } catch (err) {
-      throw this.navigationError(err, session, lastNavigation, timeoutMs, crashed);
+      throw this.navigationError(err, session, network.lastNavigation(), timeoutMs, crashed);
     }
     const guardHeader = response?.headers()[GUARD_HEADER];
     if (response && guardHeader) {
@@ -222,7 +285,8 @@ export class RenderService {
     };
   }
 
-  private async prepare(page: Page, req: browserPoolV1.RenderRequest, url: string): Promise<void> {
+  private async prepare(tab: Tab, req: browserPoolV1.RenderRequest, url: string): Promise<void> {
+    const { page } = tab;
     const width = req.viewportWidth > 0 ? Math.min(req.viewportWidth, 4096) : DEFAULT_VIEWPORT.width;
     const height = req.viewportHeight > 0 ? Math.min(req.viewportHeight, 4096) : DEFAULT_VIEWPORT.height;
     const current = page.viewport();
@@ -230,10 +294,15 @@ export class RenderService {
       current?.width === width && current.height === height ? [] : [page.setViewport({ width, height })];
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
-      if (name.toLowerCase() === 'user-agent') steps.push(page.setUserAgent(value));
-      else headers[name] = value;
+      if (name.toLowerCase() === 'user-agent') {
+        tab.userAgentChanged = true;
+        steps.push(page.setUserAgent(value));
+      } else headers[name] = value;
     }
-    if (Object.keys(headers).length) steps.push(page.setExtraHTTPHeaders(headers));
+    if (Object.keys(headers).length) {
+      tab.extraHeaders = true;
+      steps.push(page.setExtraHTTPHeaders(headers));
+    }
     if (req.cookies.length)
       steps.push(
         page
@@ -246,7 +315,9 @@ export class RenderService {
             ),
           ),
       );
-    if (req.blockMedia && !req.screenshot) {
+    // Blocking stays set on a reused page until a render wants media again.
+    const block = req.blockMedia && !req.screenshot;
+    if (block !== tab.mediaBlocked) {
       steps.push(
         (async () => {
           // The page's own CDP session already has Network enabled; a new one would cost a round
@@ -255,8 +326,9 @@ export class RenderService {
           const cdp = own ?? (await page.createCDPSession());
           if (!own) await cdp.send('Network.enable');
           await cdp.send('Network.setBlockedURLs', {
-            urlPatterns: MEDIA_EXTENSIONS.map((ext) => ({ urlPattern: `*://*:*/*.${ext}`, block: true })),
+            urlPatterns: block ? MEDIA_EXTENSIONS.map((ext) => ({ urlPattern: `*://*:*/*.${ext}`, block: true })) : [],
           });
+          tab.mediaBlocked = block;
         })(),
       );
     }
