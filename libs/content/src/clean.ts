@@ -7,6 +7,8 @@ export interface CleanOptions {
   removeBanners: boolean;
   removeBase64Images: boolean;
   excludeTags: string[];
+  /** Drop event handlers and inline styles (only clean HTML shows attributes). */
+  stripAttributes: boolean;
 }
 
 /** Elements that never carry readable content. */
@@ -45,7 +47,7 @@ const CODE_LANG = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#
 
 /**
  * Cleans the document in one walk: drops scripts, styles, frames, form controls, hidden
- * elements and event handlers; with the options, banners and base64 images; resolves links and
+ * elements, event handlers and inline styles; with the options, banners and base64 images; resolves links and
  * images against the page URL; moves a code block's language onto its <pre> for the markdown.
  */
 export function cleanDocument(doc: Document, opts: CleanOptions): void {
@@ -69,7 +71,7 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
       el.remove();
       return false;
     }
-    dropEventHandlers(el);
+    if (opts.stripAttributes) dropScriptingAndStyle(el);
     if (tag === 'a') resolveAttr(el, 'href', opts.url);
     else if (tag === 'img') return fixImage(el, opts);
     else if (tag === 'pre') labelCodeLanguage(el);
@@ -135,11 +137,12 @@ function isBanner(el: Element, tag: string): boolean {
   return limit > 0 && (el.textContent ?? '').length < limit;
 }
 
-function dropEventHandlers(el: Element): void {
+/** Event handlers and inline styles: clean HTML carries structure, not behaviour or looks. */
+function dropScriptingAndStyle(el: Element): void {
   const attrs = el.attributes;
   for (let i = attrs.length - 1; i >= 0; i--) {
     const name = attrs[i]?.name;
-    if (name && name.length > 2 && name.startsWith('on')) el.removeAttribute(name);
+    if (name && (name === 'style' || (name.length > 2 && name.startsWith('on')))) el.removeAttribute(name);
   }
 }
 

@@ -1,4 +1,5 @@
 import { cleanDocument, safeSelectAll } from './clean.js';
+import { compactHtml } from './compact-html.js';
 import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
@@ -29,16 +30,34 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
     removeBanners: opts.removeBanners ?? true,
     removeBase64Images,
     excludeTags: opts.excludeTags ?? [],
+    stripAttributes: want.has('cleanHtml'),
   });
   const roots = contentRoots(doc, opts);
   const text = toText(roots);
-  const html = () => roots.map((r) => r.outerHTML).join('\n');
-  if (want.has('markdown')) result.markdown = toMarkdown(html(), !removeBase64Images);
+  if (want.has('markdown')) result.markdown = markdownOrText(roots, text, !removeBase64Images);
   if (want.has('text')) result.text = text;
-  if (want.has('cleanHtml')) result.cleanHtml = html().replace(/<!--[\s\S]*?-->/g, '');
+  if (want.has('cleanHtml')) {
+    result.cleanHtml = roots
+      .map((r) => r.outerHTML)
+      .join('\n')
+      .replace(/<!--[\s\S]*?-->/g, '');
+  }
   result.words = countWords(text);
   result.language = detectLanguage(result.head.lang, text);
   return result;
+}
+
+/**
+ * Serialising and node-html-markdown recurse once per nesting level; markup nested thousands
+ * deep (unclosed tags) overflows the stack. The plain text is then the best markdown there is.
+ */
+function markdownOrText(roots: Element[], text: string, keepDataImages: boolean): string {
+  try {
+    return toMarkdown(compactHtml(roots), keepDataImages);
+  } catch (err) {
+    if (err instanceof RangeError) return text;
+    throw err;
+  }
 }
 
 /** The elements to render: the body, or the main content plus what includeTags asks to keep. */

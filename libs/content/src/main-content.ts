@@ -1,37 +1,54 @@
 import { BOILERPLATE, BOILERPLATE_ROLES, COMMENTS, CONTENT, classAndId } from './patterns.js';
 
-/**
- * Finds the main content of a cleaned page.
- *
- * The page is read as a tree of blocks (p, li, td, div with text…). Each block gets a value:
- * its plain text counts for it, its link text and its shortness against it. An element's
- * score is the sum over its subtree, except that furniture (nav, footer, sidebars, sharing…)
- * counts as negative whatever it holds. The main content is the element with the best score:
- * a tree version of the maximum-sum segment, so a thread of forty posts or a listing of items
- * wins over any single post, while a wrapper that adds a menu and a footer loses to the
- * element inside it. The winner is then pruned of the furniture and link lists it contains.
- */
+// Finds the main content of a cleaned page.
+//
+// The page is read as a tree of blocks (p, li, td, div with text…). Each block gets a value:
+// its plain text counts for it, its link text and its shortness against it. An element's
+// score is the sum over its subtree, except that furniture (nav, footer, sidebars, sharing…)
+// counts as negative whatever it holds. The main content is the element with the best score:
+// a tree version of the maximum-sum segment, so a thread of forty posts or a listing of items
+// wins over any single post, while a wrapper that adds a menu and a footer loses to the
+// element inside it. The winner is then pruned of the furniture and link lists it contains.
+
 export interface MainContent {
   root: Element;
   /** Elements inside root to leave out when rendering. */
   pruned: Set<Element>;
 }
 
-/** Tuning knobs, kept together so the benchmark runner can vary them. */
+/**
+ * Tuning knobs, kept together so the benchmark runner can vary them. On WCXB dev (see
+ * EXTRACTION.md) the overall F1 is flat around these values: the structure does the work.
+ */
 export const TUNING = {
+  /** Cost per character of link text in short anchors (menus, tags). */
   linkPenalty: 1.0,
+  /** Per character of long anchors (titles of listed items): negative, so they count for. */
   longLinkPenalty: -0.3,
-  commentsFactor: 0.2,
-  minContent: 250,
-  fallbackShare: 0.25,
+  /** Average anchor text length from which an anchor reads as a title. */
   longLinkChars: 30,
+  /** Cost of a short block without punctuation ("Share", "Menu", "12 comments"). */
   blockCost: 6,
   shortBlockChars: 20,
+  /** Furniture counts as minus this share of its text. */
   boilerFactor: 0.6,
+  /** …unless it holds at least this share of the page (a wrapper class that says "sidebar"). */
   boilerMaxShare: 0.5,
+  /** Comment sections keep this share of their score. */
+  commentsFactor: 0.2,
+  /** Score below which a winner outside comments gives way to one inside (a page of comments). */
+  minContent: 250,
+  /** Winner's share of its <main>/<article> below which that element is taken instead. */
+  fallbackShare: 0.25,
   contentBonus: 1.15,
   semanticBonus: 1.25,
+  /** Levels the winner may climb to take in sibling sections with content of their own. */
+  siblingLevels: 1,
+  /** A sibling section joins when its score reaches this share of the winner's. */
+  siblingMinShare: 0.2,
+  /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
+  /** Winner's link density from which its link lists are its content and stay. */
   linkPageDensity: 0.35,
 };
 
@@ -83,7 +100,8 @@ const BLOCK = new Set([
   'br',
   'caption',
 ]);
-const ITEM_TAGS = new Set(['li', 'td', 'th', 'tr', 'dd', 'dt', 'p', 'a', 'span', 'strong', 'em', 'b', 'i', 'code']);
+// Parts of a list or a line: pruned with their list, never on their own.
+const LIST_PARTS = new Set(['li', 'td', 'th', 'tr', 'dd', 'dt', 'p', 'a', 'span', 'strong', 'em', 'b', 'i', 'code']);
 const HEADING = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const FURNITURE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'header', 'menu']);
 
@@ -124,8 +142,11 @@ export function findMainContent(body: Element): MainContent {
   const pageText = stats[0]?.text ?? 0;
   score(stats, pageText);
   const best = widenToSemantic(stats, pickBest(stats));
-  const root = best === -1 ? body : (stats[best]?.el ?? body);
-  return { root, pruned: prune(root, stats, index, pageText) };
+  if (best === -1) return { root: body, pruned: prune(body, stats, index) };
+  const { root, dropped } = gatherSiblings(stats, index, best);
+  const pruned = prune(root, stats, index);
+  for (const el of dropped) pruned.add(el);
+  return { root, pruned };
 }
 
 /** Walks the subtree once, filling stats in pre-order (a parent before its children). */
@@ -157,6 +178,14 @@ function measure(
         stat.link += len;
       } else if (PUNCT.test(data)) own.punct++;
     } else if (n.nodeType === 1) {
+      if (depth > MAX_DEPTH) {
+        // Pathologically deep markup (unclosed inline tags): count the rest as plain text
+        // rather than recurse until the stack runs out.
+        const len = visibleLength(n.textContent ?? '');
+        own.text += len;
+        stat.text += len;
+        continue;
+      }
       const child = measure(n as Element, me, depth + 1, linkHere, stats, index);
       stat.text += child.text;
       stat.link += child.link;
@@ -173,6 +202,7 @@ function measure(
   return { inline: own, text: stat.text, link: stat.link };
 }
 
+const MAX_DEPTH = 1500;
 const PUNCT = /[.!?;,:\u3002\uff01\uff1f\u3001]/;
 const EMPTY_INLINE: Inline = { text: 0, link: 0, anchors: 0, punct: 0 };
 
@@ -278,8 +308,39 @@ function widenToSemantic(stats: Stat[], best: number): number {
   return best;
 }
 
+/**
+ * Landing, product and collection pages spread their content over sibling sections, and the
+ * winner is then one of them. Climb to the parent while its other children hold real content
+ * of their own (a share of the winner's score), leaving out the siblings that do not.
+ */
+function gatherSiblings(
+  stats: Stat[],
+  index: Map<Element, number>,
+  best: number,
+): { root: Element; dropped: Element[] } {
+  let current = best;
+  let dropped: Element[] = [];
+  for (let step = 0; step < TUNING.siblingLevels; step++) {
+    const b = stats[current]!;
+    const parent = stats[b.parent];
+    if (!parent || parent.flags & Flag.Boiler) break;
+    let gained = 0;
+    const out: Element[] = [];
+    for (let c = parent.el.firstElementChild; c; c = c.nextElementSibling) {
+      const s = stats[index.get(c) ?? -1];
+      if (!s || s === b) continue;
+      if (s.score >= TUNING.siblingMinShare * b.score && !(s.flags & (Flag.Boiler | Flag.Comments))) gained += s.score;
+      else if (s.text > 0 && !(s.flags & Flag.Heading && s.score > 0)) out.push(c);
+    }
+    if (gained < TUNING.siblingMinShare * b.score) break;
+    current = b.parent;
+    dropped = [...dropped, ...out];
+  }
+  return { root: stats[current]!.el, dropped };
+}
+
 /** Furniture and link lists inside the winner; comment sections unless they are the page. */
-function prune(root: Element, stats: Stat[], index: Map<Element, number>, _pageText: number): Set<Element> {
+function prune(root: Element, stats: Stat[], index: Map<Element, number>): Set<Element> {
   const pruned = new Set<Element>();
   const rootStat = stats[index.get(root) ?? -1];
   if (!rootStat) return pruned;
@@ -307,8 +368,8 @@ function shouldPrune(s: Stat, root: Stat): boolean {
   if (share < 0.3 && opensWithAsideHeading(s.el)) return true;
   // Link lists go as a whole (a block of "related" links); single items and cells of a list
   // that belongs to the content (a docs index, a table of links) stay.
-  if (ITEM_TAGS.has(s.el.localName) || share > 0.3) return false;
-  if (ITEM_TAGS.has(s.el.parentElement?.localName ?? '')) return false; // a nested list is part of its item
+  if (LIST_PARTS.has(s.el.localName) || share > 0.3) return false;
+  if (LIST_PARTS.has(s.el.parentElement?.localName ?? '')) return false; // a nested list is part of its item
   // In a page that is mostly links (a wiki index, a link collection) the lists are the content.
   if (root.link / Math.max(1, root.text) > TUNING.linkPageDensity) return false;
   return s.score < 0 && s.link / s.text > TUNING.pruneLinkDensity;

@@ -13,7 +13,7 @@ describe('cleaning', () => {
           expect(out).toBeDefined();
           expect(out).not.toMatch(/dataLayer|acceptCookies|We use cookies|color: red|Free shipping on orders/);
         }
-        expect(r.cleanHtml).not.toMatch(/<(script|style|iframe|noscript|link|meta)\b|\son\w+=|<!--/i);
+        expect(r.cleanHtml).not.toMatch(/<(script|style|iframe|noscript|link|meta)\b|\s(on\w+|style)=|<!--/i);
       }
     });
   }
@@ -26,6 +26,15 @@ describe('cleaning', () => {
       removeBanners: false,
     });
     expect(r.text).toContain('We use cookies');
+  });
+
+  it('strips event handlers, inline styles and comments from clean HTML', () => {
+    const html = `<html><body><main><!-- tracking --><p onclick="track()" style="color:red" class="lead">A paragraph
+      long enough to be the content, with <a href="/more" onmouseover="x()">a link</a>.</p></main></body></html>`;
+    const r = extractContent(parseDocument(html), { url: FIXTURE_URL, formats: ['cleanHtml'], onlyMainContent: true });
+    expect(r.cleanHtml).toBe(
+      '<main><p class="lead">A paragraph\n      long enough to be the content, with <a href="https://site.example/more">a link</a>.</p></main>',
+    );
   });
 
   it('drops elements hidden by attribute or inline style', () => {

@@ -72,4 +72,10 @@ describe('markdown rendering', () => {
         .markdown ?? '';
     expect(md).toContain('](data:image/png;base64,');
   });
+
+  it('falls back to the plain text for markup nested too deep to convert', () => {
+    expect(render(`${'<div><b>'.repeat(3000)}Deep text that still reaches the user.`)).toBe(
+      'Deep text that still reaches the user.',
+    );
+  });
 });

@@ -1,0 +1,116 @@
+// Iteration aid for main-content extraction: runs an extractor over the WCXB development set in
+// one process and prints the same bag-of-words metric as eval.mjs (whose scoring functions it
+// imports). eval.mjs, spawning one process per page, gives the figures that are reported.
+//
+//   node --import tsx test/extraction/batch-eval.ts [--extractor tidemark|readability] [--type T]
+//        [--per-page FILE] [--ids 0003,0005] [--dump DIR]
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { extractContent, parseDocument } from '../../libs/content/src/index.js';
+import { TUNING } from '../../libs/content/src/main-content.js';
+import { readabilityMarkdown } from '../../libs/content/test/support/readability-baseline.js';
+
+const ROOT = process.env.WCXB_ROOT ?? '/work/shared/extraction/wcxb';
+const EVAL = process.env.WCXB_EVAL ?? '/work/shared/extraction/eval.mjs';
+
+interface Page {
+  id: string;
+  url: string;
+  type: string;
+  ref: string;
+  file: string;
+}
+interface Scores {
+  precision: number;
+  recall: number;
+  f1: number;
+}
+interface EvalModule {
+  stripMarkdown(md: string): string;
+  wcxbPage(ref: string, pred: string): Scores;
+}
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : process.argv[i + 1];
+};
+
+function loadPages(): Page[] {
+  const dir = path.join(ROOT, 'dev', 'ground-truth');
+  const pages: Page[] = [];
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((x) => x.endsWith('.json'))
+    .sort()) {
+    const d = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+    const g = d.ground_truth;
+    if (!g || typeof g !== 'object') continue;
+    let type: string = d._internal?.page_type?.primary ?? 'article';
+    if (type === 'category') type = 'collection';
+    const id = f.slice(0, -5);
+    pages.push({
+      id,
+      url: d.url ?? '',
+      type,
+      ref: g.main_content ?? '',
+      file: path.join(ROOT, 'dev', 'html', `${id}.html.gz`),
+    });
+  }
+  return pages;
+}
+
+const extractors: Record<string, (html: string, url: string) => string> = {
+  tidemark: (html, url) =>
+    extractContent(parseDocument(html), { url, formats: ['markdown'], onlyMainContent: true }).markdown ?? '',
+  readability: (html) => readabilityMarkdown(html),
+};
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+async function main(): Promise<void> {
+  const ev = (await import(EVAL)) as EvalModule;
+  // TUNE='{"blockCost":8}' tries other knob values without editing the lib.
+  if (process.env.TUNE) Object.assign(TUNING, JSON.parse(process.env.TUNE));
+  const name = arg('extractor') ?? 'tidemark';
+  const extract = extractors[name];
+  if (!extract) throw new Error(`unknown extractor ${name}`);
+  let pages = loadPages();
+  const type = arg('type');
+  if (type) pages = pages.filter((p) => p.type === type);
+  const ids = arg('ids')?.split(',');
+  if (ids) pages = pages.filter((p) => ids.includes(p.id));
+  const dump = arg('dump');
+  if (dump) fs.mkdirSync(dump, { recursive: true });
+  const rows: (Scores & { id: string; type: string })[] = [];
+  for (const p of pages) {
+    const html = zlib.gunzipSync(fs.readFileSync(p.file)).toString('utf8');
+    let out = '';
+    try {
+      out = extract(html, p.url);
+    } catch (err) {
+      process.stderr.write(`${p.id}: ${String(err)}\n`);
+    }
+    if (dump) fs.writeFileSync(path.join(dump, `${p.id}.md`), out);
+    rows.push({ id: p.id, type: p.type, ...ev.wcxbPage(p.ref, ev.stripMarkdown(out)) });
+  }
+  const line = (label: string, rs: Scores[]) =>
+    `${label.padEnd(14)} n=${String(rs.length).padStart(4)}  F1 ${mean(rs.map((r) => r.f1)).toFixed(3)}  P ${mean(rs.map((r) => r.precision)).toFixed(3)}  R ${mean(rs.map((r) => r.recall)).toFixed(3)}`;
+  console.log(`${name}: ${line('all', rows)}`);
+  for (const t of [...new Set(rows.map((r) => r.type))].sort())
+    console.log(
+      `  ${line(
+        t,
+        rows.filter((r) => r.type === t),
+      )}`,
+    );
+  const perPage = arg('per-page');
+  if (perPage) {
+    const body = rows.map((r) =>
+      [r.id, r.type, r.precision.toFixed(3), r.recall.toFixed(3), r.f1.toFixed(3)].join('\t'),
+    );
+    fs.writeFileSync(perPage, ['id\ttype\tP\tR\tF1', ...body].join('\n') + '\n');
+  }
+}
+
+await main();

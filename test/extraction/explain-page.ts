@@ -1,0 +1,39 @@
+// Iteration aid: which element the main-content finder chose on one WCXB page, and what it
+// pruned inside it.   node --import tsx test/extraction/explain-page.ts 0396
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { parseDocument } from '../../libs/content/src/index.js';
+import { cleanDocument } from '../../libs/content/src/clean.js';
+import { findMainContent } from '../../libs/content/src/main-content.js';
+
+const ROOT = process.env.WCXB_ROOT ?? '/work/shared/extraction/wcxb';
+const id = process.argv[2];
+if (!id) throw new Error('usage: explain-page.ts <page id>');
+
+const html = zlib.gunzipSync(fs.readFileSync(path.join(ROOT, 'dev', 'html', `${id}.html.gz`))).toString('utf8');
+const doc = parseDocument(html);
+cleanDocument(doc, {
+  url: 'https://example.invalid/',
+  removeBanners: true,
+  removeBase64Images: true,
+  excludeTags: [],
+  stripAttributes: false,
+});
+const body = doc.body ?? doc.documentElement;
+const { root, pruned } = findMainContent(body);
+
+const label = (el: Element): string => {
+  const cls = el.getAttribute('class')?.trim().split(/\s+/).slice(0, 3).join('.');
+  return `${el.localName}${el.id ? `#${el.id}` : ''}${cls ? `.${cls}` : ''}`;
+};
+const trail = (el: Element): string => {
+  const parts: string[] = [];
+  for (let e: Element | null = el; e; e = e.parentElement) parts.unshift(label(e));
+  return parts.join(' > ');
+};
+const chars = (el: Element): number => (el.textContent ?? '').replace(/\s+/g, '').length;
+
+console.log(`main content: ${trail(root)}`);
+console.log(`  ${chars(root)} of ${chars(body)} characters of the page`);
+for (const el of pruned) console.log(`  pruned ${label(el)} (${chars(el)} characters)`);
