@@ -5,9 +5,8 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
-import { browserPoolV1, scrapeV1 } from '@tidemark/contracts';
+import { billingV1, browserPoolV1, scrapeV1 } from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
-import { BillingClient } from './clients/billing.client.js';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
@@ -65,7 +64,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     });
   redis.on('error', (err) => logger.warn({ err }, 'redis'));
   installRateLimitScript(redis);
-  const billing = new BillingClient(cfg.BILLING_GRPC_URL);
+  const billing = connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing');
   const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape');
   const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
 

@@ -1,7 +1,6 @@
 import { planOf, PLANS } from '@tidemark/contracts';
 import { z } from 'zod';
 import { SCOPE_LEVEL, defineRoute, type AuthContext } from '../http/route.js';
-import type { CreditBalance } from '../clients/billing.client.js';
 import { effectiveRpm } from '../http/auth.js';
 import type { WorkspaceService } from '../services/workspace.service.js';
 
@@ -44,7 +43,7 @@ export const meSchema = z
 
 const presentMe = (
   auth: AuthContext,
-  credits: CreditBalance,
+  credits: { granted: number; used: number; remaining: number },
   maxRpm = auth.workspace.maxRpm,
 ): z.infer<typeof meSchema> => {
   const plan = planOf(auth.workspace.plan);

@@ -1,7 +1,8 @@
 import type { Bus } from '@tidemark/bus';
 import { NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
-import type { BillingClient, CreditBalance } from '../clients/billing.client.js';
+import type { billingV1 } from '@tidemark/contracts';
+import type { RpcClient } from '@tidemark/rpc';
 import type { KeyCache } from '../http/key-cache.js';
 import type { WorkspaceRepository } from '../repositories/workspace.repository.js';
 import { displayPrefix, hashKeySecret, mintKeySecret } from './key-secret.js';
@@ -14,7 +15,7 @@ export interface CreatedWorkspace {
 export class WorkspaceService {
   constructor(
     private readonly workspaces: WorkspaceRepository,
-    private readonly billing: BillingClient,
+    private readonly billing: RpcClient<billingV1.BillingServiceClient>,
     private readonly bus: Bus,
     private readonly keyCache: KeyCache,
     private readonly logger: Logger,
@@ -52,7 +53,8 @@ export class WorkspaceService {
     this.keyCache.invalidate({ workspaceId });
   }
 
-  credits(workspaceId: string): Promise<CreditBalance> {
-    return this.billing.balance(workspaceId);
+  /** Credits from the billing service's ledger. */
+  credits(workspaceId: string): Promise<billingV1.BalanceResponse> {
+    return this.billing.call('balance', { workspaceId });
   }
 }
