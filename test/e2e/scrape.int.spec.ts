@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { Bus } from '@tidemark/bus';
+import { scrapeJobEvent } from '@tidemark/contracts';
+import { createLogger } from '@tidemark/telemetry';
+import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 describe('POST /v1/scrape through the fleet (http rung; no browser pool in this fleet)', () => {
@@ -241,6 +244,38 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     const second = (await next.json()) as { data: { url: string }[]; next: string | null };
     expect(second.data.map((r) => r.url)).toEqual(urls.slice(150));
     expect(second.next).toBeNull();
+  });
+
+  it('publishes batch.finished and scrape.completed on the events stream, with the webhook named', async () => {
+    const bus = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: t.env.NATS_PREFIX!,
+      name: 'events-test',
+      logger: createLogger('t', 'silent'),
+    });
+    try {
+      const finished = bus.waitForBroadcast(`events.${workspaceId}.batch.finished`, scrapeJobEvent, 20_000);
+      const completed = bus.waitForBroadcast(`events.${workspaceId}.scrape.completed`, scrapeJobEvent, 20_000);
+      const res = await scrape({
+        urls: [web.url('pages.test', '/article'), web.url('pages.test', '/missing')],
+        webhook_url: 'https://hooks.example/tidemark',
+      });
+      expect(res.body.webhookSecret).toMatch(/^whsec_[\w-]{32}$/);
+      const event = await finished;
+      expect(event).toMatchObject({
+        jobId: res.body.id,
+        status: 'done',
+        progress: { done: 2, total: 2, queued: 0 },
+        creditsUsed: 2,
+        counts: { ok: 1, blocked: 1 },
+        webhookUrl: 'https://hooks.example/tidemark',
+      });
+      expect((await completed)?.jobId).toBe(res.body.id);
+      // The secret is shown once: reading the job again does not return it.
+      expect((await t.call('GET', `/scrape/${res.body.id}`, { key })).body.webhookSecret).toBeUndefined();
+    } finally {
+      await bus.close();
+    }
   });
 
   it('cancels a batch: URLs not yet fetched are not fetched', async () => {
