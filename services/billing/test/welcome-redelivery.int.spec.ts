@@ -79,8 +79,10 @@ describe('work.billing.welcome', () => {
         const info = await bus.consumerInfo('billing-welcome');
         return info.delivered >= 2 && info.ackPending === 0 && info.pending === 0;
       });
-      // Delivered twice in all: once to the worker that died, once to the one that acked.
-      expect((await bus.consumerInfo('billing-welcome')).delivered).toBe(2);
+      // Delivered at least twice: to the worker that died, then to the one that acked. (The
+      // server may first hand it once more to the dead worker's pull request, which it has not
+      // yet noticed is gone; that delivery is lost the same way and the message comes back.)
+      expect((await bus.consumerInfo('billing-welcome')).delivered).toBeGreaterThanOrEqual(2);
       expect(await db.prisma.ledgerEntry.count({ where: { workspaceId, reference: 'welcome' } })).toBe(1);
       await expect(app.ledger.balance(workspaceId)).resolves.toMatchObject({ granted: 1000, used: 0, remaining: 1000 });
     } finally {
