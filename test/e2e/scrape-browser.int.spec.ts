@@ -60,10 +60,11 @@ describe('the browser rungs through the fleet (real Chromium)', () => {
   });
 
   it('loses no URL when the browser pool dies during a batch', async () => {
-    const urls = Array.from({ length: 16 }, (_, i) => web.url('pages.test', `/app?n=${i}`));
+    // Enough pages that the batch cannot be done before the pool is stopped.
+    const urls = Array.from({ length: 60 }, (_, i) => web.url('pages.test', `/app?n=${i}`));
     const res = await t.call('POST', '/scrape', { key, body: { urls } });
     expect(res.status).toBe(202);
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1000));
     await t.fleet.stopService('browserPool');
     let job = res.body;
     for (let i = 0; i < 200 && job.status !== 'done'; i++) {
@@ -71,7 +72,7 @@ describe('the browser rungs through the fleet (real Chromium)', () => {
       job = (await t.call('GET', `/scrape/${res.body.id}`, { key })).body;
     }
     expect(job.status).toBe('done');
-    expect(job.data).toHaveLength(16);
+    expect(job.data).toHaveLength(60);
     for (const row of job.data) {
       expect(row.status).toBe('done');
       if (row.method === 'browser') expect(row).toMatchObject({ verdict: 'ok', credits: 5 });
