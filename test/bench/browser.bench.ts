@@ -96,12 +96,13 @@ export async function benchBrowser(): Promise<string> {
       await plain.cleanup();
     }
 
-    // The pool: 2 browsers × 2 lanes (one per core), guard proxy on, media blocked (no screenshot).
+    // The pool: 2 browsers × 2 lanes by default (one per core; BENCH_POOL_BROWSERS and
+    // BENCH_POOL_TABS try other layouts), guard proxy on, media blocked (no screenshot).
     const app = await buildApp(
       loadConfig({
         BROWSER_POOL_GRPC_LISTEN: '127.0.0.1:0',
-        BROWSER_POOL_BROWSERS: '2',
-        BROWSER_POOL_TABS_PER_BROWSER: '2',
+        BROWSER_POOL_BROWSERS: process.env.BENCH_POOL_BROWSERS ?? '2',
+        BROWSER_POOL_TABS_PER_BROWSER: process.env.BENCH_POOL_TABS ?? '2',
         FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
         LOG_LEVEL: 'warn',
       }),
@@ -137,7 +138,7 @@ export async function benchBrowser(): Promise<string> {
       '',
       `browser tier, ${PAGES} local article pages (8 images at ${ASSET_DELAY_MS} ms each), ${IN_FLIGHT} in flight, ${new Date().toISOString()}`,
       `baseline: 1 Chromium, ${IN_FLIGHT} reused tabs, goto(load)+content   ${baseline.toFixed(2).padStart(7)} pages/s`,
-      `browser-pool: 2×2 wiped lanes, guard proxy, block_media    ${pool.toFixed(2).padStart(7)} pages/s`,
+      `browser-pool: ${process.env.BENCH_POOL_BROWSERS ?? '2'}×${process.env.BENCH_POOL_TABS ?? '2'} wiped lanes, guard proxy, block_media    ${pool.toFixed(2).padStart(7)} pages/s`,
       `ratio pool / baseline: ${(pool / baseline).toFixed(3)} (target ≥ 1.5)`,
       '',
     ].join('\n');
