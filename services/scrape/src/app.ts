@@ -49,7 +49,12 @@ export const buildApp = async (
     new HttpRung(agents, cfg.SCRAPE_USER_AGENT, cfg.SCRAPE_MAX_BODY_BYTES),
     new BrowserRung(browserPool),
     credits,
-    { fresh: async (ws, url, since) => ((p) => (p ? toCachedResult(p) : null))(await pageRepo.fresh(ws, url, since)) },
+    {
+      fresh: async (ws, url, since) => {
+        const page = await pageRepo.fresh(ws, url, since);
+        return page ? toCachedResult(page) : null;
+      },
+    },
     logger.child({ module: 'ladder.service' }),
   );
   const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }));

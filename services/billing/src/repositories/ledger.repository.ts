@@ -20,9 +20,6 @@ export interface LedgerEntryInput {
   reference: string;
 }
 
-/** The client or a transaction of it. */
-export type Db = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
-
 /** The only file of billing that touches ledger_entry and credit_hold. */
 export class LedgerRepository {
   constructor(private readonly prisma: PrismaClient) {}
@@ -41,17 +38,12 @@ export class LedgerRepository {
     }
   }
 
-  /** Inside withWorkspaceLock, where a unique violation would abort the transaction. */
-  async append(entry: LedgerEntryInput, db: Db): Promise<void> {
-    await db.ledgerEntry.create({ data: { id: newId('led'), ...entry } });
-  }
-
   /**
    * The workspace's plan, ledger sums and live holds in one statement (Balance is on every
    * GET /me). Null when the workspace does not exist.
    */
-  async summary(workspaceId: string, db: Db = this.prisma): Promise<LedgerSummary | null> {
-    const rows = await db.$queryRaw<
+  async summary(workspaceId: string): Promise<LedgerSummary | null> {
+    const rows = await this.prisma.$queryRaw<
       { plan: string; granted: bigint; used: bigint; held: bigint; welcomed: boolean | null }[]
     >`
       SELECT w.plan,
@@ -73,17 +65,6 @@ export class LedgerRepository {
       held: Number(row.held),
       welcomed: row.welcomed === true,
     };
-  }
-
-  /**
-   * Runs `fn` in a transaction holding the workspace's advisory lock, so two concurrent
-   * authorizations cannot both spend the last credits.
-   */
-  withWorkspaceLock<T>(workspaceId: string, fn: (tx: Db) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${workspaceId}, 0))`;
-      return fn(tx as Db);
-    });
   }
 
   /**
@@ -131,23 +112,8 @@ export class LedgerRepository {
     return inserted > 0;
   }
 
-  findHold(workspaceId: string, reference: string, db: Db = this.prisma) {
-    return db.creditHold.findUnique({ where: { workspaceId_reference: { workspaceId, reference } } });
-  }
-
-  async putHold(
-    hold: { workspaceId: string; reference: string; reason: string; credits: number; expiresAt: Date },
-    db: Db = this.prisma,
-  ): Promise<void> {
-    await db.creditHold.create({ data: hold });
-  }
-
-  async dropHold(workspaceId: string, reference: string, db: Db = this.prisma): Promise<void> {
-    await db.creditHold.deleteMany({ where: { workspaceId, reference } });
-  }
-
-  async hasEntry(workspaceId: string, reference: string, db: Db = this.prisma): Promise<boolean> {
-    return (await db.ledgerEntry.count({ where: { workspaceId, reference } })) > 0;
+  async hasEntry(workspaceId: string, reference: string): Promise<boolean> {
+    return (await this.prisma.ledgerEntry.count({ where: { workspaceId, reference } })) > 0;
   }
 
   async pruneExpiredHolds(now = new Date()): Promise<number> {

@@ -38,6 +38,20 @@ export interface Page<T> {
 }
 
 /**
+ * The ready-made URL of the following page: this request's path and query with the given
+ * cursor and limit, on PUBLIC_BASE_URL when set, else on the request's own origin.
+ */
+export const nextLink = (req: Request, cursor: string, limit: number, publicBaseUrl?: string): string => {
+  const origin = publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
+  const url = new URL(`${origin}${req.baseUrl}${req.path}`);
+  for (const [k, v] of Object.entries(req.query))
+    if (k !== 'cursor' && k !== 'limit' && typeof v === 'string') url.searchParams.set(k, v);
+  url.searchParams.set('cursor', cursor);
+  url.searchParams.set('limit', String(limit));
+  return url.toString();
+};
+
+/**
  * Turns rows fetched with `take: pageSize + 1` into a page: the extra row only says whether a
  * next page exists. `next` keeps every other query parameter of the request.
  */
@@ -51,15 +65,6 @@ export const toPage = <R extends { id: string }, T>(
   const more = rows.length > pageSize;
   const shown = more ? rows.slice(0, pageSize) : rows;
   const cursor = more ? encodeCursor(shown[shown.length - 1]!.id) : null;
-  let next: string | null = null;
-  if (cursor) {
-    const origin = publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
-    const url = new URL(`${origin}${req.baseUrl}${req.path}`);
-    for (const [k, v] of Object.entries(req.query))
-      if (k !== 'cursor' && typeof v === 'string') url.searchParams.set(k, v);
-    url.searchParams.set('cursor', cursor);
-    url.searchParams.set('limit', String(pageSize));
-    next = url.toString();
-  }
+  const next = cursor ? nextLink(req, cursor, pageSize, publicBaseUrl) : null;
   return { data: shown.map(render), next, cursor };
 };

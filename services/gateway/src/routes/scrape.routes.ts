@@ -5,7 +5,7 @@ import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
 import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js';
-import { cursorSchema, encodeCursor } from '../http/pagination.js';
+import { cursorSchema, nextLink, toPage } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
 
 const createdSchema = jobEnvelopeSchema
@@ -28,11 +28,7 @@ const rowCursor = z
 const withNext = (req: Request, envelope: JobEnvelope, limit: number, publicBaseUrl?: string): JobEnvelope => {
   if (envelope.cursor === null) return envelope;
   const cursor = Buffer.from(`row:${envelope.cursor}`).toString('base64url');
-  const origin = publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
-  const next = new URL(`${origin}${req.baseUrl}/scrape/${envelope.id}`);
-  next.searchParams.set('cursor', cursor);
-  next.searchParams.set('limit', String(limit));
-  return { ...envelope, cursor, next: next.toString() };
+  return { ...envelope, cursor, next: nextLink(req, cursor, limit, publicBaseUrl) };
 };
 
 const creditsHeader = (e: JobEnvelope) => ({ 'X-Service-Credits': String(e.creditsUsed) });
@@ -100,15 +96,7 @@ export const scrapeRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>, pu
         limit: query.limit + 1,
       });
       const jobs = res.envelopesJson.map((j) => JSON.parse(j) as JobEnvelope);
-      const more = jobs.length > query.limit;
-      const data = more ? jobs.slice(0, query.limit) : jobs;
-      const cursor = more ? encodeCursor(data.at(-1)!.id) : null;
-      let next: string | null = null;
-      if (cursor) {
-        const origin = publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
-        next = `${origin}${req.baseUrl}/scrape?cursor=${cursor}&limit=${query.limit}`;
-      }
-      return { status: 200, body: { data, next, cursor } };
+      return { status: 200, body: toPage(req, jobs, query.limit, (job) => job, publicBaseUrl) };
     },
   }),
   defineRoute({

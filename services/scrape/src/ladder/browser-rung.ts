@@ -46,20 +46,19 @@ const toLadderError = (err: unknown, reason: string | undefined): Error => {
   }
 };
 
+export interface RenderOptions {
+  timeoutMs: number;
+  headers: Record<string, string>;
+  waitForMs: number;
+  screenshot: boolean;
+  useExit: boolean;
+}
+
 /** The browser rungs: a render by services/browser-pool, directly or through a residential exit. */
 export class BrowserRung {
   constructor(private readonly pool: RpcClient<browserPoolV1.BrowserPoolServiceClient>) {}
 
-  private request(
-    url: string,
-    opts: {
-      timeoutMs: number;
-      headers: Record<string, string>;
-      waitForMs: number;
-      screenshot: boolean;
-      useExit: boolean;
-    },
-  ): browserPoolV1.RenderRequest {
+  private request(url: string, opts: RenderOptions): browserPoolV1.RenderRequest {
     return {
       url,
       headers: opts.headers,
@@ -77,16 +76,7 @@ export class BrowserRung {
     };
   }
 
-  async fetch(
-    url: string,
-    opts: {
-      timeoutMs: number;
-      headers: Record<string, string>;
-      waitForMs: number;
-      screenshot: boolean;
-      useExit: boolean;
-    },
-  ): Promise<Rendered> {
+  async fetch(url: string, opts: RenderOptions): Promise<Rendered> {
     let res: browserPoolV1.RenderResponse | undefined;
     // A crashed tab or a failed exit is the pool's trouble, not the page's: one more try.
     for (let attempt = 1; !res; attempt++) {
