@@ -1,4 +1,15 @@
-import { billingWelcomeMessage, scrapeJobEvent, scrapePageMessage, workspaceCreatedEvent } from '@tidemark/contracts';
+import {
+  billingWelcomeMessage,
+  crawlJobEvent,
+  crawlPageResultMessage,
+  crawlStartMessage,
+  mapJobEvent,
+  mapRunMessage,
+  scrapeCrawlPageMessage,
+  scrapeJobEvent,
+  scrapePageMessage,
+  workspaceCreatedEvent,
+} from '@tidemark/contracts';
 import type { z } from 'zod';
 
 /**
@@ -9,6 +20,10 @@ import type { z } from 'zod';
 export const WORK_SUBJECTS = {
   'work.billing.welcome': billingWelcomeMessage,
   'work.scrape.page': scrapePageMessage,
+  'work.scrape.crawl': scrapeCrawlPageMessage,
+  'work.map.run': mapRunMessage,
+  'work.crawl.start': crawlStartMessage,
+  'work.crawl.page': crawlPageResultMessage,
 } as const satisfies Record<`work.${string}`, z.ZodType>;
 
 export const EVENT_KINDS = {
@@ -16,6 +31,11 @@ export const EVENT_KINDS = {
   'batch.finished': scrapeJobEvent,
   'scrape.completed': scrapeJobEvent,
   'scrape.failed': scrapeJobEvent,
+  'map.completed': mapJobEvent,
+  'crawl.started': crawlJobEvent,
+  'crawl.page': crawlJobEvent,
+  'crawl.completed': crawlJobEvent,
+  'crawl.failed': crawlJobEvent,
 } as const satisfies Record<string, z.ZodType>;
 
 export type WorkSubject = keyof typeof WORK_SUBJECTS;

@@ -28,4 +28,6 @@ export const grpcEnv = z.object({
   BILLING_GRPC_URL: z.string().default('127.0.0.1:50061'),
   BROWSER_POOL_GRPC_URL: z.string().default('127.0.0.1:50062'),
   SCRAPE_GRPC_URL: z.string().default('127.0.0.1:50063'),
+  MAP_GRPC_URL: z.string().default('127.0.0.1:50064'),
+  CRAWL_GRPC_URL: z.string().default('127.0.0.1:50065'),
 });

@@ -33,3 +33,94 @@ export const scrapeJobEvent = z.object({
   counts: z.record(z.string(), z.number()),
   webhookUrl: z.string().nullable(),
 });
+
+/** A map job to resolve: robots.txt, the sitemap tree and feeds of one site. */
+export const mapRunMessage = z.object({
+  jobId: z.string().min(1),
+  workspaceId: z.string().min(1),
+});
+export type MapRunMessage = z.infer<typeof mapRunMessage>;
+
+export const mapTotals = z.object({
+  files: z.number().int(),
+  urls: z.number().int(),
+  indexes: z.number().int(),
+  blocked: z.number().int(),
+});
+export type MapTotals = z.infer<typeof mapTotals>;
+
+/** map.completed: what a job webhook will carry. */
+export const mapJobEvent = z.object({
+  jobId: z.string(),
+  status: z.string(),
+  totals: mapTotals,
+  creditsUsed: z.number(),
+});
+
+/** A crawl job to start: read robots and sitemaps, seed the frontier, dispatch the first pages. */
+export const crawlStartMessage = z.object({
+  jobId: z.string().min(1),
+  workspaceId: z.string().min(1),
+  runId: z.string().min(1),
+});
+export type CrawlStartMessage = z.infer<typeof crawlStartMessage>;
+
+/**
+ * One page of a crawl for the scrape service's ladder. `request` is the scrape request the page
+ * is fetched with (formats, config, scrapeOptions, maxCredits), without its URL.
+ */
+export const scrapeCrawlPageMessage = z.object({
+  jobId: z.string().min(1),
+  runId: z.string().min(1),
+  workspaceId: z.string().min(1),
+  position: z.number().int().min(0),
+  url: z.string().url(),
+  request: z.record(z.string(), z.unknown()),
+});
+export type ScrapeCrawlPageMessage = z.infer<typeof scrapeCrawlPageMessage>;
+
+/** A crawl page the ladder has settled, back to the crawl service with the links it found. */
+export const crawlPageResultMessage = z.object({
+  jobId: z.string().min(1),
+  runId: z.string().min(1),
+  workspaceId: z.string().min(1),
+  position: z.number().int().min(0),
+  /** queued (not taken: the crawl was cancelled), done or error. */
+  status: z.string(),
+  verdict: z.string().nullable(),
+  errorCode: z.string().nullable(),
+  httpStatus: z.number().int().nullable(),
+  credits: z.number().int(),
+  /** Where redirects ended, when that differs from the URL asked for. */
+  finalUrl: z.string().nullable(),
+  /** Absolute http(s) links of the page (before scope rules). */
+  links: z.array(z.string()),
+  /** RATE_LIMITED: how long the host asked us to wait. */
+  retryAfterMs: z.number().int().nullable(),
+});
+export type CrawlPageResultMessage = z.infer<typeof crawlPageResultMessage>;
+
+/** crawl.started, crawl.page, crawl.completed, crawl.failed: what a job webhook will carry. */
+export const crawlJobEvent = z.object({
+  jobId: z.string(),
+  status: z.string(),
+  progress: z.object({ done: z.number(), total: z.number(), queued: z.number() }),
+  creditsUsed: z.number(),
+  counts: z.record(z.string(), z.number()),
+  stop: z.string().nullable(),
+  webhook: z
+    .object({ url: z.string(), events: z.array(z.string()), metadata: z.record(z.string(), z.unknown()) })
+    .nullable(),
+  /** crawl.page: the pages gathered into this message. */
+  pages: z
+    .array(
+      z.object({
+        url: z.string(),
+        httpStatus: z.number().nullable(),
+        verdict: z.string().nullable(),
+        errorCode: z.string().nullable(),
+      }),
+    )
+    .optional(),
+});
+export type CrawlJobEvent = z.infer<typeof crawlJobEvent>;
