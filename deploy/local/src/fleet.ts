@@ -1,5 +1,6 @@
 import * as billing from '@tidemark/billing';
 import * as browserPool from '@tidemark/browser-pool';
+import * as crawl from '@tidemark/crawl';
 import * as gateway from '@tidemark/gateway';
 import * as scrape from '@tidemark/scrape';
 
@@ -7,10 +8,10 @@ export interface Fleet {
   /** The API root, ending in /v1. */
   apiUrl: string;
   /** Where each gRPC service ended up listening (ports may have been picked by the system). */
-  grpc: { billing: string; scrape: string; browserPool: string | null };
+  grpc: { billing: string; scrape: string; browserPool: string | null; crawl: string };
   gateway: gateway.GatewayApp;
   /** Stops one service while the rest run on (failure tests). */
-  stopService(name: 'browserPool' | 'scrape' | 'billing'): Promise<void>;
+  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,12 +63,22 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
     started.push({ name: 'scrape', stop: () => scrapeApp.stop() });
     env.SCRAPE_GRPC_URL = dial(scrapeCfg.SCRAPE_GRPC_LISTEN, (await scrapeApp.start()).grpcPort);
 
+    const crawlCfg = crawl.loadConfig(env);
+    const crawlApp = await crawl.buildApp(crawlCfg);
+    started.push({ name: 'crawl', stop: () => crawlApp.stop() });
+    env.CRAWL_GRPC_URL = dial(crawlCfg.CRAWL_GRPC_LISTEN, (await crawlApp.start()).grpcPort);
+
     const gatewayApp = await gateway.buildApp(gateway.loadConfig(env));
     started.push({ name: 'gateway', stop: () => gatewayApp.stop() });
     const { url } = await gatewayApp.start();
     return {
       apiUrl: url,
-      grpc: { billing: env.BILLING_GRPC_URL, scrape: env.SCRAPE_GRPC_URL, browserPool: browserPoolUrl },
+      grpc: {
+        billing: env.BILLING_GRPC_URL,
+        scrape: env.SCRAPE_GRPC_URL,
+        browserPool: browserPoolUrl,
+        crawl: env.CRAWL_GRPC_URL,
+      },
       gateway: gatewayApp,
       stopService,
       stop: stopAll,

@@ -5,4 +5,7 @@ export * from './messages.js';
 export * as billingV1 from './generated/tidemark/billing/v1/billing.js';
 export * as browserPoolV1 from './generated/tidemark/browserpool/v1/browser_pool.js';
 export * as scrapeV1 from './generated/tidemark/scrape/v1/scrape.js';
+export * as mapV1 from './generated/tidemark/map/v1/map.js';
 export * from './scrape.js';
+export * from './crawl.js';
+export * as crawlV1 from './generated/tidemark/crawl/v1/crawl.js';

@@ -76,6 +76,10 @@ export const scrapeCrawlPageMessage = z.object({
   position: z.number().int().min(0),
   url: z.string().url(),
   request: z.record(z.string(), z.unknown()),
+  /** A retry of a page that was rate limited: its row is written again. */
+  attempt: z.number().int().min(0).default(0),
+  /** robots.txt forbids the URL: the row says so (verdict robots) and nothing is fetched. */
+  robotsDisallowed: z.boolean().default(false),
 });
 export type ScrapeCrawlPageMessage = z.infer<typeof scrapeCrawlPageMessage>;
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
+import { crawlBlogSite, crawlSite, treeSite } from './crawl-site.js';
 
 /**
  * The local test web: a loopback server that stands in for the internet in every test. Sites are
@@ -16,9 +17,10 @@ export type Page = {
   /** Milliseconds to wait before answering (slow pages). */
   delayMs?: number;
 };
+/** Pages by path; a `*` entry answers every path the others do not (generated sites). */
 export type Site = Record<string, Page | ((req: IncomingMessage) => Page)>;
 
-const html = (title: string, body: string, lang = 'en'): Page => ({
+export const html = (title: string, body: string, lang = 'en'): Page => ({
   type: 'text/html; charset=utf-8',
   body: `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${title}</title>
 <meta name="description" content="${title} on the Tidemark test web"></head>
@@ -166,7 +168,8 @@ export const startTestWeb = async (opts: { address?: string } = {}): Promise<Tes
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     hits.push({ host, path });
-    const entry = sites.get(host)?.[path];
+    const site = sites.get(host);
+    const entry = site?.[path] ?? site?.['*'];
     const page: Page = entry
       ? typeof entry === 'function'
         ? entry(req)
@@ -195,5 +198,9 @@ export const startTestWeb = async (opts: { address?: string } = {}): Promise<Tes
   web.addSite('news.test', exampleSite(`http://news.test:${port}`));
   web.addSite('pages.test', verdictSite(`http://pages.test:${port}`));
   for (const host of ['a.test', 'b.test', 'c.test', 'd.test']) web.addSite(host, bulkSite(host, 100));
+  web.addSite('crawl.test', crawlSite(`http://crawl.test:${port}`, `http://blog.crawl.test:${port}`));
+  web.addSite('blog.crawl.test', crawlBlogSite());
+  web.addSite('tree.test', treeSite(2000));
+  web.addSite('big.test', treeSite(10_000));
   return web;
 };

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
-import { billingV1, browserPoolV1, scrapeV1 } from '@tidemark/contracts';
+import { billingV1, browserPoolV1, crawlV1, scrapeV1 } from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
@@ -22,6 +22,7 @@ import { ApiKeyRepository } from './repositories/api-key.repository.js';
 import { IdempotencyRepository } from './repositories/idempotency.repository.js';
 import { ProjectRepository } from './repositories/project.repository.js';
 import { WorkspaceRepository } from './repositories/workspace.repository.js';
+import { crawlRoutes } from './routes/crawl.routes.js';
 import { keyRoutes } from './routes/keys.routes.js';
 import { meRoutes } from './routes/me.routes.js';
 import { metaRoutes } from './routes/meta.routes.js';
@@ -67,6 +68,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   const billing = connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing');
   const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape');
   const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
+  const crawl = connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl');
 
   const keyRepo = new ApiKeyRepository(prisma);
   const keyCache = new KeyCache(keyRepo, bus);
@@ -89,6 +91,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
     ...playgroundRoutes(scrape),
+    ...crawlRoutes(crawl, cfg.PUBLIC_BASE_URL),
     ...proxyRoutes(browserPool),
   ];
   const openapi = buildOpenApi(routes);
@@ -143,6 +146,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       billing.close();
       scrape.close();
       browserPool.close();
+      crawl.close();
       if (!overrides.redis) redis.disconnect();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();

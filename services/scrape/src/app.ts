@@ -14,6 +14,7 @@ import { LadderService, type CreditsPort } from './ladder/ladder.service.js';
 import { JobRepository } from './repositories/job.repository.js';
 import { PageRepository, toCachedResult } from './repositories/page.repository.js';
 import { scrapeRpc } from './rpc/scrape.rpc.js';
+import { scrapeCrawlHandler } from './work/scrape-crawl.handler.js';
 import { scrapePageHandler } from './work/scrape-page.handler.js';
 
 export interface ScrapeApp {
@@ -60,33 +61,45 @@ export const buildApp = async (
   const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }));
   const server = new grpc.Server();
   server.addService(scrapeV1.ScrapeServiceService, unaryService<scrapeV1.ScrapeServiceServer>(scrapeRpc(jobs), logger));
-  let consumer: RunningConsumer | undefined;
+  const consumers: RunningConsumer[] = [];
 
   return {
     jobs,
     async start() {
-      consumer = await bus.consumeWork(
-        'work.scrape.page',
-        {
-          durable: 'scrape-page',
-          ackWaitMs: cfg.SCRAPE_ACK_WAIT_MS,
-          maxDeliver: 5,
-          concurrency: cfg.SCRAPE_CONCURRENCY,
-        },
-        scrapePageHandler({
-          jobs: jobRepo,
-          pages: pageRepo,
-          jobService: jobs,
-          ladder,
-          hosts: new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY),
-        }),
+      consumers.push(
+        await bus.consumeWork(
+          'work.scrape.page',
+          {
+            durable: 'scrape-page',
+            ackWaitMs: cfg.SCRAPE_ACK_WAIT_MS,
+            maxDeliver: 5,
+            concurrency: cfg.SCRAPE_CONCURRENCY,
+          },
+          scrapePageHandler({
+            jobs: jobRepo,
+            pages: pageRepo,
+            jobService: jobs,
+            ladder,
+            hosts: new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY),
+          }),
+        ),
+        await bus.consumeWork(
+          'work.scrape.crawl',
+          {
+            durable: 'scrape-crawl',
+            ackWaitMs: cfg.SCRAPE_ACK_WAIT_MS,
+            maxDeliver: 5,
+            concurrency: cfg.SCRAPE_CONCURRENCY,
+          },
+          scrapeCrawlHandler({ bus, pages: pageRepo, ladder }),
+        ),
       );
       const grpcPort = await listen(server, cfg.SCRAPE_GRPC_LISTEN);
       logger.info({ grpcPort }, 'scrape started');
       return { grpcPort };
     },
     async stop() {
-      await consumer?.stop();
+      for (const c of consumers) await c.stop();
       await shutdown(server);
       billing.close();
       browserPool.close();

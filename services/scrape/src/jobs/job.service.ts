@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@tidemark/bus';
-import { scrapeRequestSchema, type JobEnvelope, type ScrapeRequest } from '@tidemark/contracts';
+import {
+  SCRAPE_FORMATS,
+  scrapeRequestSchema,
+  type JobEnvelope,
+  type PageRow,
+  type ScrapeFormat,
+  type ScrapeRequest,
+} from '@tidemark/contracts';
 import type { Job } from '@tidemark/db';
 import { ConflictError, NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
@@ -134,6 +141,18 @@ export class JobService {
     };
   }
 
+  /** Rows of any job of the workspace by position, with the bodies asked for ("all": every one kept). */
+  async rowsAt(
+    workspaceId: string,
+    jobId: string,
+    positions: number[],
+    formats: string[],
+  ): Promise<{ position: number; row: PageRow }[]> {
+    const want = formats.includes('all') ? 'all' : (formats.filter((f) => isFormat(f)) as ScrapeFormat[]);
+    const pages = await this.pages.atPositions(workspaceId, jobId, positions);
+    return pages.map((p) => ({ position: p.position, row: toRow(p, want) }));
+  }
+
   async list(workspaceId: string, before: string | undefined, limit: number): Promise<Job[]> {
     return this.jobs.list(workspaceId, before, limit);
   }
@@ -176,6 +195,8 @@ export class JobService {
     this.bus.broadcast(jobDoneSubject(job.id), { jobId: job.id, status: after.status });
   }
 }
+
+const isFormat = (f: string): f is ScrapeFormat => (SCRAPE_FORMATS as readonly string[]).includes(f);
 
 /** The job's stored request carries bookkeeping of ours beside the user's request. */
 export const stripInternal = (request: unknown): unknown => {

@@ -4,6 +4,25 @@ import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
 
 type RowData = PageResult['row'];
+type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
+
+const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
+  workspaceId: ref.workspaceId,
+  jobId: ref.jobId,
+  runId: ref.runId,
+  position: ref.position,
+  url: result.row.url,
+  status: result.row.status,
+  httpStatus: result.row.httpStatus,
+  verdict: result.row.verdict,
+  errorCode: result.row.errorCode,
+  tier: result.row.tier,
+  credits: result.row.credits,
+  data: result.row as unknown as Prisma.InputJsonValue,
+  bodies: Object.keys(result.bodies).length ? new Uint8Array(gzipSync(JSON.stringify(result.bodies))) : null,
+  screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
+  crawledAt: result.row.crawledAt ? new Date(result.row.crawledAt) : new Date(),
+});
 
 /** The only file of scrape that touches page. Bodies are stored gzip-compressed. */
 export class PageRepository {
@@ -59,6 +78,36 @@ export class PageRepository {
     return count > 0;
   }
 
+  /**
+   * Writes a crawl page's row (crawl rows are not queued ahead: the crawl owns its frontier).
+   * False when the row already exists: a redelivered fetch writes nothing twice.
+   */
+  async insertCrawlRow(ref: CrawlRowRef, result: PageResult): Promise<boolean> {
+    const { count } = await this.prisma.page.createMany({
+      data: [{ id: newId('pg'), ...crawlRowData(ref, result) }],
+      skipDuplicates: true,
+    });
+    return count > 0;
+  }
+
+  /** A retried crawl page (it was rate limited) replaces its row. */
+  async rewriteCrawlRow(ref: CrawlRowRef, result: PageResult): Promise<void> {
+    await this.prisma.page.upsert({
+      where: { jobId_position: { jobId: ref.jobId, position: ref.position } },
+      create: { id: newId('pg'), ...crawlRowData(ref, result) },
+      update: crawlRowData(ref, result),
+    });
+  }
+
+  findAt(jobId: string, position: number): Promise<Page | null> {
+    return this.prisma.page.findUnique({ where: { jobId_position: { jobId, position } } });
+  }
+
+  /** Rows of a job at the given positions (the caller orders them). */
+  atPositions(workspaceId: string, jobId: string, positions: number[]): Promise<Page[]> {
+    return this.prisma.page.findMany({ where: { workspaceId, jobId, position: { in: positions } } });
+  }
+
   async cancelQueued(jobId: string): Promise<number> {
     const { count } = await this.prisma.page.updateMany({
       where: { jobId, status: 'queued' },
@@ -68,7 +117,10 @@ export class PageRepository {
   }
 
   async screenshot(jobId: string, position: number): Promise<Uint8Array | null> {
-    const page = await this.prisma.page.findFirst({ where: { jobId, position }, select: { screenshot: true } });
+    const page = await this.prisma.page.findUnique({
+      where: { jobId_position: { jobId, position } },
+      select: { screenshot: true },
+    });
     return page?.screenshot ?? null;
   }
 
@@ -88,6 +140,10 @@ export class PageRepository {
     });
   }
 }
+
+/** The bodies kept for a stored page. */
+export const storedBodies = (page: Page): Bodies =>
+  page.bodies ? (JSON.parse(gunzipSync(page.bodies).toString()) as Bodies) : {};
 
 /** A stored page as a row of the API, with the bodies the caller asked for. */
 export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {

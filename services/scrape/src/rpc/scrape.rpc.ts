@@ -49,6 +49,9 @@ export const scrapeRpc = (jobs: JobService) => ({
   getScreenshot: async (req: scrapeV1.GetScreenshotRequest): Promise<scrapeV1.GetScreenshotResponse> => ({
     jpeg: Buffer.from(await jobs.screenshot(req.workspaceId, req.jobId, req.position, jobKind(req.kind))),
   }),
+  getPageRows: async (req: scrapeV1.GetPageRowsRequest): Promise<scrapeV1.GetPageRowsResponse> => ({
+    rowsJson: JSON.stringify(await jobs.rowsAt(req.workspaceId, req.jobId, req.positions, req.formats)),
+  }),
   cancelJob: async (req: scrapeV1.CancelJobRequest): Promise<scrapeV1.CancelJobResponse> => {
     const job = await jobs.cancel(req.workspaceId, req.jobId);
     return { envelopeJson: JSON.stringify(await jobs.envelope(job, 0, 0)) };

@@ -1,3 +1,6 @@
+-- DropIndex
+DROP INDEX "page_job_id_position_idx";
+
 -- AlterTable
 ALTER TABLE "job" ADD COLUMN     "result" JSONB,
 ADD COLUMN     "run_id" TEXT;
@@ -33,6 +36,10 @@ CREATE TABLE "crawl_url" (
     "not_before" TIMESTAMP(3),
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "dispatched_at" TIMESTAMP(3),
+    "done_at" TIMESTAMP(3),
+    "verdict" TEXT,
+    "error_code" TEXT,
+    "http_status" INTEGER,
 
     CONSTRAINT "crawl_url_pkey" PRIMARY KEY ("run_id","url_key")
 );
@@ -41,7 +48,13 @@ CREATE TABLE "crawl_url" (
 CREATE INDEX "crawl_url_run_id_state_depth_position_idx" ON "crawl_url"("run_id", "state", "depth", "position");
 
 -- CreateIndex
+CREATE INDEX "crawl_url_run_id_done_at_position_idx" ON "crawl_url"("run_id", "done_at", "position");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "crawl_url_run_id_position_key" ON "crawl_url"("run_id", "position");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "page_job_id_position_key" ON "page"("job_id", "position");
 
 -- AddForeignKey
 ALTER TABLE "crawl_url" ADD CONSTRAINT "crawl_url_run_id_fkey" FOREIGN KEY ("run_id") REFERENCES "run"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,0 +1,142 @@
+import * as grpc from '@grpc/grpc-js';
+import { Bus, type RunningConsumer } from '@tidemark/bus';
+import { crawlV1, mapV1, scrapeV1, type PageRow } from '@tidemark/contracts';
+import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
+import { createLogger, type Logger } from '@tidemark/telemetry';
+import type { Config } from './config.js';
+import { CrawlEngine, type DiscoveryPort } from './crawl/crawl-engine.js';
+import { CrawlService, type RowsPort } from './crawl/crawl.service.js';
+import { CrawlJobRepository } from './repositories/crawl-job.repository.js';
+import { FrontierRepository } from './repositories/frontier.repository.js';
+import { crawlRpc } from './rpc/crawl.rpc.js';
+import { crawlPageHandler } from './work/crawl-page.handler.js';
+import { CRAWL_START_MAX_DELIVER, crawlStartHandler } from './work/crawl-start.handler.js';
+
+export interface CrawlApp {
+  crawls: CrawlService;
+  start(): Promise<{ grpcPort: number }>;
+  stop(): Promise<void>;
+}
+
+/** A discovery may list up to 50,000 URLs: larger than gRPC's default 4 MB message. */
+const BIG_MESSAGES = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
+
+export const buildApp = async (
+  cfg: Config,
+  overrides: { prisma?: PrismaClient; bus?: Bus; logger?: Logger } = {},
+): Promise<CrawlApp> => {
+  const logger = overrides.logger ?? createLogger('crawl', cfg.LOG_LEVEL);
+  const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
+  const bus =
+    overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'crawl', logger }));
+  const map = connectClient(mapV1.MapServiceClient, cfg.MAP_GRPC_URL, 'map', BIG_MESSAGES);
+  const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape', BIG_MESSAGES);
+
+  const discovery: DiscoveryPort = {
+    discover: async (req) => {
+      const res = await map.call('discover', req, req.timeoutMs + 10_000);
+      return {
+        entries: res.entries.map((e) => ({ url: e.url, source: e.source })),
+        robotsTxt: res.robotsTxt,
+        robotsStatus: res.robotsStatus,
+        creditsUsed: res.creditsUsed,
+      };
+    },
+  };
+  const rows: RowsPort = {
+    rowsAt: async (workspaceId, jobId, positions, formats) => {
+      const res = await scrape.call('getPageRows', { workspaceId, jobId, positions, formats });
+      const list = JSON.parse(res.rowsJson) as { position: number; row: PageRow }[];
+      return new Map(list.map((r) => [r.position, r.row]));
+    },
+  };
+  const jobs = new CrawlJobRepository(prisma);
+  const frontier = new FrontierRepository(prisma);
+  const engine = new CrawlEngine(
+    jobs,
+    frontier,
+    bus,
+    discovery,
+    {
+      userAgent: cfg.SCRAPE_USER_AGENT,
+      staleMs: cfg.CRAWL_STALE_MS,
+      maxInFlight: cfg.CRAWL_MAX_IN_FLIGHT,
+      pageEventEvery: cfg.CRAWL_PAGE_EVENT_EVERY,
+      pageEventMs: cfg.CRAWL_PAGE_EVENT_MS,
+      defaultRetryAfterMs: cfg.CRAWL_DEFAULT_RETRY_AFTER_MS,
+      discoveryTimeoutMs: cfg.CRAWL_DISCOVERY_TIMEOUT_MS,
+    },
+    logger.child({ module: 'crawl.engine' }),
+  );
+  const crawls = new CrawlService(jobs, frontier, engine, rows, bus);
+  const server = new grpc.Server();
+  server.addService(crawlV1.CrawlServiceService, unaryService<crawlV1.CrawlServiceServer>(crawlRpc(crawls), logger));
+  const consumers: RunningConsumer[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  let ticking = false;
+
+  /** Steps every running crawl no message would move (delays, Retry-After, crawl.page, lost work). */
+  const tick = async () => {
+    if (ticking) return;
+    ticking = true;
+    try {
+      for (const job of await jobs.running()) await engine.tick(job.id, job.runId);
+    } catch (err) {
+      logger.warn({ err }, 'crawl tick failed');
+    } finally {
+      ticking = false;
+    }
+  };
+  const sweep = async () => {
+    try {
+      const n = await jobs.discardEphemeral(new Date(Date.now() - cfg.CRAWL_EPHEMERAL_TTL_MS));
+      if (n) logger.info({ projects: n }, 'unkept crawl projects discarded');
+    } catch (err) {
+      logger.warn({ err }, 'crawl sweep failed');
+    }
+  };
+
+  return {
+    crawls,
+    async start() {
+      consumers.push(
+        await bus.consumeWork(
+          'work.crawl.start',
+          {
+            durable: 'crawl-start',
+            ackWaitMs: cfg.CRAWL_ACK_WAIT_MS,
+            maxDeliver: CRAWL_START_MAX_DELIVER,
+            concurrency: 4,
+          },
+          crawlStartHandler(engine),
+        ),
+        await bus.consumeWork(
+          'work.crawl.page',
+          {
+            durable: 'crawl-page',
+            ackWaitMs: cfg.CRAWL_ACK_WAIT_MS,
+            maxDeliver: 10,
+            concurrency: cfg.CRAWL_CONCURRENCY,
+          },
+          crawlPageHandler(engine),
+        ),
+      );
+      timers.push(setInterval(() => void tick(), cfg.CRAWL_TICK_MS));
+      timers.push(setInterval(() => void sweep(), cfg.CRAWL_SWEEP_MS));
+      const grpcPort = await listen(server, cfg.CRAWL_GRPC_LISTEN);
+      logger.info({ grpcPort }, 'crawl started');
+      return { grpcPort };
+    },
+    async stop() {
+      for (const t of timers) clearInterval(t);
+      for (const c of consumers) await c.stop();
+      while (ticking) await new Promise((r) => setTimeout(r, 20));
+      await shutdown(server);
+      map.close();
+      scrape.close();
+      if (!overrides.bus) await bus.close();
+      if (!overrides.prisma) await prisma.$disconnect();
+    },
+  };
+};

@@ -1,0 +1,516 @@
+import type { Bus } from '@tidemark/bus';
+import {
+  crawlRequestSchema,
+  type CrawlJobEvent,
+  type CrawlPageResultMessage,
+  type CrawlRequest,
+  type ScrapeCrawlPageMessage,
+} from '@tidemark/contracts';
+import { robotsFromResponse, type RobotsRules } from '@tidemark/robots';
+import type { Logger } from '@tidemark/telemetry';
+import { normalizeUrl } from '../frontier/normalize-url.js';
+import { CrawlScope } from '../frontier/scope.js';
+import type { CrawlJobRepository, CrawlJob, CrawlState } from '../repositories/crawl-job.repository.js';
+import type { FrontierRepository, FrontierRow, NewUrl, Tx } from '../repositories/frontier.repository.js';
+import { resolveCrawl, type CrawlOptions } from './crawl-options.js';
+
+/** Sitemap and feed discovery, answered by the map service. */
+export interface DiscoveryPort {
+  discover(req: {
+    workspaceId: string;
+    url: string;
+    sitemapMode: string;
+    limit: number;
+    timeoutMs: number;
+    billingReference: string;
+    feeds: string[];
+  }): Promise<{
+    entries: { url: string; source: string }[];
+    robotsTxt: string;
+    robotsStatus: number;
+    creditsUsed: number;
+  }>;
+}
+
+export interface EngineSettings {
+  userAgent: string;
+  /** A dispatched page with no answer for this long is dispatched again (its work was lost). */
+  staleMs: number;
+  /** Most pages of one crawl in flight at once, whatever the hosts. */
+  maxInFlight: number;
+  /** crawl.page: one message per this many pages, or every `pageEventMs`. */
+  pageEventEvery: number;
+  pageEventMs: number;
+  /** A rate-limited page waits this long when the host named no Retry-After. */
+  defaultRetryAfterMs: number;
+  discoveryTimeoutMs: number;
+}
+
+/** Everything a worker derives from a crawl's stored request, built once per crawl. */
+interface CrawlContext {
+  request: CrawlRequest;
+  options: CrawlOptions;
+  scope: CrawlScope;
+  robots: RobotsRules | null;
+  delayMs: number;
+}
+
+const READ_VERDICTS = new Set(['ok', 'thin', 'cached']);
+const ENDED = new Set(['done', 'error', 'cancelled']);
+
+/**
+ * The crawl loop, shared by every crawl worker: each step runs inside the run's advisory lock,
+ * reads the frontier from PostgreSQL and leaves it there, so workers can come and go (a killed
+ * one loses nothing: its unacked messages are redelivered and every step is idempotent).
+ * Dispatch messages are published inside the transaction with a deterministic message id, so a
+ * step retried after a crash publishes nothing twice (JetStream drops the duplicate).
+ */
+export class CrawlEngine {
+  private readonly contexts = new Map<string, CrawlContext>();
+
+  constructor(
+    private readonly jobs: CrawlJobRepository,
+    private readonly frontier: FrontierRepository,
+    private readonly bus: Bus,
+    private readonly discovery: DiscoveryPort,
+    private readonly settings: EngineSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /** work.crawl.start: robots and sitemaps, the seed, the first dispatch. */
+  async start(jobId: string, lastTry = true): Promise<void> {
+    const job = await this.jobs.findById(jobId);
+    if (!job || ENDED.has(job.status)) return;
+    const state = job.result as unknown as CrawlState;
+    const request = crawlRequestSchema.parse(job.request);
+    const { config } = resolveCrawl(request);
+    const scope = config.scope;
+    let discovered: Awaited<ReturnType<DiscoveryPort['discover']>> | null = null;
+    if (!state.started && (scope.respect_robots || (scope.use_sitemap && scope.sitemap_mode !== 'skip'))) {
+      discovered = await this.discover(job, request, scope, lastTry);
+      if (!discovered) return;
+    }
+
+    const events = await this.frontier.locked(job.runId, async (tx) => {
+      const view = (await this.jobs.lockedView(tx, job.id))!;
+      const current = view.result as unknown as CrawlState;
+      if (current.started || ENDED.has(view.status)) return null; // a redelivered start
+      const robotsTxt = discovered?.robotsTxt ?? '';
+      const robotsStatus = discovered ? discovered.robotsStatus : 404;
+      const ctx = this.context(view, { robotsTxt, robotsStatus });
+      const seedKey = normalizeUrl(request.url)!;
+      const seed: NewUrl = {
+        key: seedKey,
+        url: request.url,
+        host: new URL(request.url).host,
+        depth: 0,
+        foundVia: 'seed',
+        firstReferer: null,
+        inSitemap: false,
+      };
+      const listed: NewUrl[] = [];
+      const sitemapKeys: string[] = [];
+      let depthReached = false;
+      if (discovered && scope.use_sitemap && scope.sitemap_mode !== 'skip') {
+        for (const entry of discovered.entries) {
+          const key = normalizeUrl(entry.url);
+          if (!key) continue;
+          if (entry.source === 'sitemap') sitemapKeys.push(key);
+          const verdict = ctx.scope.check(new URL(key), 1);
+          if (verdict === 'too_deep') depthReached = true;
+          if (verdict !== 'in' || key === seedKey) continue;
+          listed.push({
+            key,
+            url: entry.url,
+            host: new URL(key).host,
+            depth: 1,
+            foundVia: entry.source === 'feed' ? 'feed' : 'sitemap',
+            firstReferer: null,
+            inSitemap: entry.source === 'sitemap',
+          });
+        }
+      }
+      await this.frontier.add(tx, job.runId, [seed], 1);
+      const { added, overflow } = await this.frontier.add(tx, job.runId, listed, scope.max_pages - 1);
+      await this.frontier.markInSitemap(tx, job.runId, sitemapKeys);
+      const total = 1 + added;
+      const next: Partial<CrawlState> = {
+        started: true,
+        robotsTxt,
+        robotsStatus,
+        limitReached: overflow > 0,
+        depthReached,
+        sitemapUrls: sitemapKeys.length,
+      };
+      await this.jobs.update(tx, view, {
+        status: 'running',
+        progress: { done: 0, total, queued: total },
+        addCredits: discovered?.creditsUsed ?? 0,
+        state: next,
+      });
+      const started = { ...view, status: 'running', result: { ...current, ...next } } as unknown as CrawlJob;
+      await this.dispatch(tx, started, ctx);
+      return this.jobEvent(started, { done: 0, total, queued: total });
+    });
+    if (events)
+      await this.bus.publishEvent(job.workspaceId, 'crawl.started', events, { msgId: `${job.id}:crawl.started` });
+  }
+
+  /** work.crawl.page: a page settled. Counts it, grows the frontier from its links, dispatches more. */
+  async settle(msg: CrawlPageResultMessage): Promise<void> {
+    const job = await this.jobs.findById(msg.jobId);
+    if (!job) return;
+    const ended = await this.frontier.locked(job.runId, async (tx) => {
+      const view = await this.jobs.lockedView(tx, job.id);
+      if (!view) return null;
+      const ctx = this.context(view);
+      const state = view.result as unknown as CrawlState;
+      const progress = { ...(view.progress as { done: number; total: number; queued: number }) };
+
+      if (msg.errorCode === 'RATE_LIMITED' && view.status === 'running') {
+        const page = await this.frontier.at(tx, view.runId, msg.position);
+        if (page && page.attempts <= ctx.options.config.advanced.max_retries) {
+          const wait = msg.retryAfterMs ?? this.settings.defaultRetryAfterMs;
+          const notBefore = new Date(Date.now() + wait);
+          if (await this.frontier.requeue(tx, view.runId, msg.position, notBefore)) {
+            // Retry-After speaks for the whole host: nothing goes to it before then.
+            const hostNextAt = { ...state.hostNextAt, [page.host]: notBefore.getTime() };
+            await this.jobs.update(tx, view, { state: { hostNextAt } });
+            return null;
+          }
+        }
+      }
+
+      const links = READ_VERDICTS.has(msg.verdict ?? '') && msg.status === 'done' ? msg.links : [];
+      const row = await this.frontier.settle(tx, view.runId, msg.position, {
+        verdict: msg.verdict,
+        errorCode: msg.errorCode,
+        httpStatus: msg.httpStatus,
+        outLinks: links.length,
+      });
+      if (!row) return null; // settled before: a redelivered result
+      progress.done += 1;
+      progress.queued = Math.max(0, progress.queued - 1);
+
+      const next: Partial<CrawlState> = { pagesSinceEvent: (state.pagesSinceEvent ?? 0) + 1 };
+      if (links.length) {
+        const grown = await this.grow(tx, view, ctx, row, links, progress.total);
+        progress.total += grown.added;
+        progress.queued += grown.added;
+        if (grown.overflow) next.limitReached = true;
+        if (grown.tooDeep) next.depthReached = true;
+      }
+      const maxCredits = ctx.options.config.advanced.max_credits;
+      if (msg.errorCode === 'BUDGET_EXHAUSTED' || (maxCredits !== null && view.creditsUsed + msg.credits >= maxCredits))
+        next.budgetHit = true;
+      const key = msg.status === 'error' ? 'error' : (msg.verdict ?? 'error');
+      await this.jobs.update(tx, view, { progress, addCredits: msg.credits, countKey: key, state: next });
+      const after = {
+        ...view,
+        progress,
+        creditsUsed: view.creditsUsed + msg.credits,
+        counts: {
+          ...(view.counts as Record<string, number>),
+          [key]: ((view.counts as Record<string, number>)[key] ?? 0) + 1,
+        },
+        result: { ...state, ...next },
+      } as unknown as CrawlJob;
+      return this.advance(tx, after, ctx);
+    });
+    if (ended) await this.publishEnd(job, ended);
+  }
+
+  /**
+   * Robots and sitemaps through the map service. A failure is retried with the start message;
+   * on its last try the crawl fails with the reason rather than crawl blind.
+   */
+  private async discover(
+    job: CrawlJob,
+    request: CrawlRequest,
+    scope: CrawlOptions['config']['scope'],
+    lastTry: boolean,
+  ): Promise<Awaited<ReturnType<DiscoveryPort['discover']>> | null> {
+    try {
+      return await this.discovery.discover({
+        workspaceId: job.workspaceId,
+        url: request.url,
+        sitemapMode: scope.use_sitemap ? scope.sitemap_mode : 'skip',
+        limit: Math.min(50_000, scope.max_pages * 2),
+        timeoutMs: this.settings.discoveryTimeoutMs,
+        billingReference: `crawl:${job.id}`,
+        feeds: scope.feeds,
+      });
+    } catch (err) {
+      if (!lastTry) throw err;
+      this.logger.error({ err, jobId: job.id }, 'discovery failed; the crawl fails');
+      const failed = await this.frontier.locked(job.runId, async (tx) => {
+        const view = (await this.jobs.lockedView(tx, job.id))!;
+        if (ENDED.has(view.status)) return null;
+        const error = `robots.txt and sitemaps could not be read: ${(err as Error).message}`;
+        await this.jobs.update(tx, view, { status: 'error', stop: 'error', error });
+        return { ...view, status: 'error', stop: 'error' } as CrawlJob;
+      });
+      if (failed) await this.publishEnd(failed, { kind: 'crawl.failed', job: failed });
+      return null;
+    }
+  }
+
+  /** Cancels: nothing more is dispatched, queued URLs are not fetched; pages in flight finish. */
+  async cancel(job: CrawlJob): Promise<boolean> {
+    const done = await this.frontier.locked(job.runId, async (tx) => {
+      const view = (await this.jobs.lockedView(tx, job.id))!;
+      if (ENDED.has(view.status)) return false;
+      const cancelled = await this.frontier.cancelQueued(tx, view.runId);
+      const progress = { ...(view.progress as { done: number; total: number; queued: number }) };
+      progress.queued = Math.max(0, progress.queued - cancelled);
+      await this.jobs.update(tx, view, { status: 'cancelled', stop: 'cancelled', progress });
+      return true;
+    });
+    if (done) {
+      const after = (await this.jobs.findById(job.id))!;
+      await this.publishEnd(after, { kind: 'crawl.completed', job: after });
+    }
+    return done ?? false;
+  }
+
+  /**
+   * The ticker's step for one crawl: what no message will trigger — a delay or Retry-After that
+   * has passed, crawl.page every few seconds, work lost with a dead scrape worker, the end.
+   */
+  async tick(jobId: string, runId: string): Promise<void> {
+    let workspaceId = '';
+    const ended = await this.frontier.locked(
+      runId,
+      async (tx) => {
+        const view = await this.jobs.lockedView(tx, jobId);
+        if (!view || view.status !== 'running') return null;
+        workspaceId = view.workspaceId;
+        const ctx = this.context(view);
+        const stale = await this.frontier.stale(tx, runId, this.settings.staleMs);
+        for (const row of stale) await this.frontier.requeue(tx, runId, row.position, new Date());
+        return this.advance(tx, view, ctx);
+      },
+      true,
+    );
+    if (ended && workspaceId) await this.publishEnd({ workspaceId } as CrawlJob, ended);
+  }
+
+  /** Dispatches what may go, publishes crawl.page when due, and ends the crawl when nothing is left. */
+  private async advance(
+    tx: Tx,
+    job: CrawlJob,
+    ctx: CrawlContext,
+  ): Promise<{ kind: 'crawl.completed' | 'crawl.failed'; job: CrawlJob } | null> {
+    const state = job.result as unknown as CrawlState;
+    if (job.status === 'running' && !state.budgetHit) await this.dispatch(tx, job, ctx);
+    const since = state.pagesSinceEvent ?? 0;
+    const due =
+      since >= this.settings.pageEventEvery ||
+      (since > 0 && Date.now() - Date.parse(state.lastPageEventAt) >= this.settings.pageEventMs);
+    if (due) await this.publishPages(tx, job);
+
+    // progress.queued is kept step by step; the frontier is counted only to confirm an end.
+    if (job.status !== 'running' || (job.progress as { queued: number }).queued > 0) return null;
+    if ((await this.frontier.counts(tx, job.runId)).open > 0) return null;
+    if ((job.result as unknown as CrawlState).pagesSinceEvent) await this.publishPages(tx, job);
+    const counts = job.counts as Record<string, number>;
+    const read = (counts.ok ?? 0) + (counts.thin ?? 0) + (counts.cached ?? 0);
+    const failed = read === 0 && (counts.error ?? 0) + (counts.blocked ?? 0) > 0;
+    const stop = failed
+      ? 'error'
+      : state.budgetHit
+        ? 'budget'
+        : state.limitReached
+          ? 'limit'
+          : state.depthReached
+            ? 'depth'
+            : 'exhausted';
+    const status = failed ? 'error' : 'done';
+    await this.jobs.update(tx, job, {
+      status,
+      stop,
+      ...(failed ? { error: 'no page of the crawl could be read' } : {}),
+    });
+    return { kind: failed ? 'crawl.failed' : 'crawl.completed', job: { ...job, status, stop } };
+  }
+
+  /** Adds a page's in-scope links to the frontier and counts its in-links. */
+  private async grow(
+    tx: Tx,
+    job: CrawlJob,
+    ctx: CrawlContext,
+    from: FrontierRow,
+    links: string[],
+    total: number,
+  ): Promise<{ added: number; overflow: number; tooDeep: boolean }> {
+    const keys = new Map<string, string>();
+    for (const link of links) {
+      const key = normalizeUrl(link);
+      if (key && key !== from.urlKey && !keys.has(key)) keys.set(key, link);
+    }
+    const fresh: NewUrl[] = [];
+    let tooDeep = false;
+    const config = ctx.options.config.scope;
+    if (config.sitemap_mode !== 'only' || !config.use_sitemap) {
+      for (const [key, link] of keys) {
+        const url = new URL(key);
+        const verdict = ctx.scope.check(url, from.depth + 1);
+        if (verdict === 'too_deep') tooDeep = true;
+        if (verdict !== 'in') continue;
+        fresh.push({
+          key,
+          url: link.split('#')[0]!,
+          host: url.host,
+          depth: from.depth + 1,
+          foundVia: 'link',
+          firstReferer: from.url,
+          inSitemap: false,
+        });
+      }
+    }
+    const room = config.max_pages - total;
+    const grown = await this.frontier.add(tx, job.runId, fresh, room);
+    await this.frontier.countInLinks(tx, job.runId, [...keys.keys()]);
+    return { ...grown, tooDeep };
+  }
+
+  /** Hands out the next URLs within the crawl's concurrency and each host's politeness. */
+  private async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<void> {
+    const perHost = ctx.options.config.fetch.concurrency;
+    const inFlight = await this.frontier.inFlight(tx, job.runId);
+    let busy = [...inFlight.values()].reduce((a, b) => a + b, 0);
+    const room = this.settings.maxInFlight - busy;
+    if (room <= 0) return;
+    const candidates = await this.frontier.nextQueued(
+      tx,
+      job.runId,
+      ctx.options.config.scope.crawl_mode,
+      Math.min(room * 4, 1000),
+    );
+    if (!candidates.length) return;
+    const state = job.result as unknown as CrawlState;
+    const hostNextAt = { ...state.hostNextAt };
+    const now = Date.now();
+    const picked: FrontierRow[] = [];
+    for (const row of candidates) {
+      if (busy >= this.settings.maxInFlight) break;
+      const n = inFlight.get(row.host) ?? 0;
+      if (n >= (ctx.delayMs > 0 ? 1 : perHost)) continue;
+      if ((hostNextAt[row.host] ?? 0) > now) continue;
+      if (ctx.delayMs > 0) hostNextAt[row.host] = now + ctx.delayMs;
+      inFlight.set(row.host, n + 1);
+      busy += 1;
+      picked.push(row);
+    }
+    if (!picked.length) return;
+    await this.frontier.markDispatched(
+      tx,
+      job.runId,
+      picked.map((r) => r.position),
+    );
+    if (ctx.delayMs > 0) await this.jobs.update(tx, job, { state: { hostNextAt } });
+    await Promise.all(
+      picked.map((row) => {
+        const msg: ScrapeCrawlPageMessage = {
+          jobId: job.id,
+          runId: job.runId,
+          workspaceId: job.workspaceId,
+          position: row.position,
+          url: row.url,
+          request: ctx.options.pageRequest,
+          attempt: row.attempts,
+          robotsDisallowed: ctx.robots !== null && !ctx.robots.isAllowed(row.url),
+        };
+        return this.bus.publishWork('work.scrape.crawl', msg, {
+          msgId: `${job.id}:${row.position}:${row.attempts}:fetch`,
+        });
+      }),
+    );
+  }
+
+  /** crawl.page: the pages settled since the last message. */
+  private async publishPages(tx: Tx, job: CrawlJob): Promise<void> {
+    const state = job.result as unknown as CrawlState;
+    const rows = await this.frontier.settledPage(job.runId, state.pageEventCursor ?? null, 1000, tx);
+    if (!rows.length) return;
+    const last = rows.at(-1)!;
+    const event: CrawlJobEvent = {
+      ...this.jobEvent(job, job.progress as CrawlJobEvent['progress']),
+      pages: rows.map((r) => ({ url: r.url, httpStatus: r.httpStatus, verdict: r.verdict, errorCode: r.errorCode })),
+    };
+    await this.bus.publishEvent(job.workspaceId, 'crawl.page', event, {
+      msgId: `${job.id}:crawl.page:${last.position}`,
+    });
+    await this.jobs.update(tx, job, {
+      state: {
+        pagesSinceEvent: 0,
+        lastPageEventAt: new Date().toISOString(),
+        pageEventCursor: { at: last.doneAt!, position: last.position },
+      },
+    });
+    (job.result as unknown as CrawlState).pagesSinceEvent = 0;
+  }
+
+  private async publishEnd(
+    job: Pick<CrawlJob, 'workspaceId'>,
+    end: { kind: 'crawl.completed' | 'crawl.failed'; job: CrawlJob },
+  ): Promise<void> {
+    try {
+      await this.bus.publishEvent(
+        job.workspaceId,
+        end.kind,
+        this.jobEvent(end.job, end.job.progress as CrawlJobEvent['progress']),
+        { msgId: `${end.job.id}:${end.kind}` },
+      );
+    } catch (err) {
+      this.logger.error({ err, jobId: end.job.id }, 'crawl end event not published');
+    }
+    this.bus.broadcast(crawlDoneSubject(end.job.id), { jobId: end.job.id, status: end.job.status });
+    this.contexts.delete(end.job.id);
+  }
+
+  private jobEvent(job: CrawlJob, progress: CrawlJobEvent['progress']): CrawlJobEvent {
+    const request = job.request as { webhook?: CrawlJobEvent['webhook'] };
+    return {
+      jobId: job.id,
+      status: job.status,
+      progress,
+      creditsUsed: job.creditsUsed,
+      counts: job.counts as Record<string, number>,
+      stop: job.stop,
+      webhook: request.webhook
+        ? {
+            url: request.webhook.url,
+            events: request.webhook.events ?? [],
+            metadata: request.webhook.metadata ?? {},
+          }
+        : null,
+    };
+  }
+
+  private context(job: CrawlJob, robots?: { robotsTxt: string; robotsStatus: number }): CrawlContext {
+    const known = this.contexts.get(job.id);
+    if (known && !robots) return known;
+    const request = crawlRequestSchema.parse(job.request);
+    const options = resolveCrawl(request);
+    const state = job.result as unknown as CrawlState;
+    const src = robots ?? { robotsTxt: state.robotsTxt, robotsStatus: state.robotsStatus };
+    const rules = options.config.scope.respect_robots
+      ? robotsFromResponse(src.robotsStatus || null, src.robotsTxt, this.settings.userAgent)
+      : null;
+    const crawlDelay = rules?.crawlDelaySeconds ?? 0;
+    const ctx: CrawlContext = {
+      request,
+      options,
+      scope: new CrawlScope(request.url, options.config.scope),
+      robots: rules,
+      delayMs: Math.max(options.config.fetch.delay, crawlDelay) * 1000,
+    };
+    if (this.contexts.size >= 512) this.contexts.delete(this.contexts.keys().next().value!);
+    this.contexts.set(job.id, ctx);
+    return ctx;
+  }
+}
+
+/** Core-NATS broadcast when a crawl ends. */
+export const crawlDoneSubject = (jobId: string) => `crawl.job.${jobId}.done`;

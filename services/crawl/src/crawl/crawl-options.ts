@@ -1,0 +1,41 @@
+import {
+  applyConfigPatch,
+  CONFIG_ALIASES,
+  ConfigConflictError,
+  configInputSchema,
+  CRAWL_CONFIG_FIELDS,
+  toConfigPatch,
+  type ConfigPatch,
+  type CrawlRequest,
+  type ResolvedConfig,
+} from '@tidemark/contracts';
+import { ValidationError } from '@tidemark/errors';
+import { isDeepStrictEqual } from 'node:util';
+
+export interface CrawlOptions {
+  config: ResolvedConfig;
+  /** The scrape request every page is fetched with (work.scrape.crawl carries it). */
+  pageRequest: Record<string, unknown>;
+}
+
+/**
+ * A crawl request as a project config: `config` first, then the request's short names and
+ * scrapeOptions on top; a key given both ways must agree (422 names it).
+ */
+export const resolveCrawl = (req: CrawlRequest): CrawlOptions => {
+  const patch: ConfigPatch = toConfigPatch(configInputSchema.parse(req.config ?? {}));
+  const put = (name: keyof ConfigPatch, value: unknown, spelledAs: string) => {
+    if (value === undefined) return;
+    if (name in patch && !isDeepStrictEqual(patch[name], value))
+      throw new ValidationError(`body.${spelledAs}: ${new ConfigConflictError(name, `config.${name}`).message}`);
+    (patch as Record<string, unknown>)[name] = value;
+  };
+  for (const field of CRAWL_CONFIG_FIELDS) put(CONFIG_ALIASES[field]!, req[field], field);
+  put('formats', req.scrapeOptions?.formats, 'scrapeOptions.formats');
+  put('only_main_content', req.scrapeOptions?.onlyMainContent, 'scrapeOptions.onlyMainContent');
+  const config = applyConfigPatch(undefined, patch);
+  return {
+    config,
+    pageRequest: { config: patch, scrapeOptions: { formats: config.output.formats } },
+  };
+};

@@ -1,0 +1,52 @@
+import picomatch from 'picomatch';
+import type { ResolvedConfig } from '@tidemark/contracts';
+
+export type ScopeVerdict = 'in' | 'other_host' | 'excluded' | 'not_included' | 'too_deep';
+
+/**
+ * Which URLs belong to a crawl. Hosts: the seed's host (a leading `www.` ignored on both sides),
+ * and its subdomains only with allow_subdomains. Paths: include_paths and exclude_paths are
+ * globs (picomatch: `*` within a segment, `**` across segments, `{a,b}`, `?`) matched against the
+ * path with its query (`/blog/**`, `/**.pdf`); a glob without a leading slash matches anywhere
+ * (`**` is put in front). Exclusions win. Depth: link hops from the seed; max_depth null is no limit.
+ */
+export class CrawlScope {
+  private readonly seedHost: string;
+  private readonly include: ((path: string) => boolean) | null;
+  private readonly exclude: ((path: string) => boolean) | null;
+
+  constructor(
+    seed: string,
+    private readonly scope: Pick<
+      ResolvedConfig['scope'],
+      'include_paths' | 'exclude_paths' | 'allow_subdomains' | 'max_depth'
+    >,
+  ) {
+    this.seedHost = bareHost(new URL(seed).hostname);
+    this.include = matcher(scope.include_paths);
+    this.exclude = matcher(scope.exclude_paths);
+  }
+
+  check(url: URL, depth: number): ScopeVerdict {
+    const host = bareHost(url.hostname);
+    if (host !== this.seedHost && !(this.scope.allow_subdomains && host.endsWith(`.${this.seedHost}`)))
+      return 'other_host';
+    const path = url.pathname + url.search;
+    if (this.exclude?.(path)) return 'excluded';
+    if (this.include && !this.include(path)) return 'not_included';
+    if (this.scope.max_depth !== null && depth > this.scope.max_depth) return 'too_deep';
+    return 'in';
+  }
+}
+
+const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
+
+const matcher = (globs: string[]): ((path: string) => boolean) | null => {
+  if (!globs.length) return null;
+  const isMatch = picomatch(
+    globs.map((g) => (g.startsWith('/') ? g : `**/${g}`)),
+    { dot: true },
+  );
+  // `/blog/**` should match `/blog` itself too: a section's index page belongs to it.
+  return (path) => isMatch(path) || isMatch(`${path.replace(/\/$/, '')}/`);
+};

@@ -1,0 +1,250 @@
+import type { PrismaClient } from '@tidemark/db';
+
+/** A Prisma transaction client: every frontier change of a run happens inside the run's lock. */
+export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+
+export interface NewUrl {
+  key: string;
+  url: string;
+  host: string;
+  depth: number;
+  foundVia: 'seed' | 'link' | 'sitemap' | 'feed';
+  firstReferer: string | null;
+  inSitemap: boolean;
+}
+
+export interface FrontierRow {
+  url: string;
+  urlKey: string;
+  host: string;
+  position: number;
+  depth: number;
+  state: string;
+  foundVia: string;
+  firstReferer: string | null;
+  inSitemap: boolean;
+  inLinks: number;
+  outLinks: number | null;
+  attempts: number;
+  doneAt: Date | null;
+  verdict: string | null;
+  errorCode: string | null;
+  httpStatus: number | null;
+}
+
+/** A place in the settled pages: they are listed by (doneAt, position). */
+export interface PageCursor {
+  at: Date;
+  position: number;
+}
+
+export interface Settled {
+  verdict: string | null;
+  errorCode: string | null;
+  httpStatus: number | null;
+  outLinks: number;
+}
+
+const columns = `url, url_key AS "urlKey", host, position, depth, state, found_via AS "foundVia",
+  first_referer AS "firstReferer", in_sitemap AS "inSitemap", in_links AS "inLinks", out_links AS "outLinks",
+  attempts, done_at AS "doneAt", verdict, error_code AS "errorCode", http_status AS "httpStatus"`;
+
+// Timestamps are UTC without a zone (Prisma's DateTime); raw SQL says so rather than trusting
+// the session's time zone. done_at is clock_timestamp(), taken under the run's lock, so pages
+// settle in the order their transactions commit and a cursor over done_at never skips one.
+
+/**
+ * The only file of crawl that touches crawl_url: the durable frontier and link graph. Writes run
+ * inside `locked`, a transaction holding the run's advisory lock, so two crawl workers sharing a
+ * run never hand out one URL twice or race on positions.
+ */
+export class FrontierRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken. */
+  async locked<T>(runId: string, fn: (tx: Tx) => Promise<T>, tryOnly = false): Promise<T | null> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        if (tryOnly) {
+          const [row] = await tx.$queryRaw<{ ok: boolean }[]>`
+            SELECT pg_try_advisory_xact_lock(hashtext('crawl:' || ${runId})) AS ok`;
+          if (!row?.ok) return null;
+        } else {
+          await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('crawl:' || ${runId}))::text`;
+        }
+        return fn(tx);
+      },
+      { timeout: 30_000, maxWait: 30_000 },
+    );
+  }
+
+  /** Rows in the frontier (every state): what `progress.total` counts. */
+  async size(tx: Tx, runId: string): Promise<number> {
+    const [row] = await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM crawl_url WHERE run_id = ${runId}`;
+    return row?.n ?? 0;
+  }
+
+  /**
+   * Adds URLs not yet in the frontier, at most `room` of them, in the order given (their
+   * positions follow the last one). Answers how many were added and how many did not fit.
+   */
+  async add(tx: Tx, runId: string, urls: NewUrl[], room: number): Promise<{ added: number; overflow: number }> {
+    if (!urls.length) return { added: 0, overflow: 0 };
+    const keys = urls.map((u) => u.key);
+    const existing = new Set(
+      (
+        await tx.$queryRaw<{ k: string }[]>`
+          SELECT url_key AS k FROM crawl_url WHERE run_id = ${runId} AND url_key = ANY(${keys}::text[])`
+      ).map((r) => r.k),
+    );
+    const fresh = urls.filter((u) => !existing.has(u.key));
+    const taken = fresh.slice(0, Math.max(0, room));
+    if (taken.length) {
+      const [last] = await tx.$queryRaw<{ p: number }[]>`
+        SELECT COALESCE(max(position), -1)::int AS p FROM crawl_url WHERE run_id = ${runId}`;
+      const base = (last?.p ?? -1) + 1;
+      await tx.$executeRaw`
+        INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, first_referer, in_sitemap)
+        SELECT ${runId}, t.key, t.url, t.host, ${base}::int + t.ord::int - 1, t.depth, t.via, t.referer, t.sitemap
+          FROM unnest(${taken.map((u) => u.key)}::text[], ${taken.map((u) => u.url)}::text[],
+                      ${taken.map((u) => u.host)}::text[], ${taken.map((u) => u.depth)}::int[],
+                      ${taken.map((u) => u.foundVia)}::text[], ${taken.map((u) => u.firstReferer)}::text[],
+                      ${taken.map((u) => u.inSitemap)}::boolean[])
+               WITH ORDINALITY AS t(key, url, host, depth, via, referer, sitemap, ord)`;
+    }
+    return { added: taken.length, overflow: fresh.length - taken.length };
+  }
+
+  /** One fetched page links to these keys: each one already in the frontier gains an in-link. */
+  async countInLinks(tx: Tx, runId: string, keys: string[]): Promise<void> {
+    if (!keys.length) return;
+    await tx.$executeRaw`
+      UPDATE crawl_url SET in_links = in_links + 1 WHERE run_id = ${runId} AND url_key = ANY(${keys}::text[])`;
+  }
+
+  /** Marks the sitemap's URLs that the frontier already holds as listed. */
+  async markInSitemap(tx: Tx, runId: string, keys: string[]): Promise<void> {
+    if (!keys.length) return;
+    await tx.$executeRaw`
+      UPDATE crawl_url SET in_sitemap = true WHERE run_id = ${runId} AND url_key = ANY(${keys}::text[])`;
+  }
+
+  /** Settles a dispatched page; null when it was not dispatched (a redelivered result). */
+  async settle(tx: Tx, runId: string, position: number, s: Settled): Promise<FrontierRow | null> {
+    const rows = await tx.$queryRawUnsafe<FrontierRow[]>(
+      `UPDATE crawl_url SET state = 'done', done_at = (clock_timestamp() AT TIME ZONE 'utc'), verdict = $3, error_code = $4, http_status = $5,
+              out_links = $6
+        WHERE run_id = $1 AND position = $2 AND state = 'dispatched'
+        RETURNING ${columns}`,
+      runId,
+      position,
+      s.verdict,
+      s.errorCode,
+      s.httpStatus,
+      s.outLinks,
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Puts a dispatched page back in the queue, not before `notBefore` (a rate-limited retry). */
+  async requeue(tx: Tx, runId: string, position: number, notBefore: Date): Promise<boolean> {
+    const n = await tx.$executeRaw`
+      UPDATE crawl_url SET state = 'queued', not_before = ${notBefore}
+       WHERE run_id = ${runId} AND position = ${position} AND state = 'dispatched'`;
+    return n > 0;
+  }
+
+  /** Pages in flight per host. */
+  async inFlight(tx: Tx, runId: string): Promise<Map<string, number>> {
+    const rows = await tx.$queryRaw<{ host: string; n: number }[]>`
+      SELECT host, count(*)::int AS n FROM crawl_url WHERE run_id = ${runId} AND state = 'dispatched' GROUP BY host`;
+    return new Map(rows.map((r) => [r.host, r.n]));
+  }
+
+  /**
+   * The next queued URLs in crawl order: breadth-first (depth, then discovery) or, for
+   * sitemap_first, every sitemap URL before any other. Only those whose not_before has passed.
+   */
+  async nextQueued(tx: Tx, runId: string, order: 'links' | 'sitemap_first', take: number): Promise<FrontierRow[]> {
+    const orderBy = order === 'sitemap_first' ? 'in_sitemap DESC, position' : 'depth, position';
+    return tx.$queryRawUnsafe<FrontierRow[]>(
+      `SELECT ${columns} FROM crawl_url
+        WHERE run_id = $1 AND state = 'queued' AND (not_before IS NULL OR not_before <= (clock_timestamp() AT TIME ZONE 'utc'))
+        ORDER BY ${orderBy} LIMIT $2`,
+      runId,
+      take,
+    );
+  }
+
+  async markDispatched(tx: Tx, runId: string, positions: number[]): Promise<void> {
+    await tx.$executeRaw`
+      UPDATE crawl_url SET state = 'dispatched', dispatched_at = (clock_timestamp() AT TIME ZONE 'utc'), attempts = attempts + 1
+       WHERE run_id = ${runId} AND position = ANY(${positions}::int[])`;
+  }
+
+  async at(tx: Tx, runId: string, position: number): Promise<FrontierRow | null> {
+    const rows = await tx.$queryRawUnsafe<FrontierRow[]>(
+      `SELECT ${columns} FROM crawl_url WHERE run_id = $1 AND position = $2`,
+      runId,
+      position,
+    );
+    return rows[0] ?? null;
+  }
+
+  async counts(tx: Tx | PrismaClient, runId: string): Promise<{ total: number; done: number; open: number }> {
+    const [row] = await tx.$queryRaw<{ total: number; done: number; open: number }[]>`
+      SELECT count(*)::int AS total,
+             count(*) FILTER (WHERE state = 'done')::int AS done,
+             count(*) FILTER (WHERE state IN ('queued', 'dispatched'))::int AS open
+        FROM crawl_url WHERE run_id = ${runId}`;
+    return row ?? { total: 0, done: 0, open: 0 };
+  }
+
+  /** Stops the queue: queued URLs will not be fetched. */
+  async cancelQueued(tx: Tx, runId: string): Promise<number> {
+    return tx.$executeRaw`UPDATE crawl_url SET state = 'cancelled' WHERE run_id = ${runId} AND state = 'queued'`;
+  }
+
+  /** Settled pages in the order they settled, after a (doneAt, position) cursor. */
+  async settledPage(
+    runId: string,
+    after: PageCursor | null,
+    take: number,
+    db: Tx = this.prisma,
+  ): Promise<FrontierRow[]> {
+    return after
+      ? db.$queryRawUnsafe<FrontierRow[]>(
+          `SELECT ${columns} FROM crawl_url
+            WHERE run_id = $1 AND state = 'done' AND (done_at, position) > ($2::timestamp(3), $3::int)
+            ORDER BY done_at, position LIMIT $4`,
+          runId,
+          after.at,
+          after.position,
+          take,
+        )
+      : db.$queryRawUnsafe<FrontierRow[]>(
+          `SELECT ${columns} FROM crawl_url WHERE run_id = $1 AND state = 'done' ORDER BY done_at, position LIMIT $2`,
+          runId,
+          take,
+        );
+  }
+
+  async findByKeys(runId: string, keys: string[]): Promise<FrontierRow | null> {
+    const rows = await this.prisma.$queryRawUnsafe<FrontierRow[]>(
+      `SELECT ${columns} FROM crawl_url WHERE run_id = $1 AND url_key = ANY($2::text[]) ORDER BY position LIMIT 1`,
+      runId,
+      keys,
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Dispatched pages with no answer for `olderThanMs` (their work was lost): dispatched again. */
+  async stale(tx: Tx, runId: string, olderThanMs: number): Promise<FrontierRow[]> {
+    return tx.$queryRawUnsafe<FrontierRow[]>(
+      `SELECT ${columns} FROM crawl_url WHERE run_id = $1 AND state = 'dispatched'
+          AND dispatched_at < (clock_timestamp() AT TIME ZONE 'utc') - make_interval(secs => $2::float8 / 1000)`,
+      runId,
+      olderThanMs,
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import { crawlKeepSchema, crawlV1 } from '@tidemark/contracts';
+import { ValidationError } from '@tidemark/errors';
+import type { CrawlService } from '../crawl/crawl.service.js';
+
+const parseJson = (json: string, what: string): Record<string, unknown> => {
+  try {
+    return JSON.parse(json || '{}') as Record<string, unknown>;
+  } catch {
+    throw new ValidationError(`${what} is not JSON`);
+  }
+};
+
+/** gRPC in: decode → crawl service → envelope JSON. */
+export const crawlRpc = (crawls: CrawlService) => ({
+  startCrawl: async (req: crawlV1.StartCrawlRequest): Promise<crawlV1.StartCrawlResponse> => {
+    const { envelope, secret } = await crawls.start(
+      req.workspaceId,
+      parseJson(req.requestJson, 'request'),
+      req.requestId || null,
+    );
+    return { envelopeJson: JSON.stringify(envelope), webhookSecret: secret ?? '' };
+  },
+  getCrawl: async (req: crawlV1.GetCrawlRequest): Promise<crawlV1.GetCrawlResponse> => {
+    const job = await crawls.get(req.workspaceId, req.jobId);
+    const envelope = await crawls.envelope(
+      job,
+      req.cursor || null,
+      req.limit || 25,
+      req.formatsGiven ? req.formats : null,
+    );
+    return { envelopeJson: JSON.stringify(envelope) };
+  },
+  getCrawlPage: async (req: crawlV1.GetCrawlPageRequest): Promise<crawlV1.GetCrawlPageResponse> => ({
+    rowJson: JSON.stringify(await crawls.page(req.workspaceId, req.jobId, req.url)),
+  }),
+  cancelCrawl: async (req: crawlV1.CancelCrawlRequest): Promise<crawlV1.GetCrawlResponse> => {
+    const job = await crawls.cancel(req.workspaceId, req.jobId);
+    return { envelopeJson: JSON.stringify(await crawls.envelope(job, null, 0, [])) };
+  },
+  keepCrawl: async (req: crawlV1.KeepCrawlRequest): Promise<crawlV1.KeepCrawlResponse> => {
+    const keep = crawlKeepSchema.safeParse(parseJson(req.keepJson, 'keep'));
+    if (!keep.success) throw new ValidationError('keep does not match its schema', { issues: keep.error.issues });
+    const project = await crawls.keep(req.workspaceId, req.jobId, keep.data);
+    return { projectId: project.id, name: project.name, schedule: project.schedule, retention: project.retention };
+  },
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from '@jest/globals';
+import { lookupKeys, normalizeUrl } from '../src/frontier/normalize-url.js';
+
+describe('normalizeUrl: the frontier dedupe key', () => {
+  it.each([
+    ['HTTP://Example.COM:80/a/', 'http://example.com/a'],
+    ['https://example.com:443/', 'https://example.com/'],
+    ['https://example.com:8443/x', 'https://example.com:8443/x'],
+    ['https://example.com/a#part', 'https://example.com/a'],
+    ['https://example.com/a/?', 'https://example.com/a'],
+    ['https://example.com/s?b=2&a=1', 'https://example.com/s?a=1&b=2'],
+    ['https://example.com/%7euser/%2fx', 'https://example.com/~user/%2Fx'],
+    ['https://user:pw@example.com/', 'https://example.com/'],
+  ])('%s → %s', (raw, key) => expect(normalizeUrl(raw)).toBe(key));
+
+  it('keeps the order of a repeated query name (it can carry meaning)', () => {
+    expect(normalizeUrl('https://e.com/s?tag=b&tag=a')).toBe('https://e.com/s?tag=b&tag=a');
+  });
+
+  it('resolves against a base and refuses what is not http(s)', () => {
+    expect(normalizeUrl('../b/', 'https://e.com/a/c')).toBe('https://e.com/b');
+    expect(normalizeUrl('mailto:x@e.com')).toBeNull();
+    expect(normalizeUrl('javascript:void(0)')).toBeNull();
+    expect(normalizeUrl('not a url')).toBeNull();
+  });
+
+  it('looks a page up under either scheme', () => {
+    expect(lookupKeys('https://e.com/a/')).toEqual(['https://e.com/a', 'http://e.com/a']);
+    expect(lookupKeys('http://e.com/')).toEqual(['http://e.com/', 'https://e.com/']);
+  });
+});

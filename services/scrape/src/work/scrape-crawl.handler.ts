@@ -1,0 +1,82 @@
+import type { Bus, WorkHandler } from '@tidemark/bus';
+import { scrapeRequestSchema, type CrawlPageResultMessage, type ScrapeCrawlPageMessage } from '@tidemark/contracts';
+import { emptyRow, type LadderService, type PageResult } from '../ladder/ladder.service.js';
+import { resolveOptions, type LadderOptions } from '../ladder/options.js';
+import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
+
+/** A crawl's pages share one request: parsed once per job, not once per page. */
+class OptionsCache {
+  private readonly byJob = new Map<string, LadderOptions>();
+  get(msg: ScrapeCrawlPageMessage): LadderOptions {
+    let opts = this.byJob.get(msg.jobId);
+    if (!opts) {
+      opts = resolveOptions(scrapeRequestSchema.parse({ ...msg.request, url: msg.url }));
+      // The crawl follows links whatever formats were asked: they are always kept for the graph.
+      if (!opts.formats.includes('links')) opts = { ...opts, formats: [...opts.formats, 'links'] };
+      if (this.byJob.size >= 256) this.byJob.delete(this.byJob.keys().next().value!);
+      this.byJob.set(msg.jobId, opts);
+    }
+    return opts;
+  }
+}
+
+const robotsResult = (url: string): PageResult => ({
+  row: {
+    ...emptyRow(url),
+    status: 'done',
+    verdict: 'robots',
+    signals: ['robots.txt'],
+    reason: 'robots.txt forbids fetching it',
+    crawledAt: new Date().toISOString(),
+  },
+  bodies: {},
+});
+
+const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, links: string[]): CrawlPageResultMessage => ({
+  jobId: msg.jobId,
+  runId: msg.runId,
+  workspaceId: msg.workspaceId,
+  position: msg.position,
+  status: result.row.status,
+  verdict: result.row.verdict,
+  errorCode: result.row.errorCode,
+  httpStatus: result.row.httpStatus,
+  credits: result.row.credits,
+  finalUrl: result.row.finalUrl && result.row.finalUrl !== msg.url ? result.row.finalUrl : null,
+  links,
+  retryAfterMs: result.row.retryAfter !== undefined ? result.row.retryAfter * 1000 : null,
+});
+
+/**
+ * NATS in: `work.scrape.crawl`, one page of a crawl. The crawl decided it may be fetched now
+ * (politeness is the crawl's); this runs the ladder, writes the row and hands the links back on
+ * `work.crawl.page`. A redelivered message whose row was written answers from the stored row
+ * instead of fetching again.
+ */
+export const scrapeCrawlHandler = (deps: {
+  bus: Bus;
+  pages: PageRepository;
+  ladder: LadderService;
+}): WorkHandler<'work.scrape.crawl'> => {
+  const options = new OptionsCache();
+  return async (msg) => {
+    const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
+    let result: PageResult;
+    let links: string[];
+    const stored = msg.attempt === 0 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
+    if (stored) {
+      result = { row: stored.data as unknown as PageResult['row'], bodies: {} };
+      links = storedBodies(stored).links ?? [];
+    } else {
+      result = msg.robotsDisallowed
+        ? robotsResult(msg.url)
+        : await deps.ladder.scrape({ ...ref, url: msg.url }, options.get(msg));
+      links = result.bodies.links ?? [];
+      if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, result);
+      else await deps.pages.insertCrawlRow(ref, result);
+    }
+    await deps.bus.publishWork('work.crawl.page', toResultMessage(msg, result, links), {
+      msgId: `${msg.jobId}:${msg.position}:${msg.attempt}:settled`,
+    });
+  };
+};

@@ -1,0 +1,301 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Bus } from '@tidemark/bus';
+import { crawlJobEvent } from '@tidemark/contracts';
+import { createLogger } from '@tidemark/telemetry';
+import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+
+interface Row {
+  url: string;
+  verdict: string;
+  credits: number;
+  foundVia: string;
+  firstReferer: string | null;
+  inSitemap: boolean;
+  inLinks: number;
+  orphan: boolean;
+  unlisted: boolean;
+  origin: string;
+  depth: number;
+  markdown?: string;
+  html?: string;
+}
+
+describe('POST /v1/crawl through the fleet (map, crawl and scrape services over NATS and gRPC)', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50' });
+    const ws = await t.createWorkspace('crawl');
+    key = ws.apiKey;
+    workspaceId = ws.workspaceId;
+    await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await web.close();
+  });
+
+  const origin = () => web.url('crawl.test', '').replace(/\/$/, '');
+  const crawl = (body: Record<string, unknown>) => t.call('POST', '/crawl', { key, body });
+  /** Polls the crawl until it ends. */
+  const finished = async (id: string) => {
+    for (let i = 0; i < 600; i++) {
+      const res = await t.call('GET', `/crawl/${id}?formats=&limit=1`, { key });
+      if (!['queued', 'running'].includes(res.body.status)) return res.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`crawl ${id} did not end`);
+  };
+  /** Every page of a crawl, following `next`. */
+  const allRows = async (id: string, query = 'formats=&limit=7'): Promise<Row[]> => {
+    const rows: Row[] = [];
+    let url: string | null = `${t.apiUrl}/crawl/${id}?${query}`;
+    for (let i = 0; url && i < 100; i++) {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      const body = (await res.json()) as { data: Row[]; next: string | null };
+      rows.push(...body.data);
+      url = body.next;
+    }
+    return rows;
+  };
+  const paths = (rows: Row[]) =>
+    rows.map((r) => {
+      const u = new URL(r.url);
+      return `${u.host.startsWith('blog.') ? 'blog:' : ''}${u.pathname.replace(/(.)\/$/, '$1')}${u.search}`;
+    });
+  const hitsOf = (host: string) => web.hits.filter((h) => h.host === host).map((h) => h.path);
+
+  it('follows links and the sitemap within the host, keeps robots rules and flags orphan and unlisted pages', async () => {
+    const before = web.hits.length;
+    const res = await crawl({ url: `${origin()}/`, webhook: { url: 'https://hooks.example/c', metadata: { a: 1 } } });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ kind: 'crawl', data: [], stop: null });
+    expect(res.body.id).toMatch(/^crawl_/);
+    expect(res.body.webhookSecret).toMatch(/^whsec_/);
+    const end = await finished(res.body.id);
+    expect(end).toMatchObject({ status: 'done', stop: 'exhausted', progress: { done: 12, total: 12, queued: 0 } });
+    expect(end.webhookSecret).toBeUndefined();
+
+    const rows = await allRows(res.body.id);
+    expect(paths(rows).sort()).toEqual(
+      [
+        '/',
+        '/about',
+        '/docs',
+        '/docs/a',
+        '/docs/b',
+        '/docs/deep/1',
+        '/docs/deep/2',
+        '/docs/deep/3',
+        '/orphan',
+        '/private/secret',
+        '/search?b=2&a=1',
+        '/unlisted',
+      ].sort(),
+    );
+    const by = (p: string) => rows[paths(rows).indexOf(p)]!;
+    expect(by('/')).toMatchObject({ foundVia: 'seed', depth: 0, inSitemap: true, orphan: false });
+    expect(by('/about')).toMatchObject({ foundVia: 'sitemap', inSitemap: true, inLinks: 1, orphan: false });
+    expect(by('/orphan')).toMatchObject({ foundVia: 'sitemap', inSitemap: true, inLinks: 0, orphan: true });
+    expect(by('/unlisted')).toMatchObject({
+      foundVia: 'link',
+      firstReferer: `${origin()}/`,
+      inSitemap: false,
+      unlisted: true,
+      depth: 1,
+    });
+    expect(by('/docs')).toMatchObject({ unlisted: true, orphan: false });
+    expect(by('/docs/deep/3')).toMatchObject({ depth: 4, foundVia: 'link', firstReferer: `${origin()}/docs/deep/2` });
+    expect(by('/docs/a').inLinks).toBe(3); // from /, /docs and /docs/b (the #fragment is the same page)
+    expect(by('/private/secret')).toMatchObject({ verdict: 'robots', credits: 0 });
+    expect(by('/about')).toMatchObject({ verdict: 'ok', credits: 1, origin: origin() });
+
+    // Fetched once each; robots-forbidden, other hosts and the subdomain not at all.
+    const fetched = web.hits.slice(before).filter((h) => h.host === 'crawl.test');
+    const pagePaths = fetched.map((h) => h.path).filter((p) => !['/robots.txt', '/sitemap.xml'].includes(p));
+    expect(pagePaths.length).toBe(new Set(pagePaths).size);
+    expect(pagePaths).not.toContain('/private/secret');
+    expect(hitsOf('blog.crawl.test')).toEqual([]);
+    expect(hitsOf('elsewhere.test')).toEqual([]);
+    // 11 pages at 1 credit (the robots row is free) and the sitemap files read.
+    expect(end.creditsUsed).toBeGreaterThanOrEqual(11);
+    expect(end.counts).toMatchObject({ ok: 11, robots: 1 });
+  });
+
+  it('keeps to includePaths, excludePaths and maxDepth, and says why it stopped', async () => {
+    const res = await crawl({
+      url: `${origin()}/`,
+      includePaths: ['/docs/**'],
+      excludePaths: ['/docs/b'],
+      maxDepth: 3,
+      useSitemap: false,
+    });
+    const end = await finished(res.body.id);
+    // The seed is always fetched (links start there); /docs/deep/3 is four hops away.
+    expect(paths(await allRows(res.body.id)).sort()).toEqual(
+      ['/', '/docs', '/docs/a', '/docs/deep/1', '/docs/deep/2'].sort(),
+    );
+    expect(end).toMatchObject({ status: 'done', stop: 'depth' });
+  });
+
+  it('stops at the page limit', async () => {
+    const res = await crawl({ url: `${origin()}/`, limit: 3, useSitemap: false });
+    const end = await finished(res.body.id);
+    expect(end).toMatchObject({ status: 'done', stop: 'limit', progress: { done: 3, total: 3, queued: 0 } });
+    expect(await allRows(res.body.id)).toHaveLength(3);
+  });
+
+  it('crawls subdomains only with allowSubdomains', async () => {
+    const res = await crawl({ url: `${origin()}/`, allowSubdomains: true, useSitemap: false });
+    await finished(res.body.id);
+    const all = paths(await allRows(res.body.id));
+    expect(all).toEqual(expect.arrayContaining(['blog:/', 'blog:/post']));
+    expect(all).not.toContain('/orphan'); // no sitemap, so nothing links it
+  });
+
+  it('sitemap_first fetches every sitemap URL before any link-found one', async () => {
+    const res = await crawl({ url: `${origin()}/`, crawlMode: 'sitemap_first', concurrency: 1 });
+    await finished(res.body.id);
+    const rows = await allRows(res.body.id);
+    const firstUnlisted = rows.findIndex((r) => !r.inSitemap);
+    const lastListed = rows.map((r) => r.inSitemap).lastIndexOf(true);
+    expect(firstUnlisted).toBeGreaterThan(0);
+    expect(lastListed).toBeLessThan(firstUnlisted);
+  });
+
+  it('fetches robots-forbidden pages when respectRobots is off', async () => {
+    const res = await crawl({ url: `${origin()}/`, respectRobots: false, includePaths: ['/private/**'] });
+    await finished(res.body.id);
+    const rows = await allRows(res.body.id);
+    expect(rows.find((r) => r.url.endsWith('/private/secret'))).toMatchObject({ verdict: 'ok' });
+  });
+
+  it('pages oldest first with next, returns bodies as asked, finds one page under either scheme and slash', async () => {
+    const res = await crawl({ url: `${origin()}/`, scrapeOptions: { formats: ['markdown', 'rawHtml'] } });
+    await finished(res.body.id);
+    const first = (await t.call('GET', `/crawl/${res.body.id}?limit=5`, { key })).body;
+    expect(first.data).toHaveLength(5);
+    expect(first.data[0].markdown).toContain('Crawl home');
+    expect(first.data[0].html).toContain('<html');
+    expect(first.next).toContain(`/v1/crawl/${res.body.id}?`);
+    const onlyMd = (await t.call('GET', `/crawl/${res.body.id}?limit=5&formats=markdown`, { key })).body;
+    expect(onlyMd.data[0].html).toBeUndefined();
+    expect(onlyMd.data[0].markdown).toBeDefined();
+    const rows = await allRows(res.body.id, 'limit=4');
+    expect(rows).toHaveLength(12);
+    expect(new Set(rows.map((r) => r.url)).size).toBe(12);
+
+    const https = `${origin().replace('http:', 'https:')}/about/`;
+    const page = await t.call('GET', `/crawl/${res.body.id}/page?url=${encodeURIComponent(https)}`, { key });
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ url: `${origin()}/about`, verdict: 'ok', inSitemap: true });
+    expect(page.body.markdown).toContain('About');
+    const missing = await t.call('GET', `/crawl/${res.body.id}/page?url=${encodeURIComponent(`${origin()}/nope`)}`, {
+      key,
+    });
+    expect(missing.status).toBe(404);
+
+    // Bodies limit the page size; without them up to 1,000.
+    expect((await t.call('GET', `/crawl/${res.body.id}?limit=500`, { key })).status).toBe(400);
+    expect((await t.call('GET', `/crawl/${res.body.id}?limit=500&formats=`, { key })).status).toBe(200);
+
+    // Another workspace sees nothing.
+    const other = await t.createWorkspace('other');
+    expect((await t.call('GET', `/crawl/${res.body.id}`, { key: other.apiKey })).status).toBe(404);
+    expect((await t.call('DELETE', `/crawl/${res.body.id}`, { key: other.apiKey })).status).toBe(404);
+  });
+
+  it('cancels: nothing more is fetched', async () => {
+    const res = await crawl({ url: web.url('big.test', '/'), concurrency: 1, limit: 5000, useSitemap: false });
+    for (let i = 0; i < 100; i++) {
+      const body = (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key })).body;
+      if (body.progress.done >= 3) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const cancelled = await t.call('DELETE', `/crawl/${res.body.id}`, { key });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', stop: 'cancelled' });
+    await new Promise((r) => setTimeout(r, 500));
+    const hits = hitsOf('big.test').length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hitsOf('big.test').length).toBe(hits);
+    const end = (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key })).body;
+    expect(end.progress.done).toBeLessThan(20);
+    expect(end.progress.queued).toBe(0);
+  });
+
+  it('keep turns the crawl into a standing project whose run holds the same pages', async () => {
+    const res = await crawl({ url: `${origin()}/`, limit: 4, useSitemap: false });
+    await finished(res.body.id);
+    // Hidden until kept.
+    expect((await t.call('GET', `/projects/${res.body.projectId}`, { key })).status).toBe(404);
+    const kept = await t.call('POST', `/crawl/${res.body.id}/keep`, {
+      key,
+      body: { name: 'Crawl site', schedule: 'weekly', retention: '30d' },
+    });
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ projectId: res.body.projectId, name: 'Crawl site', schedule: 'weekly' });
+    const project = await t.call('GET', `/projects/${res.body.projectId}`, { key });
+    expect(project.status).toBe(200);
+    expect(project.body).toMatchObject({ name: 'Crawl site', schedule: 'weekly', retention: '30d' });
+    const pages = await t.db.prisma.page.findMany({ where: { runId: res.body.runId } });
+    expect(pages.map((p) => p.url).sort()).toEqual((await allRows(res.body.id)).map((r) => r.url).sort());
+    expect((await t.call('POST', `/crawl/${res.body.id}/keep`, { key, body: { retention: 'always' } })).status).toBe(
+      400,
+    );
+  });
+
+  it('publishes crawl.started, crawl.page and crawl.completed with the webhook metadata', async () => {
+    const bus = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: t.env.NATS_PREFIX!,
+      name: 'events-test',
+      logger: createLogger('t', 'silent'),
+    });
+    try {
+      const started = bus.waitForBroadcast(`events.${workspaceId}.crawl.started`, crawlJobEvent, 20_000);
+      const page = bus.waitForBroadcast(`events.${workspaceId}.crawl.page`, crawlJobEvent, 20_000);
+      const completed = bus.waitForBroadcast(`events.${workspaceId}.crawl.completed`, crawlJobEvent, 30_000);
+      const res = await crawl({
+        url: `${origin()}/`,
+        webhook: { url: 'https://hooks.example/c', events: ['crawl.completed'], metadata: { run: 'nightly' } },
+      });
+      expect((await started)?.jobId).toBe(res.body.id);
+      const pages = await page;
+      expect(pages?.pages?.length).toBeGreaterThan(0);
+      const done = await completed;
+      expect(done).toMatchObject({
+        jobId: res.body.id,
+        status: 'done',
+        progress: { done: 12, total: 12, queued: 0 },
+        webhook: { url: 'https://hooks.example/c', events: ['crawl.completed'], metadata: { run: 'nightly' } },
+      });
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('refuses bad requests in the error envelope and changes nothing', async () => {
+    const jobs = await t.db.prisma.job.count({ where: { workspaceId, kind: 'crawl' } });
+    for (const body of [
+      {},
+      { url: 'ftp://crawl.test/' },
+      { url: `${origin()}/`, limit: 0 },
+      { url: `${origin()}/`, crawlMode: 'random' },
+      { url: `${origin()}/`, surprise: true },
+      { url: `${origin()}/`, limit: 5, config: { max_pages: 6 } },
+    ]) {
+      const res = await crawl(body);
+      expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), expect.any(Number)]);
+      expect([400, 422]).toContain(res.status);
+      expect(res.body).toEqual(expect.objectContaining({ code: expect.any(String), request_id: expect.any(String) }));
+    }
+    expect(await t.db.prisma.job.count({ where: { workspaceId, kind: 'crawl' } })).toBe(jobs);
+    expect((await t.call('GET', '/crawl/crawl_nope', { key })).status).toBe(404);
+  });
+});
