@@ -1,5 +1,4 @@
 import { cleanDocument, safeSelectAll } from './clean.js';
-import { compactHtml } from './compact-html.js';
 import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
@@ -48,12 +47,13 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
 }
 
 /**
- * Serialising and node-html-markdown recurse once per nesting level; markup nested thousands
- * deep (unclosed tags) overflows the stack. The plain text is then the best markdown there is.
+ * Building node-html-markdown's tree and walking it recurse once per nesting level; markup
+ * nested thousands deep (unclosed tags) overflows the stack. The plain text is then the best
+ * markdown there is.
  */
 function markdownOrText(roots: Element[], text: string, keepDataImages: boolean): string {
   try {
-    return toMarkdown(compactHtml(roots), keepDataImages);
+    return toMarkdown(roots, keepDataImages);
   } catch (err) {
     if (err instanceof RangeError) return text;
     throw err;

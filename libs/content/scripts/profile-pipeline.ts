@@ -1,0 +1,81 @@
+// Where the content pipeline's time goes, stage by stage, on the benchmark's WCXB sample.
+//   node --import tsx libs/content/scripts/profile-pipeline.ts            ms/page per stage
+//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx libs/content/scripts/profile-pipeline.ts
+// The stages replay extractContent's steps for the benchmark's request (markdown, main content
+// only); the last line times extractContent itself on the same pages.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { cleanDocument } from '../src/clean.js';
+import { extractContent } from '../src/extract-content.js';
+import { readHead } from '../src/head.js';
+import { detectLanguage } from '../src/language.js';
+import { findMainContent } from '../src/main-content.js';
+import { toMarkdown } from '../src/markdown.js';
+import { parseDocument } from '../src/parse-document.js';
+import { countWords, toText } from '../src/text.js';
+
+const PAGES_DIR = process.env.WCXB_HTML_DIR ?? '/work/shared/extraction/wcxb/dev/html';
+const SAMPLE = Number(process.env.BENCH_CONTENT_PAGES ?? 100);
+const ROUNDS = Number(process.env.BENCH_CONTENT_ROUNDS ?? 3);
+
+const files = fs
+  .readdirSync(PAGES_DIR)
+  .filter((f) => f.endsWith('.html.gz'))
+  .sort();
+const step = Math.max(1, Math.floor(files.length / SAMPLE));
+const pages = files
+  .filter((_, i) => i % step === 0)
+  .slice(0, SAMPLE)
+  .map((f) => ({
+    id: f.replace(/\.html\.gz$/, ''),
+    html: zlib.gunzipSync(fs.readFileSync(path.join(PAGES_DIR, f))).toString('utf8'),
+  }));
+
+const totals = new Map<string, number>();
+const perPage = new Map<string, number>();
+function time<T>(stage: string, fn: () => T): T {
+  const t0 = performance.now();
+  const out = fn();
+  totals.set(stage, (totals.get(stage) ?? 0) + performance.now() - t0);
+  return out;
+}
+
+for (let r = 0; r < ROUNDS; r++) {
+  for (const p of pages) {
+    const url = `https://bench.example/${p.id}`;
+    const t0 = performance.now();
+    const doc = time('parse', () => parseDocument(p.html));
+    const head = time('head', () => readHead(doc, url));
+    time('clean', () =>
+      cleanDocument(doc, {
+        url,
+        removeBanners: true,
+        removeBase64Images: true,
+        excludeTags: [],
+        stripAttributes: false,
+      }),
+    );
+    const body = doc.body ?? doc.documentElement;
+    const main = time('main content', () => findMainContent(body));
+    for (const el of main.pruned) el.remove();
+    const text = time('text', () => toText([main.root]));
+    time('markdown', () => toMarkdown([main.root], false));
+    time('words + language', () => [countWords(text), detectLanguage(head.lang, text)]);
+    perPage.set(p.id, Math.min(perPage.get(p.id) ?? Infinity, performance.now() - t0));
+  }
+}
+const n = pages.length * ROUNDS;
+for (const [stage, ms] of totals) console.log(`${stage.padEnd(18)} ${(ms / n).toFixed(2).padStart(6)} ms/page`);
+const slow = [...perPage].sort((a, b) => b[1] - a[1]).slice(0, 8);
+console.log('slowest pages:', slow.map(([id, ms]) => `${id} ${ms.toFixed(1)}`).join(', '));
+
+// extractContent as a whole, parse excluded, for the same request
+let whole = 0;
+for (const p of pages) {
+  const doc = parseDocument(p.html);
+  const t0 = performance.now();
+  extractContent(doc, { url: `https://bench.example/${p.id}`, formats: ['markdown'], onlyMainContent: true });
+  whole += performance.now() - t0;
+}
+console.log(`extractContent     ${(whole / pages.length).toFixed(2).padStart(6)} ms/page (one round)`);
