@@ -2,16 +2,17 @@ import * as billing from '@tidemark/billing';
 import * as browserPool from '@tidemark/browser-pool';
 import * as crawl from '@tidemark/crawl';
 import * as gateway from '@tidemark/gateway';
+import * as map from '@tidemark/map';
 import * as scrape from '@tidemark/scrape';
 
 export interface Fleet {
   /** The API root, ending in /v1. */
   apiUrl: string;
   /** Where each gRPC service ended up listening (ports may have been picked by the system). */
-  grpc: { billing: string; scrape: string; browserPool: string | null; crawl: string };
+  grpc: { billing: string; scrape: string; browserPool: string | null; crawl: string; map: string };
   gateway: gateway.GatewayApp;
   /** Stops one service while the rest run on (failure tests). */
-  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl'): Promise<void>;
+  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl' | 'map'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,6 +64,13 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
     started.push({ name: 'scrape', stop: () => scrapeApp.stop() });
     env.SCRAPE_GRPC_URL = dial(scrapeCfg.SCRAPE_GRPC_LISTEN, (await scrapeApp.start()).grpcPort);
 
+    // Map calls billing; crawl calls map (Discover). A test fleet (GATEWAY_PORT=0) lets map pick
+    // its port too unless MAP_GRPC_LISTEN says otherwise, so parallel fleets never share one.
+    const mapCfg = map.loadConfig({ MAP_GRPC_LISTEN: env.GATEWAY_PORT === '0' ? '127.0.0.1:0' : undefined, ...env });
+    const mapApp = await map.buildApp(mapCfg);
+    started.push({ name: 'map', stop: () => mapApp.stop() });
+    env.MAP_GRPC_URL = dial(mapCfg.MAP_GRPC_LISTEN, (await mapApp.start()).grpcPort);
+
     const crawlCfg = crawl.loadConfig(env);
     const crawlApp = await crawl.buildApp(crawlCfg);
     started.push({ name: 'crawl', stop: () => crawlApp.stop() });
@@ -78,6 +86,7 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
         scrape: env.SCRAPE_GRPC_URL,
         browserPool: browserPoolUrl,
         crawl: env.CRAWL_GRPC_URL,
+        map: env.MAP_GRPC_URL,
       },
       gateway: gatewayApp,
       stopService,

@@ -61,12 +61,14 @@ export interface RpcClient<C extends grpc.Client> {
   close(): void;
 }
 
+/** `options` are grpc-js channel options, e.g. `{ 'grpc.max_receive_message_length': 64 << 20 }`. */
 export const connectClient = <C extends grpc.Client>(
-  Ctor: new (address: string, credentials: grpc.ChannelCredentials) => C,
+  Ctor: new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C,
   address: string,
   what: string,
+  options?: grpc.ClientOptions,
 ): RpcClient<C> => {
-  const client = new Ctor(address, grpc.credentials.createInsecure());
+  const client = new Ctor(address, grpc.credentials.createInsecure(), options);
   return {
     call: (method, request, deadlineMs) =>
       callUnary(

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
+import { mapSite } from './map-site.js';
 import { crawlBlogSite, crawlSite, treeSite } from './crawl-site.js';
 
 /**
@@ -198,6 +199,7 @@ export const startTestWeb = async (opts: { address?: string } = {}): Promise<Tes
   web.addSite('news.test', exampleSite(`http://news.test:${port}`));
   web.addSite('pages.test', verdictSite(`http://pages.test:${port}`));
   for (const host of ['a.test', 'b.test', 'c.test', 'd.test']) web.addSite(host, bulkSite(host, 100));
+  web.addSite('maps.test', mapSite(`http://maps.test:${port}`));
   web.addSite('crawl.test', crawlSite(`http://crawl.test:${port}`, `http://blog.crawl.test:${port}`));
   web.addSite('blog.crawl.test', crawlBlogSite());
   web.addSite('tree.test', treeSite(2000));

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
-import { billingV1, browserPoolV1, crawlV1, scrapeV1 } from '@tidemark/contracts';
+import { billingV1, browserPoolV1, crawlV1, mapV1, scrapeV1 } from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
@@ -24,6 +24,7 @@ import { ProjectRepository } from './repositories/project.repository.js';
 import { WorkspaceRepository } from './repositories/workspace.repository.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
 import { keyRoutes } from './routes/keys.routes.js';
+import { mapRoutes } from './routes/map.routes.js';
 import { meRoutes } from './routes/me.routes.js';
 import { metaRoutes } from './routes/meta.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
@@ -69,6 +70,10 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape');
   const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
   const crawl = connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl');
+  // A finished map answers with every row (up to 50,000, about 10 MB): room for it.
+  const map = connectClient(mapV1.MapServiceClient, cfg.MAP_GRPC_URL, 'map', {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  });
 
   const keyRepo = new ApiKeyRepository(prisma);
   const keyCache = new KeyCache(keyRepo, bus);
@@ -92,6 +97,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
     ...playgroundRoutes(scrape),
     ...crawlRoutes(crawl, cfg.PUBLIC_BASE_URL),
+    ...mapRoutes(map, cfg.PUBLIC_BASE_URL),
     ...proxyRoutes(browserPool),
   ];
   const openapi = buildOpenApi(routes);
@@ -147,6 +153,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       scrape.close();
       browserPool.close();
       crawl.close();
+      map.close();
       if (!overrides.redis) redis.disconnect();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();

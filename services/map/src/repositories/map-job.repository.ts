@@ -1,0 +1,74 @@
+import { newId, type Job, type Prisma, type PrismaClient } from '@tidemark/db';
+
+const KIND = 'map';
+
+/** The only file of map that touches `job` (kind map). */
+export class MapJobRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  create(data: { workspaceId: string; request: object; requestId: string | null }): Promise<Job> {
+    return this.prisma.job.create({
+      data: {
+        id: newId('job'),
+        workspaceId: data.workspaceId,
+        kind: KIND,
+        status: 'queued',
+        progress: { done: 0, total: 0, queued: 0 },
+        request: data.request as Prisma.InputJsonValue,
+        requestId: data.requestId,
+      },
+    });
+  }
+
+  find(workspaceId: string, id: string): Promise<Job | null> {
+    return this.prisma.job.findFirst({ where: { id, workspaceId, kind: KIND } });
+  }
+
+  findById(id: string): Promise<Job | null> {
+    return this.prisma.job.findFirst({ where: { id, kind: KIND } });
+  }
+
+  /** Takes a queued (or, on redelivery, running) job; false when it has already ended. */
+  async take(id: string): Promise<boolean> {
+    const { count } = await this.prisma.job.updateMany({
+      where: { id, kind: KIND, status: { in: ['queued', 'running'] } },
+      data: { status: 'running', progress: { done: 0, total: 0, queued: 0 }, creditsUsed: 0 },
+    });
+    return count > 0;
+  }
+
+  async progress(id: string, progress: object, result: object): Promise<void> {
+    await this.prisma.job.updateMany({
+      where: { id, status: 'running' },
+      data: { progress: progress as Prisma.InputJsonValue, result: result as Prisma.InputJsonValue },
+    });
+  }
+
+  /** Ends a running job; false when it was not running (another delivery ended it). */
+  async finish(
+    id: string,
+    data: {
+      status: 'done' | 'error';
+      stop: string;
+      creditsUsed: number;
+      counts: Record<string, number>;
+      progress: object;
+      result: object;
+      error: { code: string; message: string } | null;
+    },
+  ): Promise<boolean> {
+    const { count } = await this.prisma.job.updateMany({
+      where: { id, status: 'running' },
+      data: {
+        status: data.status,
+        stop: data.stop,
+        creditsUsed: data.creditsUsed,
+        counts: data.counts,
+        progress: data.progress as Prisma.InputJsonValue,
+        result: data.result as Prisma.InputJsonValue,
+        ...(data.error ? { error: data.error } : {}),
+      },
+    });
+    return count > 0;
+  }
+}
