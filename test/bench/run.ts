@@ -4,6 +4,7 @@ import globalSetup from '../../libs/testkit/jest-global-setup.mjs';
 import globalTeardown from '../../libs/testkit/jest-global-teardown.mjs';
 import { benchBrowser } from './browser.bench.js';
 import { benchContent } from './content.bench.js';
+import { benchCrawl } from './crawl.bench.js';
 import { benchGateway } from './gateway.bench.js';
 import { benchScrape } from './scrape.bench.js';
 
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<string>> = {
   scrape: benchScrape,
   content: benchContent,
   browser: benchBrowser,
+  crawl: benchCrawl,
 };
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 const names = wanted.length ? wanted : Object.keys(benches);

@@ -64,9 +64,8 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
     started.push({ name: 'scrape', stop: () => scrapeApp.stop() });
     env.SCRAPE_GRPC_URL = dial(scrapeCfg.SCRAPE_GRPC_LISTEN, (await scrapeApp.start()).grpcPort);
 
-    // Map calls billing; crawl calls map (Discover). A test fleet (GATEWAY_PORT=0) lets map pick
-    // its port too unless MAP_GRPC_LISTEN says otherwise, so parallel fleets never share one.
-    const mapCfg = map.loadConfig({ MAP_GRPC_LISTEN: env.GATEWAY_PORT === '0' ? '127.0.0.1:0' : undefined, ...env });
+    // Map calls billing; crawl calls map (Discover).
+    const mapCfg = map.loadConfig(env);
     const mapApp = await map.buildApp(mapCfg);
     started.push({ name: 'map', stop: () => mapApp.stop() });
     env.MAP_GRPC_URL = dial(mapCfg.MAP_GRPC_LISTEN, (await mapApp.start()).grpcPort);

@@ -1,12 +1,17 @@
 import type { IncomingMessage } from 'node:http';
-import { html, type Page, type Site } from './test-web.js';
+import type { Page, Site } from './test-web.js';
 
 const para = (seed: string, n = 60) =>
   `<p>${Array.from({ length: n }, (_, i) => `${seed}${(i * 7) % 31} tide harbour`).join(' ')}.</p>`;
-const article = (title: string, links: string[], extra = '') =>
+/** A page whose only links are the ones given (no shared menu: the link graph is exact). */
+const html = (title: string, body: string): Page => ({
+  type: 'text/html; charset=utf-8',
+  body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main>${body}</main></body></html>`,
+});
+const article = (title: string, links: string[]) =>
   html(
     title,
-    `<article><h1>${title}</h1>${para(title.toLowerCase().replace(/\W+/g, ''))}${extra}<ul>${links
+    `<article><h1>${title}</h1>${para(title.toLowerCase().replace(/\W+/g, ''))}<ul>${links
       .map((l) => `<li><a href="${l}">${l}</a></li>`)
       .join('')}</ul></article>`,
   );
@@ -32,7 +37,7 @@ export const crawlSite = (origin: string, blogOrigin: string): Site => ({
     'mailto:crew@crawl.test',
   ]),
   '/about': article('About', ['/']),
-  '/docs': article('Docs', ['/docs/a', '/docs/b', '/docs/deep/1']),
+  '/docs/': article('Docs', ['/docs/a', '/docs/b', '/docs/deep/1']),
   '/docs/a': article('Doc A', ['/docs/b']),
   '/docs/b': article('Doc B', ['/docs/a']),
   '/docs/deep/1': article('Deep one', ['/docs/deep/2']),

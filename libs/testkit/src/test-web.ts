@@ -21,7 +21,7 @@ export type Page = {
 /** Pages by path; a `*` entry answers every path the others do not (generated sites). */
 export type Site = Record<string, Page | ((req: IncomingMessage) => Page)>;
 
-export const html = (title: string, body: string, lang = 'en'): Page => ({
+const html = (title: string, body: string, lang = 'en'): Page => ({
   type: 'text/html; charset=utf-8',
   body: `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${title}</title>
 <meta name="description" content="${title} on the Tidemark test web"></head>

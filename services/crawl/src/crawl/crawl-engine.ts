@@ -181,6 +181,9 @@ export class CrawlEngine {
         }
       }
 
+      // Links of a read page grow the frontier while the crawl runs (not after a cancel or a
+      // budget stop: nothing new is queued then).
+      const growing = view.status === 'running' && !state.budgetHit;
       const links = READ_VERDICTS.has(msg.verdict ?? '') && msg.status === 'done' ? msg.links : [];
       const row = await this.frontier.settle(tx, view.runId, msg.position, {
         verdict: msg.verdict,
@@ -193,7 +196,7 @@ export class CrawlEngine {
       progress.queued = Math.max(0, progress.queued - 1);
 
       const next: Partial<CrawlState> = { pagesSinceEvent: (state.pagesSinceEvent ?? 0) + 1 };
-      if (links.length) {
+      if (links.length && growing) {
         const grown = await this.grow(tx, view, ctx, row, links, progress.total);
         progress.total += grown.added;
         progress.queued += grown.added;

@@ -7,10 +7,13 @@ import { storedBodies, type PageRepository } from '../repositories/page.reposito
 /** A crawl's pages share one request: parsed once per job, not once per page. */
 class OptionsCache {
   private readonly byJob = new Map<string, LadderOptions>();
-  get(msg: ScrapeCrawlPageMessage): LadderOptions {
+  /** The options, or why the request cannot be read (retrying would not change that). */
+  get(msg: ScrapeCrawlPageMessage): LadderOptions | { invalid: string } {
     let opts = this.byJob.get(msg.jobId);
     if (!opts) {
-      opts = resolveOptions(scrapeRequestSchema.parse({ ...msg.request, url: msg.url }));
+      const parsed = scrapeRequestSchema.safeParse({ ...msg.request, url: msg.url });
+      if (!parsed.success) return { invalid: parsed.error.issues.map((i) => i.message).join('; ') };
+      opts = resolveOptions(parsed.data);
       // The crawl follows links whatever formats were asked: they are always kept for the graph.
       if (!opts.formats.includes('links')) opts = { ...opts, formats: [...opts.formats, 'links'] };
       if (this.byJob.size >= 256) this.byJob.delete(this.byJob.keys().next().value!);
@@ -27,6 +30,16 @@ const robotsResult = (url: string): PageResult => ({
     verdict: 'robots',
     signals: ['robots.txt'],
     reason: 'robots.txt forbids fetching it',
+    crawledAt: new Date().toISOString(),
+  },
+  bodies: {},
+});
+
+const invalidResult = (url: string, why: string): PageResult => ({
+  row: {
+    ...emptyRow(url),
+    status: 'error',
+    reason: `the crawl's page options could not be read: ${why}`,
     crawledAt: new Date().toISOString(),
   },
   bodies: {},
@@ -68,9 +81,12 @@ export const scrapeCrawlHandler = (deps: {
       result = { row: stored.data as unknown as PageResult['row'], bodies: {} };
       links = storedBodies(stored).links ?? [];
     } else {
+      const opts = msg.robotsDisallowed ? null : options.get(msg);
       result = msg.robotsDisallowed
         ? robotsResult(msg.url)
-        : await deps.ladder.scrape({ ...ref, url: msg.url }, options.get(msg));
+        : 'invalid' in opts!
+          ? invalidResult(msg.url, opts.invalid)
+          : await deps.ladder.scrape({ ...ref, url: msg.url }, opts!);
       links = result.bodies.links ?? [];
       if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, result);
       else await deps.pages.insertCrawlRow(ref, result);

@@ -1,0 +1,68 @@
+// One side of the crawl bench in its own process, so its peak memory is its own:
+//   node --import tsx crawl-runner.ts <crawlee|tidemark> <seed> <limit> <concurrency>
+// prints one JSON line {pages, seconds, maxRssMb}. The test web runs in the parent.
+import { startTestFleet } from '../support/fleet.js';
+
+const [mode, seed, limitArg, concurrencyArg] = process.argv.slice(2);
+const limit = Number(limitArg);
+const concurrency = Number(concurrencyArg);
+
+const crawlee = async (): Promise<number> => {
+  const { CheerioCrawler, Configuration } = await import('crawlee');
+  const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+  let pages = 0;
+  const crawler = new CheerioCrawler(
+    {
+      minConcurrency: concurrency,
+      maxConcurrency: concurrency,
+      maxRequestsPerCrawl: limit,
+      maxRequestRetries: 0,
+      requestHandler: async ({ enqueueLinks }) => {
+        pages += 1;
+        await enqueueLinks({ strategy: 'same-hostname' });
+      },
+    },
+    config,
+  );
+  await crawler.run([seed!]);
+  return pages;
+};
+
+const tidemark = async (): Promise<number> => {
+  const t = await startTestFleet({ FETCH_ALLOW_NETWORKS: '127.0.0.0/8', SCRAPE_CONCURRENCY: String(concurrency * 2) });
+  try {
+    const ws = await t.createWorkspace('bench');
+    await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'unmetered' } });
+    await t.db.prisma.ledgerEntry.create({
+      data: {
+        id: 'led_bench',
+        workspaceId: ws.workspaceId,
+        kind: 'grant',
+        reason: 'bench',
+        credits: 1e6,
+        reference: 'b',
+      },
+    });
+    const res = await t.call('POST', '/crawl', {
+      key: ws.apiKey,
+      body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },
+    });
+    if (res.status !== 202) throw new Error(`crawl refused: ${JSON.stringify(res.body)}`);
+    for (;;) {
+      const body = (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body;
+      if (!body.progress) throw new Error(`crawl read failed: ${JSON.stringify(body)}`);
+      if (!['queued', 'running'].includes(body.status)) return body.progress.done as number;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await t.stop();
+  }
+};
+
+const t0 = performance.now();
+const pages = mode === 'crawlee' ? await crawlee() : await tidemark();
+const seconds = (performance.now() - t0) / 1000;
+process.stdout.write(
+  `${JSON.stringify({ pages, seconds, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+);
+process.exit(0);

@@ -1,0 +1,50 @@
+// A whole crawl through the fleet (gateway → crawl → scrape over NATS, frontier in PostgreSQL,
+// every page read by the content pipeline and stored) against Crawlee's CheerioCrawler on the
+// same local site at the same concurrency. Each side runs in a child process of its own, so the
+// peak memory printed is that side's alone (PostgreSQL, NATS and Redis are outside both).
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startTestWeb, treeSite } from '@tidemark/testkit';
+
+const PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 8);
+const runner = fileURLToPath(new URL('./crawl-runner.ts', import.meta.url));
+
+interface Side {
+  pages: number;
+  seconds: number;
+  maxRssMb: number;
+}
+
+const run = async (mode: 'crawlee' | 'tidemark', seed: string): Promise<Side> => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY)],
+    { env: { ...process.env, LOG_LEVEL: 'silent', CRAWLEE_LOG_LEVEL: 'OFF' }, maxBuffer: 16 << 20 },
+  );
+  const line = stdout.trim().split('\n').at(-1)!;
+  return JSON.parse(line) as Side;
+};
+
+export async function benchCrawl(): Promise<string> {
+  const web = await startTestWeb();
+  // Both crawl the site on the loopback address itself: Crawlee cannot use our host map.
+  web.addSite('127.0.0.1', treeSite(PAGES));
+  const seed = `http://127.0.0.1:${web.port}/`;
+  try {
+    const crawlee = await run('crawlee', seed);
+    const ours = await run('tidemark', seed);
+    if (ours.pages < PAGES)
+      throw new Error(`tidemark crawled ${ours.pages} of ${PAGES + 1} pages; the figure would lie`);
+    const rate = (s: Side) => s.pages / s.seconds;
+    return [
+      `crawl of a ${PAGES + 1}-page local site, ${CONCURRENCY} in flight, each side in its own process`,
+      `  baseline: Crawlee CheerioCrawler   ${rate(crawlee).toFixed(0).padStart(6)} pages/s  peak RSS ${crawlee.maxRssMb} MB  (${crawlee.pages} pages)`,
+      `  tidemark POST /v1/crawl (fleet)    ${rate(ours).toFixed(0).padStart(6)} pages/s  peak RSS ${ours.maxRssMb} MB  (${ours.pages} pages)`,
+      `  ratio tidemark / crawlee: ${(rate(ours) / rate(crawlee)).toFixed(3)} (target ≥ 1.5); memory ${(ours.maxRssMb / crawlee.maxRssMb).toFixed(2)}× (target ≤ 1)`,
+    ].join('\n');
+  } finally {
+    await web.close();
+  }
+}
