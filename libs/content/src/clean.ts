@@ -1,4 +1,4 @@
-import { walkElements } from './dom-walk.js';
+import { walkElements, type PageScan } from './dom-walk.js';
 import { BANNER, BANNER_ROLES, CONSENT, classAndId } from './patterns.js';
 import { absoluteUrl } from './urls.js';
 
@@ -9,6 +9,8 @@ export interface CleanOptions {
   excludeTags: string[];
   /** Drop event handlers and inline styles (only clean HTML shows attributes). */
   stripAttributes: boolean;
+  /** The page's <noscript>s and streamed segments when already found (scanPage). */
+  scan?: Pick<PageScan, 'noscripts' | 'segments'>;
 }
 
 /** Elements that never carry readable content. */
@@ -56,8 +58,8 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
   }
   const root = doc.documentElement;
   if (!root) return;
-  placeStreamedSegments(doc);
-  unwrapNoscripts(doc);
+  placeStreamedSegments(doc, opts.scan?.segments ?? safeSelectAll(doc, 'div[hidden][id^="S:"]'));
+  unwrapNoscripts(opts.scan?.noscripts ?? safeSelectAll(doc, 'noscript'));
   walkElements(root, (el) => {
     const tag = el.localName;
     if (DROP.has(tag) || el.hasAttribute('hidden') || isStyledHidden(el)) {
@@ -84,8 +86,8 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
  * the body and a script that moves each into its <template id="B:n"> placeholder. No script
  * runs here, so do the move: otherwise whole sections of the content look hidden.
  */
-function placeStreamedSegments(doc: Document): void {
-  for (const segment of safeSelectAll(doc, 'div[hidden][id^="S:"]')) {
+function placeStreamedSegments(doc: Document, segments: Element[]): void {
+  for (const segment of segments) {
     const hole = doc.getElementById(`B:${segment.id.slice(2)}`);
     if (!hole?.parentNode) continue;
     hole.replaceWith(...Array.from(segment.childNodes));
@@ -106,8 +108,8 @@ export function safeSelectAll(doc: Document | Element, selector: string): Elemen
  * the page's text (Discourse serves whole threads that way) is unwrapped; the usual one-line
  * "enable JavaScript" notice or tracking pixel is dropped.
  */
-function unwrapNoscripts(doc: Document): void {
-  for (const el of safeSelectAll(doc, 'noscript')) {
+function unwrapNoscripts(noscripts: Element[]): void {
+  for (const el of noscripts) {
     if ((el.textContent ?? '').length >= MIN_NOSCRIPT_CHARS && el.firstElementChild) {
       el.replaceWith(...Array.from(el.childNodes));
     } else {

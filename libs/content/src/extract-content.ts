@@ -1,4 +1,5 @@
 import { cleanDocument, safeSelectAll } from './clean.js';
+import { scanPage } from './dom-walk.js';
 import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
@@ -14,9 +15,14 @@ import type { ContentOptions, ContentResult } from './types.js';
  */
 export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: string): ContentResult {
   const want = new Set(opts.formats);
-  const result: ContentResult = { head: readHead(doc, opts.url, opts.contentLanguage), words: 0, language: null };
+  const scan = scanPage(doc);
+  const result: ContentResult = {
+    head: readHead(doc, opts.url, opts.contentLanguage, scan),
+    words: 0,
+    language: null,
+  };
   if (want.has('rawHtml')) result.rawHtml = rawHtml ?? doc.toString();
-  if (want.has('links')) result.links = collectLinks(doc, opts.url);
+  if (want.has('links')) result.links = collectLinks(doc, opts.url, scan.links);
   if (opts.fields && Object.keys(opts.fields).length) {
     const { fields, fieldErrors } = readFields(doc, opts.fields, opts.url);
     result.fields = fields;
@@ -30,6 +36,7 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
     removeBase64Images,
     excludeTags: opts.excludeTags ?? [],
     stripAttributes: want.has('cleanHtml'),
+    scan,
   });
   const roots = contentRoots(doc, opts);
   const text = toText(roots);

@@ -1,3 +1,4 @@
+import type { PageScan } from './dom-walk.js';
 import type { Head } from './types.js';
 import { absoluteUrl } from './urls.js';
 
@@ -11,9 +12,14 @@ const nonEmpty = (s: string | null | undefined): string | null => {
  * Reads what the page says about itself. Runs before cleaning because JSON-LD lives in
  * <script> elements that cleaning removes.
  */
-export function readHead(doc: Document, url: string, contentLanguage?: string | null): Head {
+export function readHead(
+  doc: Document,
+  url: string,
+  contentLanguage?: string | null,
+  scan?: Pick<PageScan, 'title' | 'headData'>,
+): Head {
   const head: Head = {
-    title: nonEmpty(doc.querySelector('title')?.textContent),
+    title: nonEmpty((scan ? scan.title : doc.querySelector('title'))?.textContent),
     description: null,
     canonical: null,
     robots: null,
@@ -24,7 +30,7 @@ export function readHead(doc: Document, url: string, contentLanguage?: string | 
     hreflang: [],
   };
   // One pass over the few elements that carry head data; pages put some of them in <body>.
-  for (const el of Array.from(doc.querySelectorAll('meta, link[rel], script[type]'))) {
+  for (const el of scan ? scan.headData : Array.from(doc.querySelectorAll('meta, link[rel], script[type]'))) {
     const tag = el.localName;
     if (tag === 'meta') readMeta(el, head);
     else if (tag === 'link') readLink(el, head, url);

@@ -167,8 +167,11 @@ export const BOILERPLATE_ROLES = new Set([
   'alertdialog',
 ]);
 
+// The class attribute's node, not getAttribute('class'): linkedom answers that one through
+// className, which builds a token set and joins it again on every call (the attribute value is
+// the same string: linkedom normalises it when the page is parsed).
 export const classAndId = (el: Element): string => {
-  const cls = el.getAttribute('class');
+  const cls = el.getAttributeNode('class')?.value;
   const id = el.getAttribute('id');
   return cls ? (id ? `${cls} ${id}` : cls) : (id ?? '');
 };
