@@ -1,10 +1,8 @@
-// What node-html-markdown sees of the main content: only the attributes the markdown reads,
-// and inline wrappers (<span>…) unwrapped. src/markdown.ts builds NHM's tree from the linkedom
-// elements with these rules; compactHtml() writes the same content as HTML, which is what the
-// pipeline used to hand to NHM's translate() (NHM parsed it again). The tests render that HTML
-// with NHM's own translate() to check that both ways give the same markdown.
+// The HTML node-html-markdown is fed. NHM parses its input again, so the main content is
+// re-serialised with only what the markdown needs: no class soup, data-* or aria-*, and
+// <span>s unwrapped. On WCXB pages this shrinks the input several times over.
 
-export const KEEP_ATTRS: Record<string, readonly string[]> = {
+const KEEP_ATTRS: Record<string, readonly string[]> = {
   a: ['href', 'title'],
   img: ['src', 'alt', 'title'],
   td: ['colspan', 'rowspan'],
@@ -13,8 +11,8 @@ export const KEEP_ATTRS: Record<string, readonly string[]> = {
   pre: ['class'],
   code: ['class'],
 };
-export const VOID = new Set(['area', 'br', 'col', 'hr', 'img', 'source', 'track', 'wbr']);
-export const UNWRAP = new Set(['span', 'font', 'small', 'big', 'abbr', 'time', 'label', 'bdi', 'bdo', 'data', 'mark']);
+const VOID = new Set(['area', 'br', 'col', 'hr', 'img', 'source', 'track', 'wbr']);
+const UNWRAP = new Set(['span', 'font', 'small', 'big', 'abbr', 'time', 'label', 'bdi', 'bdo', 'data', 'mark']);
 
 const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');

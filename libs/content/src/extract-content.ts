@@ -1,5 +1,6 @@
 import { cleanDocument, safeSelectAll } from './clean.js';
 import { scanPage } from './dom-walk.js';
+import { compactHtml } from './compact-html.js';
 import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
@@ -54,13 +55,12 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
 }
 
 /**
- * Building node-html-markdown's tree and walking it recurse once per nesting level; markup
- * nested thousands deep (unclosed tags) overflows the stack. The plain text is then the best
- * markdown there is.
+ * Serialising and node-html-markdown recurse once per nesting level; markup nested thousands
+ * deep (unclosed tags) overflows the stack. The plain text is then the best markdown there is.
  */
 function markdownOrText(roots: Element[], text: string, keepDataImages: boolean): string {
   try {
-    return toMarkdown(roots, keepDataImages);
+    return toMarkdown(compactHtml(roots), keepDataImages);
   } catch (err) {
     if (err instanceof RangeError) return text;
     throw err;
