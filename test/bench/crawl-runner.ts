@@ -2,6 +2,7 @@
 //   node --import tsx crawl-runner.ts <crawlee|tidemark> <seed> <limit> <concurrency>
 // prints one JSON line {pages, seconds, maxRssMb}. The test web runs in the parent.
 import { startTestFleet } from '../support/fleet.js';
+import { benchWorkspace } from './bench-workspace.js';
 
 const [mode, seed, limitArg, concurrencyArg] = process.argv.slice(2);
 const limit = Number(limitArg);
@@ -31,18 +32,7 @@ const crawlee = async (): Promise<number> => {
 const tidemark = async (): Promise<number> => {
   const t = await startTestFleet({ FETCH_ALLOW_NETWORKS: '127.0.0.0/8', SCRAPE_CONCURRENCY: String(concurrency * 2) });
   try {
-    const ws = await t.createWorkspace('bench');
-    await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'unmetered' } });
-    await t.db.prisma.ledgerEntry.create({
-      data: {
-        id: 'led_bench',
-        workspaceId: ws.workspaceId,
-        kind: 'grant',
-        reason: 'bench',
-        credits: 1e6,
-        reference: 'b',
-      },
-    });
+    const ws = await benchWorkspace(t);
     const res = await t.call('POST', '/crawl', {
       key: ws.apiKey,
       body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },

@@ -3,6 +3,7 @@
 import got from 'got';
 import { startTestWeb } from '@tidemark/testkit';
 import { startTestFleet } from '../support/fleet.js';
+import { benchWorkspace } from './bench-workspace.js';
 
 const PAGES = Number(process.env.BENCH_SCRAPE_PAGES ?? 200);
 const CONCURRENCY = 8;
@@ -20,18 +21,7 @@ export async function benchScrape(): Promise<string> {
   const web = await startTestWeb();
   const t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap });
   try {
-    const ws = await t.createWorkspace('bench');
-    await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'unmetered' } });
-    await t.db.prisma.ledgerEntry.create({
-      data: {
-        id: 'led_bench',
-        workspaceId: ws.workspaceId,
-        kind: 'grant',
-        reason: 'bench',
-        credits: 1_000_000,
-        reference: 'bench',
-      },
-    });
+    const ws = await benchWorkspace(t);
     const hosts = ['a.test', 'b.test', 'c.test', 'd.test'];
     const urls = Array.from({ length: PAGES }, (_, i) => web.url(hosts[i % 4]!, `/p/${i % 100}`));
     // The same pages straight from the test web, its Host header naming the site.

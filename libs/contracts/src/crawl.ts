@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import { CONFIG_KEYS, configInputSchema } from './project-config.js';
-import { jobEnvelopeSchema, pageRowSchema, SCRAPE_FORMATS } from './scrape.js';
-
-const httpUrl = z
-  .string()
-  .max(4096)
-  .url()
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL');
+import { CONFIG_ALIASES, CONFIG_KEYS, configInputSchema, type ConfigKey } from './project-config.js';
+import { httpUrl, jobEnvelopeSchema, pageRowSchema, SCRAPE_FORMATS } from './scrape.js';
 
 export const CRAWL_WEBHOOK_EVENTS = ['crawl.started', 'crawl.page', 'crawl.completed', 'crawl.failed'] as const;
 
@@ -56,22 +50,14 @@ export const crawlRequestSchema = z
   .meta({ id: 'CrawlRequest' });
 export type CrawlRequest = z.output<typeof crawlRequestSchema>;
 
-/** The crawl request's short names that are config aliases (everything but url/scrapeOptions/…). */
-export const CRAWL_CONFIG_FIELDS = [
-  'limit',
-  'maxDepth',
-  'includePaths',
-  'excludePaths',
-  'useSitemap',
-  'sitemapMode',
-  'crawlMode',
-  'allowSubdomains',
-  'maxAge',
-  'maxTier',
-  'delay',
-  'concurrency',
-  'respectRobots',
-] as const satisfies readonly (keyof CrawlRequest)[];
+/**
+ * The crawl request's fields that are config keys: by alias (limit → max_pages, …) or by their
+ * own name (delay, concurrency), each with the key it sets.
+ */
+export const CRAWL_CONFIG_FIELDS = Object.keys(crawlRequestSchema.shape).flatMap((field) => {
+  const key = CONFIG_ALIASES[field] ?? (field in CONFIG_KEYS ? (field as ConfigKey) : undefined);
+  return key ? [{ field: field as keyof CrawlRequest, key }] : [];
+});
 
 export const crawlPageRowSchema = pageRowSchema
   .extend({

@@ -6,7 +6,8 @@ export const SCRAPE_FORMATS = ['markdown', 'text', 'cleanHtml', 'rawHtml', 'link
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
 export const MAX_BATCH_URLS = 500;
 
-const httpUrl = z
+/** An absolute http(s) URL, as every request field naming a page takes it. */
+export const httpUrl = z
   .string()
   .max(4096)
   .url()

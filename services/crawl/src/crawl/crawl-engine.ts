@@ -142,15 +142,13 @@ export class CrawlEngine {
         depthReached,
         sitemapUrls: sitemapKeys.length,
       };
-      await this.jobs.update(tx, view, {
+      const started = await this.jobs.update(tx, view, {
         status: 'running',
         progress: { done: 0, total, queued: total },
         addCredits: discovered?.creditsUsed ?? 0,
         state: next,
       });
-      const started = { ...view, status: 'running', result: { ...current, ...next } } as unknown as CrawlJob;
-      await this.dispatch(tx, started, ctx);
-      return this.jobEvent(started, { done: 0, total, queued: total });
+      return this.jobEvent(await this.dispatch(tx, started, ctx), { done: 0, total, queued: total });
     });
     if (events)
       await this.bus.publishEvent(job.workspaceId, 'crawl.started', events, { msgId: `${job.id}:crawl.started` });
@@ -207,17 +205,7 @@ export class CrawlEngine {
       if (msg.errorCode === 'BUDGET_EXHAUSTED' || (maxCredits !== null && view.creditsUsed + msg.credits >= maxCredits))
         next.budgetHit = true;
       const key = msg.status === 'error' ? 'error' : (msg.verdict ?? 'error');
-      await this.jobs.update(tx, view, { progress, addCredits: msg.credits, countKey: key, state: next });
-      const after = {
-        ...view,
-        progress,
-        creditsUsed: view.creditsUsed + msg.credits,
-        counts: {
-          ...(view.counts as Record<string, number>),
-          [key]: ((view.counts as Record<string, number>)[key] ?? 0) + 1,
-        },
-        result: { ...state, ...next },
-      } as unknown as CrawlJob;
+      const after = await this.jobs.update(tx, view, { progress, addCredits: msg.credits, countKey: key, state: next });
       return this.advance(tx, after, ctx);
     });
     if (ended) await this.publishEnd(job, ended);
@@ -260,20 +248,16 @@ export class CrawlEngine {
 
   /** Cancels: nothing more is dispatched, queued URLs are not fetched; pages in flight finish. */
   async cancel(job: CrawlJob): Promise<boolean> {
-    const done = await this.frontier.locked(job.runId, async (tx) => {
+    const cancelled = await this.frontier.locked(job.runId, async (tx) => {
       const view = (await this.jobs.lockedView(tx, job.id))!;
-      if (ENDED.has(view.status)) return false;
-      const cancelled = await this.frontier.cancelQueued(tx, view.runId);
+      if (ENDED.has(view.status)) return null;
+      const dropped = await this.frontier.cancelQueued(tx, view.runId);
       const progress = { ...(view.progress as { done: number; total: number; queued: number }) };
-      progress.queued = Math.max(0, progress.queued - cancelled);
-      await this.jobs.update(tx, view, { status: 'cancelled', stop: 'cancelled', progress });
-      return true;
+      progress.queued = Math.max(0, progress.queued - dropped);
+      return this.jobs.update(tx, view, { status: 'cancelled', stop: 'cancelled', progress });
     });
-    if (done) {
-      const after = (await this.jobs.findById(job.id))!;
-      await this.publishEnd(after, { kind: 'crawl.completed', job: after });
-    }
-    return done ?? false;
+    if (cancelled) await this.publishEnd(cancelled, { kind: 'crawl.completed', job: cancelled });
+    return cancelled !== null;
   }
 
   /**
@@ -301,21 +285,23 @@ export class CrawlEngine {
   /** Dispatches what may go, publishes crawl.page when due, and ends the crawl when nothing is left. */
   private async advance(
     tx: Tx,
-    job: CrawlJob,
+    current: CrawlJob,
     ctx: CrawlContext,
   ): Promise<{ kind: 'crawl.completed' | 'crawl.failed'; job: CrawlJob } | null> {
-    const state = job.result as unknown as CrawlState;
-    if (job.status === 'running' && !state.budgetHit) await this.dispatch(tx, job, ctx);
-    const since = state.pagesSinceEvent ?? 0;
+    let job = current;
+    const stateOf = () => job.result as unknown as CrawlState;
+    if (job.status === 'running' && !stateOf().budgetHit) job = await this.dispatch(tx, job, ctx);
+    const since = stateOf().pagesSinceEvent ?? 0;
     const due =
       since >= this.settings.pageEventEvery ||
-      (since > 0 && Date.now() - Date.parse(state.lastPageEventAt) >= this.settings.pageEventMs);
-    if (due) await this.publishPages(tx, job);
+      (since > 0 && Date.now() - Date.parse(stateOf().lastPageEventAt) >= this.settings.pageEventMs);
+    if (due) job = await this.publishPages(tx, job);
 
     // progress.queued is kept step by step; the frontier is counted only to confirm an end.
     if (job.status !== 'running' || (job.progress as { queued: number }).queued > 0) return null;
-    if ((await this.frontier.counts(tx, job.runId)).open > 0) return null;
-    if ((job.result as unknown as CrawlState).pagesSinceEvent) await this.publishPages(tx, job);
+    if ((await this.frontier.openCount(tx, job.runId)) > 0) return null;
+    if (stateOf().pagesSinceEvent) job = await this.publishPages(tx, job);
+    const state = stateOf();
     const counts = job.counts as Record<string, number>;
     const read = (counts.ok ?? 0) + (counts.thin ?? 0) + (counts.cached ?? 0);
     const failed = read === 0 && (counts.error ?? 0) + (counts.blocked ?? 0) > 0;
@@ -329,12 +315,12 @@ export class CrawlEngine {
             ? 'depth'
             : 'exhausted';
     const status = failed ? 'error' : 'done';
-    await this.jobs.update(tx, job, {
+    const ended = await this.jobs.update(tx, job, {
       status,
       stop,
       ...(failed ? { error: 'no page of the crawl could be read' } : {}),
     });
-    return { kind: failed ? 'crawl.failed' : 'crawl.completed', job: { ...job, status, stop } };
+    return { kind: failed ? 'crawl.failed' : 'crawl.completed', job: ended };
   }
 
   /** Adds a page's in-scope links to the frontier and counts its in-links. */
@@ -378,19 +364,19 @@ export class CrawlEngine {
   }
 
   /** Hands out the next URLs within the crawl's concurrency and each host's politeness. */
-  private async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<void> {
+  private async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
     const perHost = ctx.options.config.fetch.concurrency;
     const inFlight = await this.frontier.inFlight(tx, job.runId);
     let busy = [...inFlight.values()].reduce((a, b) => a + b, 0);
     const room = this.settings.maxInFlight - busy;
-    if (room <= 0) return;
+    if (room <= 0) return job;
     const candidates = await this.frontier.nextQueued(
       tx,
       job.runId,
       ctx.options.config.scope.crawl_mode,
       Math.min(room * 4, 1000),
     );
-    if (!candidates.length) return;
+    if (!candidates.length) return job;
     const state = job.result as unknown as CrawlState;
     const hostNextAt = { ...state.hostNextAt };
     const now = Date.now();
@@ -405,13 +391,13 @@ export class CrawlEngine {
       busy += 1;
       picked.push(row);
     }
-    if (!picked.length) return;
+    if (!picked.length) return job;
     await this.frontier.markDispatched(
       tx,
       job.runId,
       picked.map((r) => r.position),
     );
-    if (ctx.delayMs > 0) await this.jobs.update(tx, job, { state: { hostNextAt } });
+    const after = ctx.delayMs > 0 ? await this.jobs.update(tx, job, { state: { hostNextAt } }) : job;
     await Promise.all(
       picked.map((row) => {
         const msg: ScrapeCrawlPageMessage = {
@@ -429,13 +415,14 @@ export class CrawlEngine {
         });
       }),
     );
+    return after;
   }
 
   /** crawl.page: the pages settled since the last message. */
-  private async publishPages(tx: Tx, job: CrawlJob): Promise<void> {
+  private async publishPages(tx: Tx, job: CrawlJob): Promise<CrawlJob> {
     const state = job.result as unknown as CrawlState;
     const rows = await this.frontier.settledPage(job.runId, state.pageEventCursor ?? null, 1000, tx);
-    if (!rows.length) return;
+    if (!rows.length) return job;
     const last = rows.at(-1)!;
     const event: CrawlJobEvent = {
       ...this.jobEvent(job, job.progress as CrawlJobEvent['progress']),
@@ -444,14 +431,13 @@ export class CrawlEngine {
     await this.bus.publishEvent(job.workspaceId, 'crawl.page', event, {
       msgId: `${job.id}:crawl.page:${last.position}`,
     });
-    await this.jobs.update(tx, job, {
+    return this.jobs.update(tx, job, {
       state: {
         pagesSinceEvent: 0,
         lastPageEventAt: new Date().toISOString(),
         pageEventCursor: { at: last.doneAt!, position: last.position },
       },
     });
-    (job.result as unknown as CrawlState).pagesSinceEvent = 0;
   }
 
   private async publishEnd(

@@ -1,11 +1,9 @@
 import {
   applyConfigPatch,
-  CONFIG_ALIASES,
   ConfigConflictError,
   configInputSchema,
   CRAWL_CONFIG_FIELDS,
   toConfigPatch,
-  type ConfigKey,
   type ConfigPatch,
   type CrawlRequest,
   type ResolvedConfig,
@@ -31,8 +29,7 @@ export const resolveCrawl = (req: CrawlRequest): CrawlOptions => {
       throw new ValidationError(`body.${spelledAs}: ${new ConfigConflictError(name, `config.${name}`).message}`);
     (patch as Record<string, unknown>)[name] = value;
   };
-  // delay and concurrency are config keys by their own names; the rest are aliases.
-  for (const field of CRAWL_CONFIG_FIELDS) put(CONFIG_ALIASES[field] ?? (field as ConfigKey), req[field], field);
+  for (const { field, key } of CRAWL_CONFIG_FIELDS) put(key, req[field], field);
   put('formats', req.scrapeOptions?.formats, 'scrapeOptions.formats');
   put('only_main_content', req.scrapeOptions?.onlyMainContent, 'scrapeOptions.onlyMainContent');
   const config = applyConfigPatch(undefined, patch);

@@ -106,6 +106,10 @@ export class CrawlJobRepository {
     return run?.project ?? null;
   }
 
+  /**
+   * Writes a step's changes to the job (and its run) and answers the job as it now is: the next
+   * write of the same step starts from that, never from an older copy.
+   */
   async update(
     tx: Tx,
     job: CrawlJob,
@@ -118,11 +122,11 @@ export class CrawlJobRepository {
       state?: Partial<CrawlState>;
       error?: string;
     },
-  ): Promise<void> {
+  ): Promise<CrawlJob> {
     const counts = { ...(job.counts as Record<string, number>) };
     if (patch.countKey) counts[patch.countKey] = (counts[patch.countKey] ?? 0) + 1;
     const state = { ...(job.result as unknown as CrawlState), ...patch.state };
-    await tx.job.update({
+    const updated = await tx.job.update({
       where: { id: job.id },
       data: {
         ...(patch.status ? { status: patch.status } : {}),
@@ -142,6 +146,7 @@ export class CrawlJobRepository {
     if (patch.addCredits) run.creditsUsed = { increment: patch.addCredits };
     if (patch.countKey) run.counts = counts;
     if (Object.keys(run).length) await tx.run.update({ where: { id: job.runId }, data: run });
+    return updated as CrawlJob;
   }
 
   /** Crawls still going, for the ticker (delays, Retry-After, crawl.page every 5 s, lost work). */

@@ -191,13 +191,11 @@ export class FrontierRepository {
     return rows[0] ?? null;
   }
 
-  async counts(tx: Tx | PrismaClient, runId: string): Promise<{ total: number; done: number; open: number }> {
-    const [row] = await tx.$queryRaw<{ total: number; done: number; open: number }[]>`
-      SELECT count(*)::int AS total,
-             count(*) FILTER (WHERE state = 'done')::int AS done,
-             count(*) FILTER (WHERE state IN ('queued', 'dispatched'))::int AS open
-        FROM crawl_url WHERE run_id = ${runId}`;
-    return row ?? { total: 0, done: 0, open: 0 };
+  /** URLs still queued or in flight. */
+  async openCount(tx: Tx, runId: string): Promise<number> {
+    const [row] = await tx.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM crawl_url WHERE run_id = ${runId} AND state IN ('queued', 'dispatched')`;
+    return row?.n ?? 0;
   }
 
   /** Stops the queue: queued URLs will not be fetched. */

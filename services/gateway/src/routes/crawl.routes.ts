@@ -5,9 +5,9 @@ import {
   crawlPageRowSchema,
   crawlRequestSchema,
   crawlV1,
+  formatsSchema,
   SCRAPE_FORMATS,
   type CrawlEnvelope,
-  type ScrapeFormat,
 } from '@tidemark/contracts';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
@@ -21,22 +21,9 @@ import { defineRoute } from '../http/route.js';
 const MAX_ROWS_WITH_BODIES = 100;
 
 /** `formats=` picks the bodies returned (none when empty); absent, the crawl's own formats. */
-const formatsQuery = z
-  .string()
-  .max(200)
-  .transform((raw, ctx) => {
-    const names = raw
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const bad = names.filter((n) => !(SCRAPE_FORMATS as readonly string[]).includes(n));
-    if (bad.length) {
-      ctx.addIssue({ code: 'custom', message: `unknown format ${bad.join(', ')}; use ${SCRAPE_FORMATS.join(', ')}` });
-      return z.NEVER;
-    }
-    return names as ScrapeFormat[];
-  })
-  .describe(`comma-separated bodies to return (${SCRAPE_FORMATS.join(', ')}); empty for none`);
+const formatsQuery = formatsSchema.describe(
+  `comma-separated bodies to return (${SCRAPE_FORMATS.join(', ')}); empty for none`,
+);
 
 const keptSchema = z
   .object({ projectId: z.string(), name: z.string(), schedule: z.string(), retention: z.string() })

@@ -1,17 +1,11 @@
 import type { Request } from 'express';
-import { jobEnvelopeSchema, mapTotals, mapV1 } from '@tidemark/contracts';
+import { httpUrl, jobEnvelopeSchema, mapTotals, mapV1 } from '@tidemark/contracts';
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
 import { idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
-
-const httpUrl = z
-  .string()
-  .max(4096)
-  .url()
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL');
 
 /** POST /v1/map (spec: POST /map). */
 export const mapRequestSchema = z

@@ -6,12 +6,8 @@ import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service
 type RowData = PageResult['row'];
 type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
 
-const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
-  workspaceId: ref.workspaceId,
-  jobId: ref.jobId,
-  runId: ref.runId,
-  position: ref.position,
-  url: result.row.url,
+/** The columns a settled page writes, whatever kind of job it belongs to. */
+const settledColumns = (result: PageResult) => ({
   status: result.row.status,
   httpStatus: result.row.httpStatus,
   verdict: result.row.verdict,
@@ -22,6 +18,15 @@ const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
   bodies: Object.keys(result.bodies).length ? new Uint8Array(gzipSync(JSON.stringify(result.bodies))) : null,
   screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
   crawledAt: result.row.crawledAt ? new Date(result.row.crawledAt) : new Date(),
+});
+
+const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
+  workspaceId: ref.workspaceId,
+  jobId: ref.jobId,
+  runId: ref.runId,
+  position: ref.position,
+  url: result.row.url,
+  ...settledColumns(result),
 });
 
 /** The only file of scrape that touches page. Bodies are stored gzip-compressed. */
@@ -59,21 +64,9 @@ export class PageRepository {
 
   /** Writes a fetched page; false when the row was cancelled meanwhile (then nothing changes). */
   async complete(jobId: string, position: number, result: PageResult): Promise<boolean> {
-    const hasBodies = Object.keys(result.bodies).length > 0;
     const { count } = await this.prisma.page.updateMany({
       where: { jobId, position, status: 'running' },
-      data: {
-        status: result.row.status,
-        httpStatus: result.row.httpStatus,
-        verdict: result.row.verdict,
-        errorCode: result.row.errorCode,
-        tier: result.row.tier,
-        credits: result.row.credits,
-        data: result.row as unknown as Prisma.InputJsonValue,
-        bodies: hasBodies ? new Uint8Array(gzipSync(JSON.stringify(result.bodies))) : null,
-        screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
-        crawledAt: result.row.crawledAt ? new Date(result.row.crawledAt) : new Date(),
-      },
+      data: settledColumns(result),
     });
     return count > 0;
   }
