@@ -126,6 +126,8 @@ interface Stat {
   own: number;
   flags: number;
   score: number;
+  /** Some text in the subtree that is not whitespace (textContent.trim() !== ''). */
+  hasText: boolean;
 }
 
 interface Inline {
@@ -138,7 +140,7 @@ interface Inline {
 export function findMainContent(body: Element): MainContent {
   const stats: Stat[] = [];
   const index = new Map<Element, number>();
-  measure(body, -1, 0, false, stats, index);
+  measure(body, -1, 0, false, null, stats, index);
   const pageText = stats[0]?.text ?? 0;
   score(stats, pageText);
   const best = widenToSemantic(stats, pickBest(stats));
@@ -149,26 +151,44 @@ export function findMainContent(body: Element): MainContent {
   return { root, pruned };
 }
 
-/** Walks the subtree once, filling stats in pre-order (a parent before its children). */
+/**
+ * Walks the subtree once, filling stats in pre-order (a parent before its children). `acc`
+ * gathers the inline text of the nearest enclosing block: an inline element adds its text
+ * straight to it, a block starts its own.
+ */
 function measure(
   el: Element,
   parent: number,
   depth: number,
   inLink: boolean,
+  acc: Inline | null,
   stats: Stat[],
   index: Map<Element, number>,
-): { inline: Inline; text: number; link: number } {
+): Stat {
   const tag = el.localName;
   const isBlock = BLOCK.has(tag);
   const linkHere = inLink || tag === 'a';
   const me = stats.length;
-  const stat: Stat = { el, parent, depth, text: 0, link: 0, own: 0, flags: flagsOf(el, tag), score: 0 };
+  const stat: Stat = {
+    el,
+    parent,
+    depth,
+    text: 0,
+    link: 0,
+    own: 0,
+    flags: flagsOf(el, tag),
+    score: 0,
+    hasText: false,
+  };
   stats.push(stat);
   index.set(el, me);
-  const own: Inline = { text: 0, link: 0, anchors: tag === 'a' ? 1 : 0, punct: 0 };
+  const own: Inline = isBlock || !acc ? { text: 0, link: 0, anchors: 0, punct: 0 } : acc;
+  if (tag === 'a') own.anchors++;
   for (let n = el.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 3) {
+    const type = n.nodeType;
+    if (type === 3) {
       const data = (n as Text).data;
+      if (!stat.hasText && NOT_BLANK.test(data)) stat.hasText = true;
       const len = visibleLength(data);
       if (len === 0) continue;
       own.text += len;
@@ -177,34 +197,32 @@ function measure(
         own.link += len;
         stat.link += len;
       } else if (PUNCT.test(data)) own.punct++;
-    } else if (n.nodeType === 1) {
+    } else if (type === 1) {
       if (depth > MAX_DEPTH) {
         // Pathologically deep markup (unclosed inline tags): count the rest as plain text
         // rather than recurse until the stack runs out.
-        const len = visibleLength(n.textContent ?? '');
+        const data = n.textContent ?? '';
+        if (!stat.hasText && NOT_BLANK.test(data)) stat.hasText = true;
+        const len = visibleLength(data);
         own.text += len;
         stat.text += len;
         continue;
       }
-      const child = measure(n as Element, me, depth + 1, linkHere, stats, index);
+      const child = measure(n as Element, me, depth + 1, linkHere, own, stats, index);
       stat.text += child.text;
       stat.link += child.link;
-      own.text += child.inline.text;
-      own.link += child.inline.link;
-      own.anchors += child.inline.anchors;
-      own.punct += child.inline.punct;
+      if (child.hasText) stat.hasText = true;
+    } else if (type === 4 && !stat.hasText && NOT_BLANK.test((n as CDATASection).data)) {
+      stat.hasText = true; // textContent counts CDATA sections
     }
   }
-  if (isBlock) {
-    stat.own = blockValue(own, stat.flags);
-    return { inline: EMPTY_INLINE, text: stat.text, link: stat.link };
-  }
-  return { inline: own, text: stat.text, link: stat.link };
+  if (isBlock) stat.own = blockValue(own, stat.flags);
+  return stat;
 }
 
 const MAX_DEPTH = 1500;
 const PUNCT = /[.!?;,:\u3002\uff01\uff1f\u3001]/;
-const EMPTY_INLINE: Inline = { text: 0, link: 0, anchors: 0, punct: 0 };
+const NOT_BLANK = /\S/;
 
 function flagsOf(el: Element, tag: string): number {
   const cls = classAndId(el);
@@ -348,7 +366,7 @@ function prune(root: Element, stats: Stat[], index: Map<Element, number>): Set<E
     for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
       const s = stats[index.get(c) ?? -1];
       if (!s) continue;
-      if (shouldPrune(s, rootStat)) {
+      if (shouldPrune(s, rootStat, stats, index)) {
         pruned.add(c);
         continue;
       }
@@ -359,13 +377,13 @@ function prune(root: Element, stats: Stat[], index: Map<Element, number>): Set<E
   return pruned;
 }
 
-function shouldPrune(s: Stat, root: Stat): boolean {
+function shouldPrune(s: Stat, root: Stat, stats: Stat[], index: Map<Element, number>): boolean {
   if (s.text === 0) return false; // images, rules and breaks stay
   const share = s.text / Math.max(1, root.text);
   if (s.flags & Flag.Boiler && share < TUNING.boilerMaxShare) return true;
   if (s.flags & Flag.Comments && share < 0.5 && !(s.flags & Flag.Content)) return true;
   if (s.flags & (Flag.Heading | Flag.Pre)) return false;
-  if (share < 0.3 && opensWithAsideHeading(s.el)) return true;
+  if (share < 0.3 && opensWithAsideHeading(s.el, stats, index)) return true;
   // Link lists go as a whole (a block of "related" links); single items and cells of a list
   // that belongs to the content (a docs index, a table of links) stay.
   if (LIST_PARTS.has(s.el.localName) || share > 0.3) return false;
@@ -379,20 +397,22 @@ function shouldPrune(s: Stat, root: Stat): boolean {
 const ASIDE_HEADING =
   /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy)|read (?:more|next|also)|also read|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:sign up|subscribe) (?:for|to))/i;
 
-function opensWithAsideHeading(el: Element): boolean {
-  const first = firstHeading(el, 3);
+function opensWithAsideHeading(el: Element, stats: Stat[], index: Map<Element, number>): boolean {
+  const first = firstHeading(el, 3, stats, index);
   return !!first && ASIDE_HEADING.test(first.textContent ?? '');
 }
 
 /** The first heading among the first few elements at the top of el (el itself included). */
-function firstHeading(el: Element, depth: number): Element | null {
+function firstHeading(el: Element, depth: number, stats: Stat[], index: Map<Element, number>): Element | null {
   if (HEADING.has(el.localName)) return el;
   if (depth === 0) return null;
   let seen = 0;
   for (let c = el.firstElementChild; c && seen < 2; c = c.nextElementSibling, seen++) {
-    const h = firstHeading(c, depth - 1);
+    const h = firstHeading(c, depth - 1, stats, index);
     if (h) return h;
-    if ((c.textContent ?? '').trim()) return null; // text before any heading: not a titled section
+    // Text before any heading: not a titled section (measured: no textContent walk here).
+    const cs = stats[index.get(c) ?? -1];
+    if (cs ? cs.hasText : (c.textContent ?? '').trim()) return null;
   }
   return null;
 }

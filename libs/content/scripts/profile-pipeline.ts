@@ -1,0 +1,94 @@
+// Where the content pipeline's time goes, stage by stage, on the benchmark's WCXB sample.
+//   node --import tsx libs/content/scripts/profile-pipeline.ts          CPU ms/page per stage
+//   node --single-threaded-gc --import tsx libs/content/scripts/profile-pipeline.ts
+//                                     (garbage collection then counts on the stage that caused it)
+//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx libs/content/scripts/profile-pipeline.ts
+// The stages replay extractContent's steps for the benchmark's request (markdown, main content
+// only); the last line times extractContent itself on the same pages. CPU time of the process
+// rather than wall time, so that other work on the machine matters less.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { cleanDocument } from '../src/clean.js';
+import { compactHtml } from '../src/compact-html.js';
+import { scanPage } from '../src/dom-walk.js';
+import { extractContent } from '../src/extract-content.js';
+import { readHead } from '../src/head.js';
+import { detectLanguage } from '../src/language.js';
+import { findMainContent } from '../src/main-content.js';
+import { toMarkdown } from '../src/markdown.js';
+import { parseDocument } from '../src/parse-document.js';
+import { countWords, toText } from '../src/text.js';
+
+const PAGES_DIR = process.env.WCXB_HTML_DIR ?? '/work/shared/extraction/wcxb/dev/html';
+const SAMPLE = Number(process.env.BENCH_CONTENT_PAGES ?? 100);
+const ROUNDS = Number(process.env.BENCH_CONTENT_ROUNDS ?? 3);
+
+const files = fs
+  .readdirSync(PAGES_DIR)
+  .filter((f) => f.endsWith('.html.gz'))
+  .sort();
+const step = Math.max(1, Math.floor(files.length / SAMPLE));
+const pages = files
+  .filter((_, i) => i % step === 0)
+  .slice(0, SAMPLE)
+  .map((f) => ({
+    id: f.replace(/\.html\.gz$/, ''),
+    html: zlib.gunzipSync(fs.readFileSync(path.join(PAGES_DIR, f))).toString('utf8'),
+  }));
+
+const cpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const totals = new Map<string, number>();
+function time<T>(stage: string, fn: () => T): T {
+  const t0 = cpuMs();
+  const out = fn();
+  totals.set(stage, (totals.get(stage) ?? 0) + cpuMs() - t0);
+  return out;
+}
+
+const perPage = new Map<string, number>();
+for (let r = 0; r < ROUNDS; r++) {
+  for (const p of pages) {
+    const url = `https://bench.example/${p.id}`;
+    const t0 = cpuMs();
+    const doc = time('parse', () => parseDocument(p.html));
+    const scan = time('scan', () => scanPage(doc));
+    const head = time('head', () => readHead(doc, url, null, scan));
+    time('clean', () =>
+      cleanDocument(doc, {
+        url,
+        removeBanners: true,
+        removeBase64Images: true,
+        excludeTags: [],
+        stripAttributes: false,
+        scan,
+      }),
+    );
+    const body = doc.body ?? doc.documentElement;
+    const main = time('main content', () => findMainContent(body));
+    for (const el of main.pruned) el.remove();
+    const text = time('text', () => toText([main.root]));
+    const html = time('compact html', () => compactHtml([main.root]));
+    time('markdown (NHM)', () => toMarkdown(html, false));
+    time('words + language', () => [countWords(text), detectLanguage(head.lang, text)]);
+    perPage.set(p.id, Math.min(perPage.get(p.id) ?? Infinity, cpuMs() - t0));
+  }
+}
+const n = pages.length * ROUNDS;
+for (const [stage, ms] of totals) console.log(`${stage.padEnd(18)} ${(ms / n).toFixed(2).padStart(6)} CPU ms/page`);
+const slow = [...perPage].sort((a, b) => b[1] - a[1]).slice(0, 8);
+console.log('slowest pages:', slow.map(([id, ms]) => `${id} ${ms.toFixed(1)}`).join(', '));
+
+let whole = 0;
+for (const p of pages) {
+  const doc = parseDocument(p.html);
+  const t0 = cpuMs();
+  extractContent(doc, { url: `https://bench.example/${p.id}`, formats: ['markdown'], onlyMainContent: true });
+  whole += cpuMs() - t0;
+}
+console.log(
+  `extractContent     ${(whole / pages.length).toFixed(2).padStart(6)} CPU ms/page (one round, parse excluded)`,
+);
