@@ -1,12 +1,18 @@
 // One side of the crawl bench in its own process, so its peak memory is its own:
 //   node --import tsx crawl-runner.ts <crawlee|tidemark> <seed> <limit> <concurrency>
-// prints one JSON line {pages, seconds, maxRssMb}. The test web runs in the parent.
+// prints one JSON line {pages, seconds, maxRssMb}. The test web runs in the parent. The clock
+// runs from the crawl's start to its end: Crawlee's from crawler.run, ours from POST /v1/crawl to
+// the poll that sees it ended (the fleet is a service already running, as Crawlee's module is
+// already loaded); start-up is outside both.
 import { startTestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
 
 const [mode, seed, limitArg, concurrencyArg] = process.argv.slice(2);
 const limit = Number(limitArg);
 const concurrency = Number(concurrencyArg);
+
+let t0 = 0;
+let cpu0 = process.cpuUsage();
 
 const crawlee = async (): Promise<number> => {
   const { CheerioCrawler, Configuration } = await import('crawlee');
@@ -25,6 +31,8 @@ const crawlee = async (): Promise<number> => {
     },
     config,
   );
+  t0 = performance.now();
+  cpu0 = process.cpuUsage();
   await crawler.run([seed!]);
   return pages;
 };
@@ -33,6 +41,8 @@ const tidemark = async (): Promise<number> => {
   const t = await startTestFleet({ FETCH_ALLOW_NETWORKS: '127.0.0.0/8', SCRAPE_CONCURRENCY: String(concurrency * 2) });
   try {
     const ws = await benchWorkspace(t);
+    t0 = performance.now();
+    cpu0 = process.cpuUsage();
     const res = await t.call('POST', '/crawl', {
       key: ws.apiKey,
       body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },
@@ -49,10 +59,11 @@ const tidemark = async (): Promise<number> => {
   }
 };
 
-const t0 = performance.now();
 const pages = mode === 'crawlee' ? await crawlee() : await tidemark();
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 process.stdout.write(
-  `${JSON.stringify({ pages, seconds, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  `${JSON.stringify({ pages, seconds, cpuSeconds, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
 );
 process.exit(0);

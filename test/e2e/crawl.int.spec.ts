@@ -80,6 +80,12 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     const end = await finished(res.body.id);
     expect(end).toMatchObject({ status: 'done', stop: 'exhausted', progress: { done: 12, total: 12, queued: 0 } });
     expect(end.webhookSecret).toBeUndefined();
+    // The run mirrors the job: what a project's run list shows once the crawl is kept.
+    const job = await t.db.prisma.job.findUniqueOrThrow({ where: { id: res.body.id } });
+    const run = await t.db.prisma.run.findUniqueOrThrow({ where: { id: job.runId! } });
+    expect(run).toMatchObject({ status: 'done', stop: 'exhausted', counts: end.counts, creditsUsed: end.creditsUsed });
+    expect(run.startedAt!.getTime()).toBeLessThanOrEqual(run.finishedAt!.getTime());
+    expect(Object.values(end.counts as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(12);
 
     const rows = await allRows(res.body.id);
     expect(paths(rows).sort()).toEqual(

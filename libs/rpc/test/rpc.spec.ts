@@ -24,6 +24,8 @@ describe('gRPC plumbing', () => {
           },
           authorize: async () => Promise.reject(new ApiError('internal', 'not used here')),
           charge: async () => Promise.reject(new ApiError('internal', 'not used here')),
+          authorizeMany: async () => Promise.reject(new ApiError('internal', 'not used here')),
+          chargeMany: async () => Promise.reject(new ApiError('internal', 'not used here')),
         },
         createLogger('test', 'silent'),
       ),

@@ -76,4 +76,57 @@ describe('authorize and charge', () => {
     await expect(ledger.authorize(ws, 'http', 1, 'page')).resolves.toBeUndefined();
     expect((await ledger.balance(ws)).remaining).toBe(2);
   });
+
+  describe('several at once (AuthorizeMany, ChargeMany)', () => {
+    const item = (workspaceId: string, reference: string, credits: number) => ({
+      workspaceId,
+      reference,
+      credits,
+      reason: 'page',
+    });
+
+    it('places holds in order while the balance pays, refusing the rest with the reason', async () => {
+      const ws = await workspace();
+      const outcomes = await ledger.authorizeMany(Array.from({ length: 12 }, (_, i) => item(ws, `page:${i}`, 100)));
+      expect(outcomes.slice(0, 10)).toEqual(Array(10).fill(null));
+      for (const refused of outcomes.slice(10)) expect(refused).toMatchObject({ code: 'credits_exhausted' });
+      expect((await ledger.balance(ws)).remaining).toBe(0);
+    });
+
+    it('never lets concurrent batches and single holds spend more than is left', async () => {
+      const ws = await workspace();
+      const batches = Array.from({ length: 5 }, (_, b) =>
+        ledger.authorizeMany(Array.from({ length: 4 }, (_, i) => item(ws, `b${b}:${i}`, 60))),
+      );
+      const singles = Array.from({ length: 5 }, (_, i) => ledger.authorize(ws, `s:${i}`, 60, 'page').then(() => null));
+      const all = [...(await Promise.all(batches)).flat(), ...(await Promise.allSettled(singles)).map((r) => r)];
+      const placed = all.filter((o) => o === null || (o as PromiseSettledResult<null>).status === 'fulfilled');
+      expect(placed).toHaveLength(16); // 16 × 60 = 960 of 1,000
+      expect((await ledger.balance(ws)).remaining).toBe(40);
+    });
+
+    it('renews a hold without counting it twice and holds nothing for work already charged', async () => {
+      const ws = await workspace();
+      await ledger.authorize(ws, 'page:a', 900, 'page');
+      // Renewing page:a at 950 needs only 50 more; page:b then finds 50 left.
+      expect(await ledger.authorizeMany([item(ws, 'page:a', 950), item(ws, 'page:b', 50)])).toEqual([null, null]);
+      expect((await ledger.balance(ws)).remaining).toBe(0);
+      await ledger.charge(ws, 'page:a', 1, 'page');
+      expect(await ledger.authorizeMany([item(ws, 'page:a', 950)])).toEqual([null]);
+      expect(await ledger.balance(ws)).toMatchObject({ used: 1, remaining: 949 });
+    });
+
+    it('charges each reference once, releases holds, and answers what each call charged', async () => {
+      const ws = await workspace();
+      const other = await workspace();
+      await ledger.authorizeMany([item(ws, 'p:1', 5), item(ws, 'p:2', 5), item(other, 'p:1', 5)]);
+      expect(await ledger.chargeMany([item(ws, 'p:1', 1), item(ws, 'p:2', 0), item(other, 'p:1', 10)])).toEqual([
+        1, 0, 10,
+      ]);
+      expect(await ledger.chargeMany([item(ws, 'p:1', 1), item(other, 'p:1', 10)])).toEqual([0, 0]);
+      expect(await ledger.balance(ws)).toMatchObject({ used: 1, remaining: 999 });
+      expect(await ledger.balance(other)).toMatchObject({ used: 10, remaining: 990 });
+      await expect(ledger.chargeMany([item(ws, '', 1)])).rejects.toMatchObject({ code: 'validation' });
+    });
+  });
 });

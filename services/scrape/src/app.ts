@@ -8,9 +8,10 @@ import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { JobService } from './jobs/job.service.js';
 import { BrowserRung } from './ladder/browser-rung.js';
+import { batchingCredits } from './billing/credits-client.js';
 import { HostLimiter } from './ladder/host-limiter.js';
 import { HttpRung } from './ladder/http-rung.js';
-import { LadderService, type CreditsPort } from './ladder/ladder.service.js';
+import { LadderService } from './ladder/ladder.service.js';
 import { JobRepository } from './repositories/job.repository.js';
 import { PageRepository, toCachedResult } from './repositories/page.repository.js';
 import { scrapeRpc } from './rpc/scrape.rpc.js';
@@ -36,14 +37,7 @@ export const buildApp = async (
   const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
   const agents = guardedAgents(guard);
 
-  const credits: CreditsPort = {
-    authorize: async (workspaceId, reference, amount) => {
-      await billing.call('authorize', { workspaceId, reference, credits: amount, reason: 'page' });
-    },
-    charge: async (workspaceId, reference, amount) => {
-      await billing.call('charge', { workspaceId, reference, credits: amount, reason: 'page' });
-    },
-  };
+  const credits = batchingCredits(billing, 'page');
   const jobRepo = new JobRepository(prisma);
   const pageRepo = new PageRepository(prisma);
   const ladder = new LadderService(

@@ -72,6 +72,62 @@ export class LedgerService {
   }
 
   /**
+   * Authorize for several units at once: each workspace's holds in one transaction. A unit the
+   * batch cannot place goes through `authorize` on its own (which may find the welcome grant
+   * late, or refuses with the reason), so every answer is what `authorize` alone would give.
+   */
+  async authorizeMany(
+    items: { workspaceId: string; reference: string; credits: number; reason: string }[],
+  ): Promise<(null | ApiError)[]> {
+    const outcomes: (null | ApiError)[] = items.map((item) =>
+      !item.workspaceId || !item.reference || item.credits < 0
+        ? new ValidationError('authorize needs a workspace, a reference and credits >= 0')
+        : null,
+    );
+    const byWorkspace = new Map<string, number[]>();
+    items.forEach((item, i) => {
+      if (outcomes[i]) return;
+      byWorkspace.set(item.workspaceId, [...(byWorkspace.get(item.workspaceId) ?? []), i]);
+    });
+    for (const [workspaceId, indexes] of byWorkspace) {
+      const holds = indexes.map((i) => ({
+        reference: items[i]!.reference,
+        reason: items[i]!.reason,
+        credits: items[i]!.credits,
+      }));
+      const placed = await this.ledger.holdManyIfAffordable(workspaceId, holds, HOLD_TTL_MS);
+      for (const [k, i] of indexes.entries()) {
+        if (placed[k] !== 'refused') continue;
+        const item = items[i]!;
+        outcomes[i] = await this.authorize(workspaceId, item.reference, item.credits, item.reason).then(
+          () => null,
+          (err: unknown) => (err instanceof ApiError ? err : Promise.reject(err)),
+        );
+      }
+    }
+    return outcomes;
+  }
+
+  /** Charge for several units in one statement; each once per reference. */
+  async chargeMany(
+    items: { workspaceId: string; reference: string; credits: number; reason: string }[],
+  ): Promise<number[]> {
+    if (items.some((i) => !i.workspaceId || !i.reference || i.credits < 0))
+      throw new ValidationError('charge needs a workspace, a reference and credits >= 0');
+    if (!items.length) return [];
+    const charged = await this.ledger.chargeManyOnce(
+      items.map((i) => ({
+        workspaceId: i.workspaceId,
+        kind: 'charge',
+        reason: i.reason,
+        credits: -i.credits,
+        reference: i.reference,
+      })),
+    );
+    return items.map((item, k) => (charged[k] ? item.credits : 0));
+  }
+
+  /**
    * Charges what the work cost and ends its hold (0 only releases it). Once per reference: a
    * retried charge changes nothing. A charge may exceed its hold (metered exit bytes).
    */

@@ -97,6 +97,81 @@ export class LedgerRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Holds for several units of work of one workspace in one transaction under its lock: the
+   * balance is read once and each hold, in the order given, is placed while what is left pays
+   * for it. Answers per unit: `held` (new or renewed), `charged` (already charged: nothing
+   * held) or `refused`.
+   */
+  async holdManyIfAffordable(
+    workspaceId: string,
+    holds: { reference: string; reason: string; credits: number }[],
+    ttlMs: number,
+  ): Promise<('held' | 'charged' | 'refused')[]> {
+    const refs = holds.map((h) => h.reference);
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${workspaceId}, 0))`;
+      const [sums] = await tx.$queryRaw<{ ledger: bigint; held: bigint; charged: string[]; mine: unknown }[]>`
+        SELECT (SELECT COALESCE(SUM(credits), 0) FROM ledger_entry WHERE workspace_id = ${workspaceId})::bigint AS ledger,
+               (SELECT COALESCE(SUM(credits), 0) FROM credit_hold
+                 WHERE workspace_id = ${workspaceId} AND expires_at > now())::bigint AS held,
+               ARRAY(SELECT reference FROM ledger_entry
+                      WHERE workspace_id = ${workspaceId} AND reference = ANY(${refs}::text[])) AS charged,
+               (SELECT COALESCE(json_object_agg(reference, credits), '{}'::json) FROM credit_hold
+                 WHERE workspace_id = ${workspaceId} AND expires_at > now() AND reference = ANY(${refs}::text[])) AS mine`;
+      const charged = new Set(sums!.charged);
+      const existing = sums!.mine as Record<string, number>;
+      let left = Number(sums!.ledger) - Number(sums!.held);
+      const placed: typeof holds = [];
+      const outcomes = holds.map((h): 'held' | 'charged' | 'refused' => {
+        if (charged.has(h.reference)) return 'charged';
+        // A renewed hold frees what it held before.
+        const need = h.credits - (existing[h.reference] ?? 0);
+        if (h.credits > left + (existing[h.reference] ?? 0)) return 'refused';
+        left -= need;
+        existing[h.reference] = h.credits;
+        placed.push(h);
+        return 'held';
+      });
+      if (placed.length) {
+        // One row per reference (a statement may not upsert a row twice); the last ask wins.
+        placed.splice(0, placed.length, ...new Map(placed.map((h) => [h.reference, h])).values());
+        await tx.$executeRaw`
+          INSERT INTO credit_hold (workspace_id, reference, reason, credits, expires_at)
+          SELECT ${workspaceId}, t.ref, t.reason, t.credits, now() + make_interval(secs => ${ttlMs / 1000})
+            FROM unnest(${placed.map((h) => h.reference)}::text[], ${placed.map((h) => h.reason)}::text[],
+                        ${placed.map((h) => h.credits)}::int[]) AS t(ref, reason, credits)
+          ON CONFLICT (workspace_id, reference) DO UPDATE
+             SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at`;
+      }
+      return outcomes;
+    });
+  }
+
+  /**
+   * Ends holds and writes charges for several units of work in one statement (so one implicit
+   * transaction), each once per reference. Answers per unit whether this call charged it.
+   */
+  async chargeManyOnce(entries: LedgerEntryInput[]): Promise<boolean[]> {
+    const inserted = await this.prisma.$queryRaw<{ workspace_id: string; reference: string }[]>`
+      WITH released AS (
+        DELETE FROM credit_hold h
+         USING unnest(${entries.map((e) => e.workspaceId)}::text[], ${entries.map((e) => e.reference)}::text[]) AS t(ws, ref)
+         WHERE h.workspace_id = t.ws AND h.reference = t.ref
+      )
+      INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
+      SELECT t.id, t.ws, t.kind, t.reason, t.credits, t.ref
+        FROM unnest(${entries.map(() => newId('led'))}::text[], ${entries.map((e) => e.workspaceId)}::text[],
+                    ${entries.map((e) => e.kind)}::text[], ${entries.map((e) => e.reason)}::text[],
+                    ${entries.map((e) => e.credits)}::int[], ${entries.map((e) => e.reference)}::text[])
+             AS t(id, ws, kind, reason, credits, ref)
+       WHERE t.credits <> 0
+      ON CONFLICT (workspace_id, reference) DO NOTHING
+      RETURNING workspace_id, reference`;
+    const charged = new Set(inserted.map((r) => `${r.workspace_id}\n${r.reference}`));
+    return entries.map((e) => charged.has(`${e.workspaceId}\n${e.reference}`));
+  }
+
   /** Ends a hold and writes the charge, once per reference, in one transaction. */
   async chargeOnce(entry: LedgerEntryInput): Promise<boolean> {
     const [, inserted] = await this.prisma.$transaction([

@@ -17,4 +17,22 @@ export const billingRpc = (ledger: LedgerService) => ({
     if (!req.workspaceId) throw new ValidationError('workspace_id is required');
     return ledger.charge(req.workspaceId, req.reference, req.credits, req.reason || 'work');
   },
+  authorizeMany: async (req: billingV1.AuthorizeManyRequest): Promise<billingV1.AuthorizeManyResponse> => {
+    const outcomes = await ledger.authorizeMany(req.items.map((i) => ({ ...i, reason: i.reason || 'work' })));
+    return {
+      outcomes: outcomes.map((err) =>
+        err
+          ? {
+              authorized: false,
+              errorCode: err.code,
+              message: err.message,
+              detailsJson: JSON.stringify(err.meta.details ?? {}),
+            }
+          : { authorized: true, errorCode: '', message: '', detailsJson: '{}' },
+      ),
+    };
+  },
+  chargeMany: async (req: billingV1.ChargeManyRequest): Promise<billingV1.ChargeManyResponse> => ({
+    charged: await ledger.chargeMany(req.items.map((i) => ({ ...i, reason: i.reason || 'work' }))),
+  }),
 });

@@ -55,7 +55,14 @@ interface CrawlContext {
   delayMs: number;
 }
 
+interface SettleQueue {
+  waiting: { msg: CrawlPageResultMessage; resolve: () => void; reject: (err: unknown) => void }[];
+  running: boolean;
+}
+
 const READ_VERDICTS = new Set(['ok', 'thin', 'cached']);
+/** Most results settled in one step (one transaction). */
+const MAX_SETTLE_BATCH = 200;
 const ENDED = new Set(['done', 'error', 'cancelled']);
 
 /**
@@ -67,6 +74,9 @@ const ENDED = new Set(['done', 'error', 'cancelled']);
  */
 export class CrawlEngine {
   private readonly contexts = new Map<string, CrawlContext>();
+  /** Results waiting for their crawl's next step, per crawl. */
+  private readonly settling = new Map<string, SettleQueue>();
+  private readonly runs = new Map<string, Pick<CrawlJob, 'id' | 'runId' | 'workspaceId'>>();
 
   constructor(
     private readonly jobs: CrawlJobRepository,
@@ -154,9 +164,47 @@ export class CrawlEngine {
       await this.bus.publishEvent(job.workspaceId, 'crawl.started', events, { msgId: `${job.id}:crawl.started` });
   }
 
-  /** work.crawl.page: a page settled. Counts it, grows the frontier from its links, dispatches more. */
-  async settle(msg: CrawlPageResultMessage): Promise<void> {
-    const job = await this.jobs.findById(msg.jobId);
+  /**
+   * work.crawl.page: a page settled. Results of one crawl that arrive while its step runs wait and
+   * settle together in the next step (one transaction, one dispatch), so the lock a crawl's steps
+   * take in turn costs once per batch rather than once per page. Resolves when this page's step
+   * has committed: the message is acked only then.
+   */
+  settle(msg: CrawlPageResultMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let queue = this.settling.get(msg.jobId);
+      if (!queue) this.settling.set(msg.jobId, (queue = { waiting: [], running: false }));
+      queue.waiting.push({ msg, resolve, reject });
+      if (!queue.running) void this.drainSettling(msg.jobId, queue);
+    });
+  }
+
+  private async drainSettling(jobId: string, queue: SettleQueue): Promise<void> {
+    queue.running = true;
+    try {
+      while (queue.waiting.length) {
+        const batch = queue.waiting.splice(0, MAX_SETTLE_BATCH);
+        try {
+          await this.settleBatch(batch.map((b) => b.msg));
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          if (batch.length === 1) {
+            batch[0]!.reject(err);
+            continue;
+          }
+          // One bad result must not hold back the others: each settles on its own.
+          for (const b of batch) await this.settleBatch([b.msg]).then(b.resolve, b.reject);
+        }
+      }
+    } finally {
+      queue.running = false;
+      if (!queue.waiting.length) this.settling.delete(jobId);
+    }
+  }
+
+  private async settleBatch(msgs: CrawlPageResultMessage[]): Promise<void> {
+    const first = msgs[0]!;
+    const job = await this.runOf(first.jobId);
     if (!job) return;
     const ended = await this.frontier.locked(job.runId, async (tx) => {
       const view = await this.jobs.lockedView(tx, job.id);
@@ -164,51 +212,97 @@ export class CrawlEngine {
       const ctx = this.context(view);
       const state = view.result as unknown as CrawlState;
       const progress = { ...(view.progress as { done: number; total: number; queued: number }) };
+      const next: Partial<CrawlState> = {};
+      const hostNextAt = { ...state.hostNextAt };
 
-      if (msg.errorCode === 'RATE_LIMITED' && view.status === 'running') {
-        const page = await this.frontier.at(tx, view.runId, msg.position);
-        if (page && page.attempts <= ctx.options.config.advanced.max_retries) {
-          const wait = msg.retryAfterMs ?? this.settings.defaultRetryAfterMs;
-          const notBefore = new Date(Date.now() + wait);
-          if (await this.frontier.requeue(tx, view.runId, msg.position, notBefore)) {
-            // Retry-After speaks for the whole host: nothing goes to it before then.
-            const hostNextAt = { ...state.hostNextAt, [page.host]: notBefore.getTime() };
-            await this.jobs.update(tx, view, { state: { hostNextAt } });
-            return null;
+      const settling: CrawlPageResultMessage[] = [];
+      for (const msg of msgs) {
+        if (msg.errorCode === 'RATE_LIMITED' && view.status === 'running') {
+          const page = await this.frontier.at(tx, view.runId, msg.position);
+          if (page && page.attempts <= ctx.options.config.advanced.max_retries) {
+            const wait = msg.retryAfterMs ?? this.settings.defaultRetryAfterMs;
+            const notBefore = new Date(Date.now() + wait);
+            if (await this.frontier.requeue(tx, view.runId, msg.position, notBefore)) {
+              // Retry-After speaks for the whole host: nothing goes to it before then.
+              hostNextAt[page.host] = Math.max(hostNextAt[page.host] ?? 0, notBefore.getTime());
+              next.hostNextAt = hostNextAt;
+              continue;
+            }
           }
         }
+        settling.push(msg);
       }
+
+      const linksOf = (msg: CrawlPageResultMessage) =>
+        READ_VERDICTS.has(msg.verdict ?? '') && msg.status === 'done' ? msg.links : [];
+      const rows = new Map(
+        (
+          await this.frontier.settleMany(
+            tx,
+            view.runId,
+            settling.map((msg) => ({
+              position: msg.position,
+              verdict: msg.verdict,
+              errorCode: msg.errorCode,
+              httpStatus: msg.httpStatus,
+              outLinks: linksOf(msg).length,
+            })),
+          )
+        ).map((row) => [row.position, row]),
+      );
+      if (!rows.size && !next.hostNextAt) return null; // every result was settled before (redelivered)
 
       // Links of a read page grow the frontier while the crawl runs (not after a cancel or a
       // budget stop: nothing new is queued then).
       const growing = view.status === 'running' && !state.budgetHit;
-      const links = READ_VERDICTS.has(msg.verdict ?? '') && msg.status === 'done' ? msg.links : [];
-      const row = await this.frontier.settle(tx, view.runId, msg.position, {
-        verdict: msg.verdict,
-        errorCode: msg.errorCode,
-        httpStatus: msg.httpStatus,
-        outLinks: links.length,
-      });
-      if (!row) return null; // settled before: a redelivered result
-      progress.done += 1;
-      progress.queued = Math.max(0, progress.queued - 1);
-
-      const next: Partial<CrawlState> = { pagesSinceEvent: (state.pagesSinceEvent ?? 0) + 1 };
-      if (links.length && growing) {
-        const grown = await this.grow(tx, view, ctx, row, links, progress.total);
+      const found: { from: FrontierRow; links: string[] }[] = [];
+      const addCounts: Record<string, number> = {};
+      let credits = 0;
+      let budgetHit = false;
+      const maxCredits = ctx.options.config.advanced.max_credits;
+      for (const msg of settling) {
+        const row = rows.get(msg.position);
+        if (!row) continue;
+        progress.done += 1;
+        progress.queued = Math.max(0, progress.queued - 1);
+        const key = msg.status === 'error' ? 'error' : (msg.verdict ?? 'error');
+        addCounts[key] = (addCounts[key] ?? 0) + 1;
+        credits += msg.credits;
+        if (msg.errorCode === 'BUDGET_EXHAUSTED') budgetHit = true;
+        const links = linksOf(msg);
+        if (links.length && growing) found.push({ from: row, links });
+      }
+      if (maxCredits !== null && view.creditsUsed + credits >= maxCredits) budgetHit = true;
+      if (found.length) {
+        const grown = await this.grow(tx, view, ctx, found, progress.total);
         progress.total += grown.added;
         progress.queued += grown.added;
         if (grown.overflow) next.limitReached = true;
         if (grown.tooDeep) next.depthReached = true;
       }
-      const maxCredits = ctx.options.config.advanced.max_credits;
-      if (msg.errorCode === 'BUDGET_EXHAUSTED' || (maxCredits !== null && view.creditsUsed + msg.credits >= maxCredits))
-        next.budgetHit = true;
-      const key = msg.status === 'error' ? 'error' : (msg.verdict ?? 'error');
-      const after = await this.jobs.update(tx, view, { progress, addCredits: msg.credits, countKey: key, state: next });
+      if (budgetHit) next.budgetHit = true;
+      next.pagesSinceEvent = (state.pagesSinceEvent ?? 0) + rows.size;
+      const after = await this.jobs.update(tx, view, {
+        progress,
+        addCredits: credits,
+        ...(rows.size ? { addCounts } : {}),
+        state: next,
+      });
       return this.advance(tx, after, ctx);
     });
     if (ended) await this.publishEnd(job, ended);
+  }
+
+  /** A crawl's run and workspace never change: read once per crawl, not once per step. */
+  private async runOf(jobId: string): Promise<Pick<CrawlJob, 'id' | 'runId' | 'workspaceId'> | null> {
+    const known = this.runs.get(jobId);
+    if (known) return known;
+    const job = await this.jobs.findById(jobId);
+    if (!job) return null;
+    const run = { id: job.id, runId: job.runId, workspaceId: job.workspaceId };
+    if (this.runs.size >= 4096) this.runs.delete(this.runs.keys().next().value!);
+    this.runs.set(jobId, run);
+    return run;
   }
 
   /**
@@ -323,30 +417,36 @@ export class CrawlEngine {
     return { kind: failed ? 'crawl.failed' : 'crawl.completed', job: ended };
   }
 
-  /** Adds a page's in-scope links to the frontier and counts its in-links. */
+  /**
+   * Adds the in-scope links of settled pages to the frontier (the first page to link a URL is its
+   * referer) and counts in-links: each page counts once for each URL it links.
+   */
   private async grow(
     tx: Tx,
     job: CrawlJob,
     ctx: CrawlContext,
-    from: FrontierRow,
-    links: string[],
+    found: { from: FrontierRow; links: string[] }[],
     total: number,
   ): Promise<{ added: number; overflow: number; tooDeep: boolean }> {
-    const keys = new Map<string, string>();
-    for (const link of links) {
-      const key = normalizeUrl(link);
-      if (key && key !== from.urlKey && !keys.has(key)) keys.set(key, link);
-    }
-    const fresh: NewUrl[] = [];
+    const inLinks = new Map<string, number>();
+    const fresh = new Map<string, NewUrl>();
     let tooDeep = false;
     const config = ctx.options.config.scope;
-    if (config.sitemap_mode !== 'only' || !config.use_sitemap) {
+    const followLinks = config.sitemap_mode !== 'only' || !config.use_sitemap;
+    for (const { from, links } of found) {
+      const keys = new Map<string, string>();
+      for (const link of links) {
+        const key = normalizeUrl(link);
+        if (key && key !== from.urlKey && !keys.has(key)) keys.set(key, link);
+      }
       for (const [key, link] of keys) {
+        inLinks.set(key, (inLinks.get(key) ?? 0) + 1);
+        if (!followLinks || fresh.has(key)) continue;
         const url = new URL(key);
         const verdict = ctx.scope.check(url, from.depth + 1);
         if (verdict === 'too_deep') tooDeep = true;
         if (verdict !== 'in') continue;
-        fresh.push({
+        fresh.set(key, {
           key,
           url: link.split('#')[0]!,
           host: url.host,
@@ -358,8 +458,8 @@ export class CrawlEngine {
       }
     }
     const room = config.max_pages - total;
-    const grown = await this.frontier.add(tx, job.runId, fresh, room);
-    await this.frontier.countInLinks(tx, job.runId, [...keys.keys()]);
+    const grown = await this.frontier.add(tx, job.runId, [...fresh.values()], room);
+    await this.frontier.countInLinks(tx, job.runId, inLinks);
     return { ...grown, tooDeep };
   }
 

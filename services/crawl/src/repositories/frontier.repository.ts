@@ -45,9 +45,14 @@ export interface Settled {
   outLinks: number;
 }
 
-const columns = `url, url_key AS "urlKey", host, position, depth, state, found_via AS "foundVia",
-  first_referer AS "firstReferer", in_sitemap AS "inSitemap", in_links AS "inLinks", out_links AS "outLinks",
-  attempts, done_at AS "doneAt", verdict, error_code AS "errorCode", http_status AS "httpStatus"`;
+/** The row's columns, qualified by `t` when a statement has other tables in scope. */
+const columnsOf = (t = '') => {
+  const q = t ? `${t}.` : '';
+  return `${q}url, ${q}url_key AS "urlKey", ${q}host, ${q}position, ${q}depth, ${q}state, ${q}found_via AS "foundVia",
+  ${q}first_referer AS "firstReferer", ${q}in_sitemap AS "inSitemap", ${q}in_links AS "inLinks", ${q}out_links AS "outLinks",
+  ${q}attempts, ${q}done_at AS "doneAt", ${q}verdict, ${q}error_code AS "errorCode", ${q}http_status AS "httpStatus"`;
+};
+const columns = columnsOf();
 
 // Timestamps are UTC without a zone (Prisma's DateTime); raw SQL says so rather than trusting
 // the session's time zone. done_at is clock_timestamp(), taken under the run's lock, so pages
@@ -115,11 +120,13 @@ export class FrontierRepository {
     return { added: taken.length, overflow: fresh.length - taken.length };
   }
 
-  /** One fetched page links to these keys: each one already in the frontier gains an in-link. */
-  async countInLinks(tx: Tx, runId: string, keys: string[]): Promise<void> {
-    if (!keys.length) return;
+  /** Fetched pages link to these keys (key → how many pages): each one in the frontier gains those in-links. */
+  async countInLinks(tx: Tx, runId: string, links: Map<string, number>): Promise<void> {
+    if (!links.size) return;
     await tx.$executeRaw`
-      UPDATE crawl_url SET in_links = in_links + 1 WHERE run_id = ${runId} AND url_key = ANY(${keys}::text[])`;
+      UPDATE crawl_url c SET in_links = c.in_links + t.n
+        FROM unnest(${[...links.keys()]}::text[], ${[...links.values()]}::int[]) AS t(key, n)
+       WHERE c.run_id = ${runId} AND c.url_key = t.key`;
   }
 
   /** Marks the sitemap's URLs that the frontier already holds as listed. */
@@ -129,21 +136,26 @@ export class FrontierRepository {
       UPDATE crawl_url SET in_sitemap = true WHERE run_id = ${runId} AND url_key = ANY(${keys}::text[])`;
   }
 
-  /** Settles a dispatched page; null when it was not dispatched (a redelivered result). */
-  async settle(tx: Tx, runId: string, position: number, s: Settled): Promise<FrontierRow | null> {
-    const rows = await tx.$queryRawUnsafe<FrontierRow[]>(
-      `UPDATE crawl_url SET state = 'done', done_at = (clock_timestamp() AT TIME ZONE 'utc'), verdict = $3, error_code = $4, http_status = $5,
-              out_links = $6
-        WHERE run_id = $1 AND position = $2 AND state = 'dispatched'
-        RETURNING ${columns}`,
+  /**
+   * Settles dispatched pages in one statement. Answers the rows settled now, in no set order; a
+   * page not in flight (a redelivered result) is left out.
+   */
+  async settleMany(tx: Tx, runId: string, pages: (Settled & { position: number })[]): Promise<FrontierRow[]> {
+    if (!pages.length) return [];
+    return tx.$queryRawUnsafe<FrontierRow[]>(
+      `UPDATE crawl_url c SET state = 'done', done_at = (clock_timestamp() AT TIME ZONE 'utc'), verdict = t.verdict,
+              error_code = t.error_code, http_status = t.http_status, out_links = t.out_links
+         FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[])
+              AS t(position, verdict, error_code, http_status, out_links)
+        WHERE c.run_id = $1 AND c.position = t.position AND c.state = 'dispatched'
+        RETURNING ${columnsOf('c')}`,
       runId,
-      position,
-      s.verdict,
-      s.errorCode,
-      s.httpStatus,
-      s.outLinks,
+      pages.map((p) => p.position),
+      pages.map((p) => p.verdict),
+      pages.map((p) => p.errorCode),
+      pages.map((p) => p.httpStatus),
+      pages.map((p) => p.outLinks),
     );
-    return rows[0] ?? null;
   }
 
   /** Puts a dispatched page back in the queue, not before `notBefore` (a rate-limited retry). */

@@ -72,11 +72,12 @@ export const scrapeCrawlHandler = (deps: {
   ladder: LadderService;
 }): WorkHandler<'work.scrape.crawl'> => {
   const options = new OptionsCache();
-  return async (msg) => {
+  return async (msg, { deliveryCount }) => {
     const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
     let result: PageResult;
     let links: string[];
-    const stored = msg.attempt === 0 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
+    // Only a redelivered message can find its row written (its worker died before acking).
+    const stored = msg.attempt === 0 && deliveryCount > 1 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
     if (stored) {
       result = { row: stored.data as unknown as PageResult['row'], bodies: {} };
       links = storedBodies(stored).links ?? [];
