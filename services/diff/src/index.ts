@@ -25,3 +25,18 @@ export type { MarkdownBlock, Token, TokenizedMarkdown } from './compare/markdown
 export { maskVolatile, volatileSpans } from './compare/volatile-patterns.js';
 export { matchSequences, gapsBetween, MAX_COST_PER_SPLIT } from './compare/sequence-diff.js';
 export type { Gap, MatchRun } from './compare/sequence-diff.js';
+export { comparePageContent } from './compare/page-compare.js';
+export type { ComparePageOptions, PageComparison } from './compare/page-compare.js';
+export { DEFAULT_NOISE_OPTIONS, blockKey, filterNoise, recordComparison } from './compare/noise-filter.js';
+export type {
+  IgnoredBlockChange,
+  NoiseContext,
+  NoiseOptions,
+  NoiseReason,
+  NoiseVerdict,
+} from './compare/noise-filter.js';
+export { emptyNoiseState, noiseStateSchema, parseNoiseState } from './compare/noise-state.js';
+export type { NoiseState, PageNoise } from './compare/noise-state.js';
+export { blockSketch, DEFAULT_TEMPLATE_THRESHOLDS, TemplateIndex } from './compare/template-blocks.js';
+export type { TemplateThresholds } from './compare/template-blocks.js';
+export { hammingDistance, NEAR_DUPLICATE_BITS, simhash, SimhashIndex } from './compare/simhash.js';
