@@ -4,6 +4,8 @@ import * as crawl from '@tidemark/crawl';
 import * as gateway from '@tidemark/gateway';
 import * as map from '@tidemark/map';
 import * as scrape from '@tidemark/scrape';
+// By path until deploy/local's manifest lists @tidemark/delivery (that needs an install).
+import * as delivery from '../../../services/delivery/src/index.js';
 
 export interface Fleet {
   /** The API root, ending in /v1. */
@@ -12,7 +14,7 @@ export interface Fleet {
   grpc: { billing: string; scrape: string; browserPool: string | null; crawl: string; map: string };
   gateway: gateway.GatewayApp;
   /** Stops one service while the rest run on (failure tests). */
-  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl' | 'map'): Promise<void>;
+  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl' | 'map' | 'delivery'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,11 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
     const crawlApp = await crawl.buildApp(crawlCfg);
     started.push({ name: 'crawl', stop: () => crawlApp.stop() });
     env.CRAWL_GRPC_URL = dial(crawlCfg.CRAWL_GRPC_LISTEN, (await crawlApp.start()).grpcPort);
+
+    // Delivery consumes the events of all the above; the gateway asks it over NATS.
+    const deliveryApp = await delivery.buildApp(delivery.loadConfig(env));
+    started.push({ name: 'delivery', stop: () => deliveryApp.stop() });
+    await deliveryApp.start();
 
     const gatewayApp = await gateway.buildApp(gateway.loadConfig(env));
     started.push({ name: 'gateway', stop: () => gatewayApp.stop() });

@@ -1,2 +1,3 @@
 export * from './bus.js';
 export * from './subjects.js';
+export * from './event-consumer.js';

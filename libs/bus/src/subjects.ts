@@ -5,10 +5,15 @@ import {
   crawlStartMessage,
   mapJobEvent,
   mapRunMessage,
+  pageChangedEvent,
+  projectEvent,
+  runFinishedEvent,
   scrapeCrawlPageMessage,
   scrapeJobEvent,
   scrapePageMessage,
+  siteHealthEvent,
   workspaceCreatedEvent,
+  type DeliveryRequestName,
 } from '@tidemark/contracts';
 import type { z } from 'zod';
 
@@ -36,6 +41,20 @@ export const EVENT_KINDS = {
   'crawl.page': crawlJobEvent,
   'crawl.completed': crawlJobEvent,
   'crawl.failed': crawlJobEvent,
+  // Project events (issue 5 publishes them; delivery sends them to webhooks, chat, mail).
+  'run.finished': runFinishedEvent,
+  'page.changed': pageChangedEvent,
+  'page.blocked': projectEvent,
+  'field.canonical': projectEvent,
+  'site.failing': siteHealthEvent,
+  'site.recovered': siteHealthEvent,
+  'page.orphaned': projectEvent,
+  'page.linked': projectEvent,
+  'sitemap.added': projectEvent,
+  'sitemap.removed': projectEvent,
+  'sitemap.updated': projectEvent,
+  'sitemap.file_added': projectEvent,
+  'sitemap.file_removed': projectEvent,
 } as const satisfies Record<string, z.ZodType>;
 
 export type WorkSubject = keyof typeof WORK_SUBJECTS;
@@ -49,3 +68,6 @@ export const STREAMS = {
 } as const;
 
 export const eventSubject = (workspaceId: string, kind: EventKind): string => `events.${workspaceId}.${kind}`;
+
+/** Core-NATS request/reply to the delivery service (queue group `delivery`); bodies in contracts. */
+export const deliveryRequestSubject = (name: DeliveryRequestName): string => `delivery.request.${name}`;

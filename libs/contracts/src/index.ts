@@ -9,3 +9,4 @@ export * as mapV1 from './generated/tidemark/map/v1/map.js';
 export * from './scrape.js';
 export * from './crawl.js';
 export * as crawlV1 from './generated/tidemark/crawl/v1/crawl.js';
+export * from './delivery.js';
