@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
@@ -114,5 +115,196 @@ describe('delivery through the fleet', () => {
       expect(h.json).toMatchObject({ job: { id: res.body.id, kind: 'crawl' }, metadata: { team: 'docs' } });
       expect(h.headers['webhook-signature']).toBe(standardSignature(h.headers, h.body, res.body.webhookSecret));
     }
+  });
+});
+
+describe('webhook routes', () => {
+  let hooks: Awaited<ReturnType<typeof startReceiver>>;
+  let t: TestFleet;
+  let admin: string;
+  let reader: string;
+  let writer: string;
+  let stranger: string;
+  let doc: any;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+  beforeAll(async () => {
+    hooks = await startReceiver();
+    t = await startTestFleet({
+      FETCH_HOST_MAP: `hooks.test=127.0.0.1:${hooks.port}`,
+      DELIVERY_POLL_MS: '50',
+      DELIVERY_RETRY_SCALE: '0.0001',
+    });
+    admin = (await t.createWorkspace('routes')).apiKey;
+    reader = await t.createKey(admin, { scopes: ['read'] });
+    writer = await t.createKey(admin, { scopes: ['write'] });
+    stranger = (await t.createWorkspace('stranger')).apiKey;
+    doc = (await t.call('GET', '/docs/openapi.json')).body;
+    ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
+  });
+  afterAll(async () => {
+    await t.stop();
+    await hooks.close();
+  });
+
+  /** The answer validates against the OpenAPI document's schema for its route and status. */
+  const conforms = (path: string, method: string, res: { status: number; body: unknown }) => {
+    const declared = doc.paths[path]?.[method]?.responses?.[String(res.status)];
+    expect([path, method, res.status, declared !== undefined]).toEqual([path, method, res.status, true]);
+    const schema = declared.content?.['application/json']?.schema;
+    if (!schema) return;
+    const rehome = (n: any): any =>
+      Array.isArray(n)
+        ? n.map(rehome)
+        : n && typeof n === 'object'
+          ? Object.fromEntries(Object.entries(n).map(([k, v]) => [k, k === '$ref' ? `openapi${v}` : rehome(v)]))
+          : n;
+    const validate = ajv.compile(rehome(schema));
+    expect([path, method, validate(res.body) ? [] : validate.errors]).toEqual([path, method, []]);
+  };
+
+  const project = async (config: Record<string, unknown>) => {
+    const res = await t.call('POST', '/projects', { key: admin, body: { seed: 'https://watched.example/', config } });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const hitsAt = (path: string) => hooks.hits.filter((h) => h.path === path);
+
+  it('shows the secret to admins only; a reader’s look mints none', async () => {
+    const id = await project({ webhook_url: hooks.url('/p1') });
+    const asReader = await t.call('GET', `/projects/${id}/webhooks`, { key: reader });
+    conforms('/projects/{id}/webhooks', 'get', asReader);
+    expect(asReader.body).toMatchObject({ projectId: id, url: hooks.url('/p1'), secretHidden: true, chat: null });
+    expect(asReader.body.secret).toBeUndefined();
+    expect(await t.db.prisma.webhook.count({ where: { projectId: id } })).toBe(0);
+    const asAdmin = await t.call('GET', `/projects/${id}/webhooks`, { key: admin });
+    expect(asAdmin.body.secret).toMatch(/^whsec_/);
+    expect(asAdmin.body.events).toEqual(['run.finished', 'page.changed']);
+    // Stored sealed, not as it is.
+    const row = await t.db.prisma.webhook.findUnique({ where: { projectId: id } });
+    expect(row!.secret).not.toContain(asAdmin.body.secret.slice(6));
+    expect((await t.call('GET', `/projects/${id}/webhooks`, { key: admin })).body.secret).toBe(asAdmin.body.secret);
+    expect((await t.call('GET', `/projects/${id}/webhooks`, { key: stranger })).status).toBe(404);
+  });
+
+  it('sends a signed test run.finished, lists it attempt by attempt, and redelivers it', async () => {
+    const id = await project({ webhook_url: hooks.url('/p2') });
+    const { secret } = (await t.call('GET', `/projects/${id}/webhooks`, { key: admin })).body;
+    const sent = await t.call('POST', `/projects/${id}/webhooks/test`, { key: writer });
+    conforms('/projects/{id}/webhooks/test', 'post', sent);
+    expect(sent.status).toBe(202);
+    expect(sent.body.deliveries).toHaveLength(1);
+    const deliveryId = sent.body.deliveries[0].id;
+    const [hit] = await until(
+      async () => hitsAt('/p2'),
+      (h) => h.length >= 1,
+    );
+    expect(hit!.json).toMatchObject({
+      event: 'run.finished',
+      test: true,
+      project: { id, host: 'watched.example' },
+      data: { test: true, status: 'done' },
+    });
+    expect(hit!.headers['webhook-signature']).toBe(standardSignature(hit!.headers, hit!.body, secret));
+    expect(hit!.headers['x-service-delivery']).toBe(deliveryId);
+
+    const list = await until(
+      () => t.call('GET', `/webhooks/deliveries?projectId=${id}`, { key: reader }),
+      (r) => r.body.data?.[0]?.status === 'delivered',
+    );
+    conforms('/webhooks/deliveries', 'get', list);
+    expect(list.body.data[0]).toMatchObject({
+      id: deliveryId,
+      event: 'run.finished',
+      channel: 'webhook',
+      test: true,
+      attempts: 1,
+      lastStatus: 200,
+      nextAt: null,
+      log: [{ attempt: 1, status: 200, outcome: 'delivered', manual: false }],
+    });
+
+    hooks.answer(500);
+    const again = await t.call('POST', `/webhooks/deliveries/${deliveryId}/redeliver`, { key: writer });
+    conforms('/webhooks/deliveries/{id}/redeliver', 'post', again);
+    expect(again.body).toMatchObject({ id: deliveryId, status: 'pending', attempts: 1 });
+    const after = await until(
+      () => t.call('GET', `/webhooks/deliveries?projectId=${id}`, { key: reader }),
+      (r) => r.body.data?.[0]?.attempts === 2,
+    );
+    hooks.answer(200);
+    // One manual send; its 500 leaves the delivery paused, not retried.
+    expect(after.body.data[0]).toMatchObject({ status: 'paused', lastStatus: 500 });
+    expect(after.body.data[0].log.map((a: any) => [a.attempt, a.outcome, a.manual])).toEqual([
+      [1, 'delivered', false],
+      [2, 'paused', true],
+    ]);
+    expect(hitsAt('/p2').map((h) => h.headers['webhook-id'])).toEqual([deliveryId, deliveryId]);
+    expect((await t.call('POST', `/webhooks/deliveries/${deliveryId}/redeliver`, { key: stranger })).status).toBe(404);
+  });
+
+  it('rotates the secret for admins only; the next message signs with the new one', async () => {
+    const id = await project({ webhook_url: hooks.url('/p3') });
+    const before = (await t.call('GET', `/projects/${id}/webhooks`, { key: admin })).body.secret;
+    const refused = await t.call('POST', `/projects/${id}/webhooks/secret`, { key: writer });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'forbidden', request_id: expect.any(String) });
+    expect((await t.call('GET', `/projects/${id}/webhooks`, { key: admin })).body.secret).toBe(before);
+    const rotated = await t.call('POST', `/projects/${id}/webhooks/secret`, { key: admin });
+    conforms('/projects/{id}/webhooks/secret', 'post', rotated);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(before);
+    await t.call('POST', `/projects/${id}/webhooks/test`, { key: writer });
+    const [hit] = await until(
+      async () => hitsAt('/p3'),
+      (h) => h.length >= 1,
+    );
+    expect(hit!.headers['webhook-signature']).toBe(standardSignature(hit!.headers, hit!.body, rotated.body.secret));
+    expect(hit!.headers['webhook-signature']).not.toBe(standardSignature(hit!.headers, hit!.body, before));
+  });
+
+  it('lists every project’s channel with health, within the key’s allow-list', async () => {
+    const id = await project({ webhook_url: hooks.url('/p4'), webhook_events: ['run.finished'] });
+    await t.call('POST', `/projects/${id}/webhooks/test`, { key: admin });
+    await until(
+      () => t.call('GET', `/webhooks/deliveries?projectId=${id}`, { key: reader }),
+      (r) => r.body.data?.[0]?.status === 'delivered',
+    );
+    const all = await t.call('GET', '/webhooks', { key: reader });
+    conforms('/webhooks', 'get', all);
+    expect(all.body.data.find((c: any) => c.projectId === id)).toMatchObject({
+      kind: 'webhook',
+      service: null,
+      url: hooks.url('/p4'),
+      events: ['run.finished'],
+      health: { status: 'healthy', lastStatus: 200, recent: { delivered: 1, pending: 0, failed: 0, paused: 0 } },
+    });
+    const paged = await t.call('GET', '/webhooks?limit=1', { key: reader });
+    expect(paged.body.data).toHaveLength(1);
+    expect(paged.body.next).toContain('cursor=');
+    const narrow = await t.createKey(admin, { scopes: ['read'], projects: [id] });
+    const mine = await t.call('GET', '/webhooks', { key: narrow });
+    expect(new Set(mine.body.data.map((c: any) => c.projectId))).toEqual(new Set([id]));
+    expect((await t.call('GET', '/webhooks', { key: stranger })).body.data).toEqual([]);
+  });
+
+  it('refuses bad input in the error envelope, and another workspace’s things are 404', async () => {
+    const id = await project({});
+    const bare = await t.call('POST', `/projects/${id}/webhooks/test`, { key: admin });
+    expect(bare.status).toBe(409);
+    expect(bare.body).toMatchObject({ code: 'conflict', request_id: expect.any(String), error: expect.any(String) });
+    expect(await t.db.prisma.delivery.count({ where: { projectId: id } })).toBe(0);
+    for (const q of ['limit=0', 'limit=201', 'limit=x', 'cursor=nope']) {
+      const res = await t.call('GET', `/webhooks/deliveries?${q}`, { key: admin });
+      expect([q, res.status, res.body.code]).toEqual([q, 400, 'validation']);
+    }
+    expect((await t.call('GET', `/webhooks/deliveries?projectId=${id}`, { key: stranger })).status).toBe(404);
+    expect((await t.call('GET', '/webhooks/deliveries?runId=run_nothere', { key: admin })).status).toBe(404);
+    expect((await t.call('POST', `/projects/${id}/webhooks/test`, { key: stranger })).status).toBe(404);
+    expect((await t.call('POST', `/projects/${id}/webhooks/secret`, { key: stranger })).status).toBe(404);
+    expect((await t.call('POST', '/webhooks/deliveries/dlv_nothere/redeliver', { key: admin })).status).toBe(404);
+    const other = await project({});
+    const limited = await t.createKey(admin, { scopes: ['admin'], projects: [other] });
+    expect((await t.call('GET', `/projects/${id}/webhooks`, { key: limited })).status).toBe(404);
   });
 });

@@ -31,6 +31,10 @@ import { projectRoutes } from './routes/projects.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { playgroundRoutes } from './routes/playground.routes.js';
 import { proxyRoutes } from './routes/proxies.routes.js';
+import { DeliveryClient } from './clients/delivery.client.js';
+import { connectionRoutes } from './routes/connections.routes.js';
+import { notificationRoutes } from './routes/notifications.routes.js';
+import { webhookRoutes } from './routes/webhooks.routes.js';
 import { ApiKeyService } from './services/api-key.service.js';
 import { ProjectService } from './services/project.service.js';
 import { WorkspaceService } from './services/workspace.service.js';
@@ -75,6 +79,9 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
   });
 
+  // Delivery answers over NATS request/reply (its package has no gRPC).
+  const delivery = new DeliveryClient(bus);
+
   const keyRepo = new ApiKeyRepository(prisma);
   const keyCache = new KeyCache(keyRepo, bus);
   const projectRepo = new ProjectRepository(prisma);
@@ -99,6 +106,9 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...crawlRoutes(crawl, cfg.PUBLIC_BASE_URL),
     ...mapRoutes(map, cfg.PUBLIC_BASE_URL),
     ...proxyRoutes(browserPool),
+    ...webhookRoutes(delivery, cfg.PUBLIC_BASE_URL),
+    ...connectionRoutes(delivery),
+    ...notificationRoutes(delivery, cfg.PUBLIC_BASE_URL),
   ];
   const openapi = buildOpenApi(routes);
   const docsPage = renderDocsPage(openapi);

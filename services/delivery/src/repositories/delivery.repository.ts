@@ -236,7 +236,6 @@ export class DeliveryRepository {
         retries, (SELECT max(at) FROM delivery_attempt a WHERE a.delivery_id = delivery.id) AS "lastAttemptAt"
       FROM delivery
       WHERE workspace_id = ${workspaceId} AND project_id = ANY(${projectIds}) AND channel IN ('webhook', 'chat')
-        AND test = false
       ORDER BY project_id, channel, id DESC`;
   }
 

@@ -56,6 +56,10 @@ export class SourceRepository {
     }));
   }
 
+  async runExists(workspaceId: string, runId: string): Promise<boolean> {
+    return (await this.prisma.run.count({ where: { id: runId, workspaceId } })) > 0;
+  }
+
   /** The job's webhook secret and run, as scrape or crawl stored them. */
   job(
     workspaceId: string,

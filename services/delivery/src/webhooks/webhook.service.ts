@@ -171,6 +171,9 @@ export class WebhookService {
     caller: Caller,
     opts: { projectId?: string; runId?: string; before?: string; take: number },
   ): Promise<{ data: DeliveryView[]; more: boolean }> {
+    // A filter naming another workspace's project or run is 404, like the thing itself.
+    if (opts.projectId) await this.visibleProject(caller, opts.projectId, false);
+    if (opts.runId && !(await this.sources.runExists(caller.workspaceId, opts.runId))) throw new NotFoundError('run');
     const rows = await this.deliveries.list({
       workspaceId: caller.workspaceId,
       projectId: opts.projectId,
@@ -190,9 +193,9 @@ export class WebhookService {
     return presentDelivery(d);
   }
 
-  private async visibleProject(caller: Caller, projectId: string): Promise<ProjectSource> {
+  private async visibleProject(caller: Caller, projectId: string, standing = true): Promise<ProjectSource> {
     const visible = caller.projects.length === 0 || caller.projects.includes(projectId);
-    const project = visible ? await this.sources.project(caller.workspaceId, projectId, { standing: true }) : null;
+    const project = visible ? await this.sources.project(caller.workspaceId, projectId, { standing }) : null;
     if (!project) throw new NotFoundError('project');
     return project;
   }
