@@ -40,3 +40,15 @@ export type { NoiseState, PageNoise } from './compare/noise-state.js';
 export { blockSketch, DEFAULT_TEMPLATE_THRESHOLDS, TemplateIndex } from './compare/template-blocks.js';
 export type { TemplateThresholds } from './compare/template-blocks.js';
 export { hammingDistance, NEAR_DUPLICATE_BITS, simhash, SimhashIndex } from './compare/simhash.js';
+export { compareMarkup, compareMarkupTrees } from './compare/markup-diff.js';
+export type { MarkupChange, MarkupChangeKind, MarkupComparison, MarkupOptions } from './compare/markup-diff.js';
+export { normalizeMarkup } from './compare/markup-tree.js';
+export type { MarkupNode, NormalizeOptions } from './compare/markup-tree.js';
+export {
+  repointSelector,
+  uniqueSelector,
+  REPOINT_MARGIN,
+  REPOINT_THRESHOLD,
+  SIMILAR_VALUE,
+} from './compare/selector-repoint.js';
+export type { Repoint, RepointInput, RepointResult } from './compare/selector-repoint.js';
