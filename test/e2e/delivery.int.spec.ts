@@ -131,7 +131,7 @@ describe('webhook routes', () => {
   beforeAll(async () => {
     hooks = await startReceiver();
     t = await startTestFleet({
-      FETCH_HOST_MAP: `hooks.test=127.0.0.1:${hooks.port}`,
+      FETCH_HOST_MAP: `hooks.test=127.0.0.1:${hooks.port},hooks.slack.com=127.0.0.1:${hooks.port}`,
       DELIVERY_POLL_MS: '50',
       DELIVERY_RETRY_SCALE: '0.0001',
     });
@@ -306,5 +306,39 @@ describe('webhook routes', () => {
     const other = await project({});
     const limited = await t.createKey(admin, { scopes: ['admin'], projects: [other] });
     expect((await t.call('GET', `/projects/${id}/webhooks`, { key: limited })).status).toBe(404);
+  });
+
+  it('masks chat_url everywhere; the masked value sent back keeps it, an empty string removes it', async () => {
+    const chatUrl = 'http://hooks.slack.com/services/T0/B0/secretpart9876';
+    const masked = 'http://hooks.slack.com/****9876';
+    const id = await project({ chat_url: chatUrl });
+    expect((await t.call('GET', `/projects/${id}`, { key: reader })).body.config.output.chat_url).toBe(masked);
+    const webhooks = await t.call('GET', `/projects/${id}/webhooks`, { key: admin });
+    expect(webhooks.body.chat).toMatchObject({ url: masked, service: 'slack', health: { status: 'idle' } });
+    const channels = (await t.call('GET', '/webhooks', { key: reader })).body.data;
+    expect(channels.find((c: any) => c.projectId === id)).toMatchObject({
+      kind: 'chat',
+      service: 'slack',
+      url: masked,
+    });
+    expect(JSON.stringify(channels)).not.toContain('secretpart');
+
+    // The test message goes to the chat channel too, in Slack's shape, listed masked.
+    const sent = await t.call('POST', `/projects/${id}/webhooks/test`, { key: writer });
+    expect(sent.body.deliveries).toMatchObject([{ channel: 'chat', service: 'slack', url: masked }]);
+    const [post] = await until(
+      async () => hitsAt('/services/T0/B0/secretpart9876'),
+      (h) => h.length >= 1,
+    );
+    expect(post!.json.text).toContain('a test message from Tidemark');
+    expect(post!.json.blocks[0]).toMatchObject({ type: 'header' });
+
+    const stored = async () =>
+      ((await t.db.prisma.project.findUnique({ where: { id } }))!.config as any).output.chat_url as string | null;
+    await t.call('PATCH', `/projects/${id}`, { key: writer, body: { config: { chat_url: masked, delay: 2 } } });
+    expect(await stored()).toBe(chatUrl);
+    await t.call('PATCH', `/projects/${id}`, { key: writer, body: { config: { chat_url: '' } } });
+    expect(await stored()).toBeNull();
+    expect((await t.call('GET', `/projects/${id}/webhooks`, { key: admin })).body.chat).toBeNull();
   });
 });
