@@ -342,3 +342,87 @@ describe('webhook routes', () => {
     expect((await t.call('GET', `/projects/${id}/webhooks`, { key: admin })).body.chat).toBeNull();
   });
 });
+
+describe('connection routes', () => {
+  let t: TestFleet;
+  let admin: string;
+  let writer: string;
+  let stranger: string;
+  let model: Server;
+  let modelUrl: string;
+
+  beforeAll(async () => {
+    // Just enough of the chat-completions protocol for POST /connections/{id}/test.
+    model = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.headers.authorization !== 'Bearer sk-e2e') return void res.writeHead(401).end('{}');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            model: 'tiny',
+            choices: [{ message: { role: 'assistant', content: 'ok' } }],
+            usage: { prompt_tokens: 7, completion_tokens: 1 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((ok) => model.listen(0, '127.0.0.1', ok));
+    modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    t = await startTestFleet();
+    admin = (await t.createWorkspace('connections')).apiKey;
+    writer = await t.createKey(admin, { scopes: ['write'] });
+    stranger = (await t.createWorkspace('stranger')).apiKey;
+  });
+  afterAll(async () => {
+    await t.stop();
+    await new Promise<void>((ok) => model.close(() => ok()));
+  });
+
+  it('lists providers, and keeps connection secrets to itself', async () => {
+    const providers = await t.call('GET', '/connections/providers', { key: writer });
+    expect(providers.status).toBe(200);
+    expect(providers.body.data.map((p: any) => p.provider)).toEqual(['openai_compatible', 'openai']);
+    expect(providers.body.data[0]).toMatchObject({ kind: 'llm', verified: true, secrets: [{ name: 'api_key' }] });
+
+    const made = await t.call('POST', '/connections', {
+      key: admin,
+      body: {
+        provider: 'openai_compatible',
+        name: 'local',
+        config: { base_url: modelUrl, model: 'tiny' },
+        secrets: { api_key: 'sk-e2e' },
+      },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ provider: 'openai_compatible', name: 'local', secrets: ['api_key'] });
+    const id = made.body.id;
+    for (const res of [
+      made,
+      await t.call('GET', `/connections/${id}`, { key: admin }),
+      await t.call('GET', '/connections', { key: admin }),
+      await t.call('PATCH', `/connections/${id}`, { key: admin, body: { name: 'local model' } }),
+    ]) {
+      expect(res.status).toBe(200 + (res === made ? 1 : 0));
+      expect(JSON.stringify(res.body)).not.toContain('sk-e2e');
+    }
+    const tested = await t.call('POST', `/connections/${id}/test`, { key: admin });
+    expect(tested.body).toMatchObject({ ok: true, model: 'tiny', error: null });
+    expect((await t.call('GET', `/connections/${id}`, { key: admin })).body.lastTest).toMatchObject({ ok: true });
+
+    expect((await t.call('GET', `/connections/${id}`, { key: writer })).status).toBe(403);
+    expect((await t.call('GET', `/connections/${id}`, { key: stranger })).status).toBe(404);
+    expect((await t.call('DELETE', `/connections/${id}`, { key: stranger })).status).toBe(404);
+    const bad = await t.call('POST', '/connections', {
+      key: admin,
+      body: { provider: 'openai_compatible', name: 'x', config: { model: 'tiny' } },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ code: 'validation', error: expect.stringContaining('body.config.base_url') });
+    expect(
+      (await t.call('POST', '/connections', { key: admin, body: { provider: 'x', name: 'x', extra: 1 } })).status,
+    ).toBe(422);
+    expect((await t.call('GET', '/connections', { key: admin })).body.data).toHaveLength(1);
+    expect((await t.call('DELETE', `/connections/${id}`, { key: admin })).status).toBe(204);
+    expect((await t.call('GET', `/connections/${id}`, { key: admin })).status).toBe(404);
+  });
+});
