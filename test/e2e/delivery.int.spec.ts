@@ -308,6 +308,18 @@ describe('webhook routes', () => {
     expect((await t.call('GET', `/projects/${id}/webhooks`, { key: limited })).status).toBe(404);
   });
 
+  it('gives a key no inbox: notifications belong to signed-in members', async () => {
+    for (const [method, path] of [
+      ['GET', '/me/notifications'],
+      ['POST', '/me/notifications/ntf_0000000000aaaaaaaaaaaaaaaa/seen'],
+    ] as const) {
+      const res = await t.call(method, path, { key: admin });
+      conforms(path.startsWith('/me/notifications/') ? '/me/notifications/{id}/seen' : path, method.toLowerCase(), res);
+      expect([path, res.status, res.body.code]).toEqual([path, 403, 'forbidden']);
+      expect(res.body.error).toContain('no inbox');
+    }
+  });
+
   it('masks chat_url everywhere; the masked value sent back keeps it, an empty string removes it', async () => {
     const chatUrl = 'http://hooks.slack.com/services/T0/B0/secretpart9876';
     const masked = 'http://hooks.slack.com/****9876';
