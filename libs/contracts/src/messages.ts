@@ -89,6 +89,8 @@ export const crawlPageResultMessage = z.object({
   runId: z.string().min(1),
   workspaceId: z.string().min(1),
   position: z.number().int().min(0),
+  /** The dispatch this answers (the frontier row's attempts when it was handed out). */
+  attempt: z.number().int().min(0).default(0),
   /** queued (not taken: the crawl was cancelled), done or error. */
   status: z.string(),
   verdict: z.string().nullable(),

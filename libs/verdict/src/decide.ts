@@ -1,6 +1,6 @@
 import type { PageErrorCode, Verdict } from '@tidemark/contracts';
 import type { PageFeatures } from './features.js';
-import { CHALLENGE_TEXT, GEO_TEXT, includesAny, LOGIN_TEXT, NEEDS_JS_TEXT, SOFT_404_TEXT } from './markers.js';
+import { CHALLENGE_TEXT, GEO_TEXT, includesAny, LOGIN_TEXT, NEEDS_JS_TEXT, says404, SOFT_404_TEXT } from './markers.js';
 
 export type Shape = 'listing' | 'table' | 'form' | 'empty';
 
@@ -123,7 +123,8 @@ export const decideVerdict = (
     if (f.noscriptText || needsJs) signals.push('no script');
     return result('blocked', 'SHELL', f, { signals, climb: true });
   }
-  const titleSays404 = includesAny(`${f.title} ${f.h1}`.toLowerCase(), SOFT_404_TEXT);
+  const titleSays404 =
+    includesAny(`${f.title} ${f.h1}`.toLowerCase(), SOFT_404_TEXT) !== undefined || says404(f.title) || says404(f.h1);
   if (titleSays404 && f.words < 300) return result('blocked', 'NOT_FOUND', f, { signals: ['soft 404'] });
   const soft404Doubt = titleSays404 ? ['soft404?'] : [];
 

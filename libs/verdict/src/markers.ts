@@ -81,8 +81,19 @@ export const SOFT_404_TEXT = [
   'no longer available',
   'nothing was found',
   'error 404',
-  '404',
 ];
+
+/**
+ * A bare 404 in a title or heading reads as "not found" only when it stands alone (`404`,
+ * `404 | Site`, `Site – 404`) or beside an error word: "Page 404" of a numbered series or a
+ * "Peugeot 404" review is a page like any other.
+ */
+export const says404 = (titleOrHeading: string): boolean => {
+  const t = titleOrHeading.trim().toLowerCase();
+  if (!/\b404\b/.test(t)) return false;
+  if (/^404\b\s*(?:[|\-–—:·•!.]|$)/.test(t) || /(?:[|\-–—:·•]\s*)404[!.]?$/.test(t)) return true;
+  return /\b(?:error|oops|missing|lost|gone)\b/.test(t);
+};
 
 export const NEEDS_JS_TEXT = [
   'enable javascript',

@@ -66,6 +66,14 @@ describe('decideVerdict', () => {
     const doubt = judge(page(`<h1>Error 404 explained</h1><p>${words(400)}</p>`));
     expect(doubt.verdict).toBe('ok');
     expect(doubt.signals).toContain('soft404?');
+    // A bare 404 says "not found" alone or beside an error word, not as a number in a title.
+    for (const title of ['404', '404 | Example', 'Example – 404', 'Oops, 404!']) {
+      expect(judge(page(`<p>${words(40)}</p>`, `<title>${title}</title>`))).toMatchObject({ errorCode: 'NOT_FOUND' });
+    }
+    for (const title of ['Page 404', 'Peugeot 404 review', 'Invoice 14045', 'Route 404 closures']) {
+      const read = judge(page(`<h1>${title}</h1><p>${words(120)}</p>`, `<title>${title}</title>`));
+      expect(read).toMatchObject({ verdict: 'ok', errorCode: 'OK' });
+    }
   });
 
   it('recognises challenges, captchas, logins and geo blocks', () => {

@@ -89,6 +89,7 @@ describe('MapService.Discover (what the crawl service calls)', () => {
         timeoutMs: 0,
         billingReference: 'run_1:discover',
         feeds: [],
+        robotsOnly: false,
         ...req,
       },
       30_000,
@@ -141,6 +142,19 @@ describe('MapService.Discover (what the crawl service calls)', () => {
       ['/blog/2025/moon-phases', 'feed'],
     ]);
     expect(res.method).toBe('feeds');
+  });
+
+  it('reads robots.txt alone when asked for robotsOnly (a crawl that uses no sitemap)', async () => {
+    const before = web.hits.length;
+    const res = await discover({
+      url: web.url('maps.test', '/'),
+      sitemapMode: 'auto',
+      robotsOnly: true,
+      feeds: [web.url('maps.test', '/news/feed.xml')],
+    });
+    expect(res.entries).toEqual([]);
+    expect(res.robotsTxt).toContain('Sitemap:');
+    expect(web.hits.slice(before).map((h) => h.path)).toEqual(['/robots.txt']);
   });
 
   it('answers 50,000 entries in one message', async () => {

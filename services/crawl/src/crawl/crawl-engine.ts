@@ -24,6 +24,8 @@ export interface DiscoveryPort {
     timeoutMs: number;
     billingReference: string;
     feeds: string[];
+    /** robots.txt alone: the crawl uses no sitemap (the home page is the seed's to fetch). */
+    robotsOnly: boolean;
   }): Promise<{
     entries: { url: string; source: string }[];
     robotsTxt: string;
@@ -96,7 +98,7 @@ export class CrawlEngine {
     const { config } = resolveCrawl(request);
     const scope = config.scope;
     let discovered: Awaited<ReturnType<DiscoveryPort['discover']>> | null = null;
-    if (!state.started && (scope.respect_robots || (scope.use_sitemap && scope.sitemap_mode !== 'skip'))) {
+    if (!state.started && (scope.respect_robots || scope.use_sitemap)) {
       discovered = await this.discover(job, request, scope, lastTry);
       if (!discovered) return;
     }
@@ -121,7 +123,8 @@ export class CrawlEngine {
       const listed: NewUrl[] = [];
       const sitemapKeys: string[] = [];
       let depthReached = false;
-      if (discovered && scope.use_sitemap && scope.sitemap_mode !== 'skip') {
+      // sitemap_mode skip still lists the home page's feeds (foundVia feed).
+      if (discovered && scope.use_sitemap) {
         for (const entry of discovered.entries) {
           const key = normalizeUrl(entry.url);
           if (!key) continue;
@@ -242,6 +245,7 @@ export class CrawlEngine {
             view.runId,
             settling.map((msg) => ({
               position: msg.position,
+              attempt: msg.attempt,
               verdict: msg.verdict,
               errorCode: msg.errorCode,
               httpStatus: msg.httpStatus,
@@ -320,10 +324,11 @@ export class CrawlEngine {
         workspaceId: job.workspaceId,
         url: request.url,
         sitemapMode: scope.use_sitemap ? scope.sitemap_mode : 'skip',
+        robotsOnly: !scope.use_sitemap,
         limit: Math.min(50_000, scope.max_pages * 2),
         timeoutMs: this.settings.discoveryTimeoutMs,
         billingReference: `crawl:${job.id}`,
-        feeds: scope.feeds,
+        feeds: scope.use_sitemap ? scope.feeds : [],
       });
     } catch (err) {
       if (!lastTry) throw err;

@@ -39,6 +39,8 @@ export interface PageCursor {
 }
 
 export interface Settled {
+  /** The dispatch the result answers (see settleMany). */
+  attempt: number;
   verdict: string | null;
   errorCode: string | null;
   httpStatus: number | null;
@@ -138,16 +140,19 @@ export class FrontierRepository {
 
   /**
    * Settles dispatched pages in one statement. Answers the rows settled now, in no set order; a
-   * page not in flight (a redelivered result) is left out.
+   * page already settled (a redelivered result) is left out. A queued row whose attempts still
+   * equal the result's is settled too: a worker published its dispatch and died before the step
+   * committed, so the fetch happened though the row never left the queue.
    */
   async settleMany(tx: Tx, runId: string, pages: (Settled & { position: number })[]): Promise<FrontierRow[]> {
     if (!pages.length) return [];
     return tx.$queryRawUnsafe<FrontierRow[]>(
       `UPDATE crawl_url c SET state = 'done', done_at = (clock_timestamp() AT TIME ZONE 'utc'), verdict = t.verdict,
               error_code = t.error_code, http_status = t.http_status, out_links = t.out_links
-         FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[])
-              AS t(position, verdict, error_code, http_status, out_links)
-        WHERE c.run_id = $1 AND c.position = t.position AND c.state = 'dispatched'
+         FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[])
+              AS t(position, verdict, error_code, http_status, out_links, attempt)
+        WHERE c.run_id = $1 AND c.position = t.position
+          AND (c.state = 'dispatched' OR (c.state = 'queued' AND c.attempts = t.attempt))
         RETURNING ${columnsOf('c')}`,
       runId,
       pages.map((p) => p.position),
@@ -155,6 +160,7 @@ export class FrontierRepository {
       pages.map((p) => p.errorCode),
       pages.map((p) => p.httpStatus),
       pages.map((p) => p.outLinks),
+      pages.map((p) => p.attempt),
     );
   }
 

@@ -84,6 +84,8 @@ export interface DiscoverRequest {
   search: string | null;
   /** Extra feeds to read in every mode. */
   feeds: string[];
+  /** Read the home page for its feed links (modes auto and skip); false reads robots.txt alone. */
+  homeFeeds?: boolean;
   /** Epoch ms: what was read by then is answered. */
   deadline: number;
   /** Robots-blocked URLs become entries (flagged) rather than only being counted. */
@@ -182,7 +184,7 @@ export class DiscoveryService {
       if (url) root(url);
       else errors.push({ file: feed, reason: 'not an http(s) URL' });
     }
-    if (req.mode !== 'only') {
+    if (req.mode !== 'only' && req.homeFeeds !== false) {
       if (rules.isAllowed(`${origin}/`)) (await this.homeFeeds(origin, req.deadline)).forEach((f) => root(f));
       else if (rules.mode === 'parsed')
         errors.push({ file: `${origin}/`, reason: 'robots.txt disallows the home page; its feed links were not read' });

@@ -29,7 +29,11 @@ export const mapRpc = (deps: {
     return { envelopeJson: JSON.stringify(await deps.jobs.envelope(job, Math.max(0, req.after), limit)) };
   },
   discover: async (req: mapV1.DiscoverRequest): Promise<mapV1.DiscoverResponse> => {
-    const request = parseMapInput({ url: req.url, limit: req.limit, sitemapMode: req.sitemapMode });
+    const request = parseMapInput({
+      url: req.url,
+      limit: req.limit,
+      sitemapMode: req.robotsOnly ? 'skip' : req.sitemapMode,
+    });
     const timeoutMs = Math.min(req.timeoutMs || DISCOVER_TIMEOUT_MS, MAX_DISCOVER_TIMEOUT_MS);
     const entries: MapEntry[] = [];
     const found = await deps.discovery.discover({
@@ -37,7 +41,8 @@ export const mapRpc = (deps: {
       mode: request.sitemapMode,
       limit: request.limit,
       search: null,
-      feeds: req.feeds.slice(0, MAX_FEEDS),
+      feeds: req.robotsOnly ? [] : req.feeds.slice(0, MAX_FEEDS),
+      homeFeeds: !req.robotsOnly,
       deadline: Date.now() + timeoutMs,
       includeBlocked: true,
       credits: deps.credits(req.workspaceId, req.billingReference || `discover:${randomUUID()}`),

@@ -50,6 +50,7 @@ const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, links:
   runId: msg.runId,
   workspaceId: msg.workspaceId,
   position: msg.position,
+  attempt: msg.attempt,
   status: result.row.status,
   verdict: result.row.verdict,
   errorCode: result.row.errorCode,
