@@ -3,7 +3,7 @@
 // left is the text a reader sees. Punctuation stays on its word ("$19.99", "end."), so a
 // changed comma is a changed word, as a reader would count it.
 
-import { fingerprint } from './hash.js';
+import { LaneHasher } from './hash.js';
 import { AD_SLOT, ROTATING_SECTION, volatileSpans } from './volatile-patterns.js';
 
 export interface Token {
@@ -59,6 +59,23 @@ const CJK_SPLIT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 
 type Segment = { text: string } | { url: string };
+
+const WORD = 1;
+const PUNCTUATION = 2;
+const NOT_PLAIN = 0;
+
+/** WORD or PUNCTUATION for printable ASCII without emphasis marks at its edges; NOT_PLAIN otherwise. */
+function asciiShape(raw: string): number {
+  let alnum = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c >= 0x7f || c < 0x20) return NOT_PLAIN;
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) alnum = true;
+  }
+  const edges = `${raw[0]}${raw[raw.length - 1]}`;
+  if (/[*_~`]/.test(edges) || raw.includes(ESCAPED)) return NOT_PLAIN;
+  return alnum ? WORD : PUNCTUATION;
+}
 
 /** Tokens and blocks of a markdown document. */
 export function tokenizeMarkdown(markdown: string): TokenizedMarkdown {
@@ -149,13 +166,24 @@ class Builder {
       this.ordinal--;
       return;
     }
-    const own = this.tokens.slice(block.start, block.end);
-    const text = own.map((t) => t.text).join(' ');
-    block.hash = fingerprint(text);
-    block.maskedHash = fingerprint(own.map((t) => t.key).join(' '));
-    block.adSlot = !block.heading && AD_SLOT.test(text);
     const index = this.blocks.length;
-    for (const token of own) token.block = index;
+    const text = new LaneHasher();
+    const keys = new LaneHasher();
+    let masked = false;
+    for (let i = block.start; i < block.end; i++) {
+      const token = this.tokens[i]!;
+      token.block = index;
+      text.add(token.text).add(' ');
+      keys.add(token.key).add(' ');
+      masked ||= token.key !== token.text;
+    }
+    block.hash = text.fingerprint();
+    block.maskedHash = masked ? keys.fingerprint() : block.hash;
+    const opening = this.tokens
+      .slice(block.start, Math.min(block.end, block.start + 3))
+      .map((t) => t.text)
+      .join(' ');
+    block.adSlot = !block.heading && AD_SLOT.test(opening);
     this.blocks.push(block);
   }
 
@@ -183,6 +211,12 @@ class Builder {
   private addWords(text: string): void {
     for (const raw of text.split(/\s+/)) {
       if (!raw) continue;
+      const shape = asciiShape(raw);
+      if (shape !== NOT_PLAIN) {
+        // The common case, plain ASCII without emphasis at its edges: no regex needed.
+        this.push(raw, raw, shape === WORD);
+        continue;
+      }
       const word = raw.replace(EMPHASIS_EDGES, '').replaceAll(ESCAPED, '');
       if (!word) continue;
       if (CJK.test(word)) {

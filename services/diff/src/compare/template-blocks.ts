@@ -4,7 +4,7 @@
 // carried by many pages of one crawl is a template. A change to a template block is reported
 // once for the run, not once per page.
 
-import { hashLanes } from './hash.js';
+import { fmix32, hash32 } from './hash.js';
 import type { MarkdownBlock, TokenizedMarkdown } from './markdown-tokens.js';
 
 /** Words per shingle, and how many of the smallest shingle hashes make the fingerprint. */
@@ -17,18 +17,32 @@ export const SKETCH_SIZE = 8;
  * Acme" and "© 2025 Acme" share one. Equal sketches mean near-identical text.
  */
 export function blockSketch(doc: TokenizedMarkdown, block: MarkdownBlock): string {
-  const words: string[] = [];
-  for (let i = block.start; i < block.end; i++) words.push(doc.tokens[i]!.key.toLowerCase());
-  if (words.length <= SHINGLE_WORDS) return hashLanes(words.join(' '))[0].toString(36);
-  const hashes = new Set<number>();
-  for (let i = 0; i + SHINGLE_WORDS <= words.length; i++) {
-    hashes.add(hashLanes(words.slice(i, i + SHINGLE_WORDS).join(' '))[0]);
+  const count = block.end - block.start;
+  const words = new Uint32Array(count);
+  for (let i = 0; i < count; i++) words[i] = hash32(doc.tokens[block.start + i]!.key.toLowerCase());
+  if (count <= SHINGLE_WORDS) return shingleHash(words, 0, count).toString(36);
+  // The SKETCH_SIZE smallest distinct shingle hashes, kept sorted as they are found.
+  const smallest: number[] = [];
+  for (let i = 0; i + SHINGLE_WORDS <= count; i++) {
+    const h = shingleHash(words, i, SHINGLE_WORDS);
+    if (smallest.length === SKETCH_SIZE && h >= smallest[SKETCH_SIZE - 1]!) continue;
+    let at = smallest.length;
+    while (at > 0 && smallest[at - 1]! > h) at--;
+    if (smallest[at - 1] === h) continue;
+    smallest.splice(at, 0, h);
+    if (smallest.length > SKETCH_SIZE) smallest.pop();
   }
-  return [...hashes]
-    .sort((p, q) => p - q)
-    .slice(0, SKETCH_SIZE)
-    .map((h) => h.toString(36))
-    .join('.');
+  return smallest.map((h) => h.toString(36)).join('.');
+}
+
+/** A shingle's hash from its words' hashes: order-sensitive, one multiply-rotate per word. */
+function shingleHash(words: Uint32Array, start: number, length: number): number {
+  let h = 0x9e3779b9 ^ length;
+  for (let i = start; i < start + length; i++) {
+    h = Math.imul(h ^ words[i]!, 0x85ebca6b);
+    h = (h << 13) | (h >>> 19);
+  }
+  return fmix32(h);
 }
 
 export interface TemplateThresholds {
