@@ -1,3 +1,15 @@
+// The comparison core of the diff service: pure functions from two runs' page summaries and
+// stored bodies to a change record. Nothing here touches the database, the bus or HTTP.
+export { compareRuns, contentHash } from './compare/compare-runs.js';
+export type {
+  ChangeRecord,
+  CompareRunsInput,
+  CompareRunsOptions,
+  CompareRunsResult,
+  PageBodies,
+  PageLoader,
+  TemplateChange,
+} from './compare/compare-runs.js';
 export type {
   ChangeCounts,
   ChangeEntry,
