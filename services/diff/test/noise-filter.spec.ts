@@ -71,6 +71,16 @@ describe('comparePageContent: the noise filter', () => {
     expect(toBAgain).toMatchObject({ changed: false, volatile: true });
   });
 
+  it('reports a moved paragraph the same way with or without history (moving is not flapping)', () => {
+    const before = '# P\n\nFirst paragraph here.\n\nSecond paragraph here.\n\nThird paragraph here.';
+    const after = '# P\n\nSecond paragraph here.\n\nFirst paragraph here.\n\nThird paragraph here.';
+    const fresh = comparePageContent(before, after);
+    const withHistory = comparePageContent(before, after, { noise: comparePageContent(before, before).noise, run: 2 });
+    expect(fresh.changed).toBe(true);
+    expect(withHistory.hunks).toEqual(fresh.hunks);
+    expect(withHistory.volatileBlocks).toBe(0);
+  });
+
   it('learns a block that changes in every run while the rest holds still (third time in a row)', () => {
     const quotes = ['Fair winds.', 'Mind the tide.', 'Knots hold.', 'Gulls know.', 'Salt heals.'];
     const results = runSeries(quotes.map((quote) => article({ quote })));

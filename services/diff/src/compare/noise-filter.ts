@@ -88,12 +88,14 @@ export function filterNoise(
   const volatileKeys = volatileByHistory(page, changedKeys, ctx, after.blocks.length);
 
   const verdict: NoiseVerdict = { ignoreBefore: new Set(), ignoreAfter: new Set(), ignored: [], changedKeys };
+  // A block of the baseline itself showing up elsewhere moved; that is not flapping back.
+  const inBaseline = new Set(before.blocks.map((b) => b.hash));
   for (const change of changes) {
     const old = change.removed !== undefined ? before.blocks[change.removed]! : undefined;
     const now = change.added !== undefined ? after.blocks[change.added]! : undefined;
     let template: string | undefined;
     let reason: NoiseReason | null = null;
-    if (now && page && page.seen[now.hash] !== undefined) reason = 'flapping';
+    if (now && page && page.seen[now.hash] !== undefined && !inBaseline.has(now.hash)) reason = 'flapping';
     else if (old && now && old.maskedHash === now.maskedHash) reason = 'pattern';
     else if (old?.adSlot || now?.adSlot) reason = 'ad-slot';
     else if (old?.rotating || now?.rotating) reason = 'rotating';
