@@ -229,17 +229,18 @@ describe('job webhooks', () => {
       },
     ]);
     // A worker claims it and dies before writing anything.
-    const claimed = await repo.claimDue({ owner: 'dead', leaseMs: 1500, limit: 10, perHost: 4, free: {} });
+    const claimedAt = performance.now();
+    const claimed = await repo.claimDue({ owner: 'dead', leaseMs: 2000, limit: 10, perHost: 4, free: {} });
     expect(claimed.map((d) => d.id)).toEqual([row!.id]);
     await env.startApp();
-    await new Promise((ok) => setTimeout(ok, 500));
-    expect(hook.received).toHaveLength(0);
     const done = await env.until(
       () => repo.find(ws, row!.id),
       (d) => d?.status === 'delivered',
     );
     expect(done!.attempts).toBe(1);
     expect(hook.received).toHaveLength(1);
+    // Not before the dead worker's lease ran out (a little slack for the two clocks).
+    expect(hook.received[0]!.at - claimedAt).toBeGreaterThanOrEqual(1900);
   });
 
   it('never lets two workers send the same attempt', async () => {

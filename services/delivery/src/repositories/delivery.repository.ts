@@ -111,13 +111,17 @@ export class DeliveryRepository {
     });
   }
 
-  /** Milliseconds until the next pending delivery falls due (0 if one is), or null when none waits. */
+  /**
+   * Milliseconds until the next pending delivery falls due, or null when none is waiting for
+   * its time. Rows already due but not claimable (another worker's lease, a host at its limit
+   * here) are not counted: the caller's poll interval and wake-ups cover them.
+   */
   async msUntilNextDue(): Promise<number | null> {
-    const [row] = await this.prisma.$queryRaw<{ ms: number | null }[]>`
-      SELECT (EXTRACT(EPOCH FROM (MIN(GREATEST(next_at, COALESCE(lease_until, next_at))) - ${NOW})) * 1000)::float8 AS ms
-      FROM delivery WHERE status = 'pending'`;
-    if (row?.ms === null || row?.ms === undefined) return null;
-    return Math.max(0, row.ms);
+    const [row] = await this.prisma.$queryRaw<{ ms: number }[]>`
+      SELECT (EXTRACT(EPOCH FROM (next_at - ${NOW})) * 1000)::float8 AS ms
+      FROM delivery WHERE status = 'pending' AND next_at > ${NOW}
+      ORDER BY next_at LIMIT 1`;
+    return row ? Math.max(0, row.ms) : null;
   }
 
   /**

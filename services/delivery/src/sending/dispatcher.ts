@@ -75,10 +75,10 @@ export class Dispatcher {
         }
         // A full batch may mean more are due: look again at once while there is room.
         if (claimed > 0 && free > 0) continue;
-        // Nothing claimed though something is due: its host is at its limit here (a finished
-        // send wakes us) or another worker holds it. Either way, no spinning.
+        // Sleep until the next retry falls due, a poll interval at most (rows due but held by
+        // another worker, or for a host at its limit here, wait for that or a finished send).
         const dueIn = free > 0 ? await this.repo.msUntilNextDue() : null;
-        await this.sleep(dueIn ? Math.min(this.opts.pollMs, dueIn) : this.opts.pollMs);
+        await this.sleep(dueIn === null ? this.opts.pollMs : Math.min(this.opts.pollMs, dueIn));
       } catch (err) {
         this.logger.error({ err }, 'delivery schedule not read; trying again');
         await this.sleep(this.opts.pollMs);
