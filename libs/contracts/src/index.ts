@@ -10,3 +10,4 @@ export * from './scrape.js';
 export * from './crawl.js';
 export * as crawlV1 from './generated/tidemark/crawl/v1/crawl.js';
 export * from './delivery.js';
+export * from './runs.js';

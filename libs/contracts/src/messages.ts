@@ -91,6 +91,8 @@ export const crawlPageResultMessage = z.object({
   position: z.number().int().min(0),
   /** The dispatch this answers (the frontier row's attempts when it was handed out). */
   attempt: z.number().int().min(0).default(0),
+  /** The rung that read it (http, browser, browser+exit, cache); null when nothing was fetched. */
+  method: z.string().nullable().default(null),
   /** queued (not taken: the crawl was cancelled), done or error. */
   status: z.string(),
   verdict: z.string().nullable(),

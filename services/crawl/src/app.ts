@@ -6,6 +6,7 @@ import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { CrawlEngine, type DiscoveryPort } from './crawl/crawl-engine.js';
+import { RunService } from './runs/run.service.js';
 import { CrawlService, type RowsPort } from './crawl/crawl.service.js';
 import { CrawlJobRepository } from './repositories/crawl-job.repository.js';
 import { FrontierRepository } from './repositories/frontier.repository.js';
@@ -70,8 +71,12 @@ export const buildApp = async (
     logger.child({ module: 'crawl.engine' }),
   );
   const crawls = new CrawlService(jobs, frontier, engine, rows, bus);
+  const runs = new RunService(jobs, engine, bus);
   const server = new grpc.Server();
-  server.addService(crawlV1.CrawlServiceService, unaryService<crawlV1.CrawlServiceServer>(crawlRpc(crawls), logger));
+  server.addService(
+    crawlV1.CrawlServiceService,
+    unaryService<crawlV1.CrawlServiceServer>(crawlRpc(crawls, runs), logger),
+  );
   const consumers: RunningConsumer[] = [];
   const timers: NodeJS.Timeout[] = [];
   let ticking = false;
@@ -88,10 +93,21 @@ export const buildApp = async (
       ticking = false;
     }
   };
+  /** Scheduled runs that are due (daily, weekly). */
+  const schedule = async () => {
+    try {
+      const n = await runs.startDue();
+      if (n) logger.info({ runs: n }, 'scheduled runs started');
+    } catch (err) {
+      logger.warn({ err }, 'scheduler step failed');
+    }
+  };
   const sweep = async () => {
     try {
       const n = await jobs.discardEphemeral(new Date(Date.now() - cfg.CRAWL_EPHEMERAL_TTL_MS));
       if (n) logger.info({ projects: n }, 'unkept crawl projects discarded');
+      const pruned = await runs.pruneRuns();
+      if (pruned) logger.info({ runs: pruned }, "runs past their project's retention pruned");
     } catch (err) {
       logger.warn({ err }, 'crawl sweep failed');
     }
@@ -124,6 +140,7 @@ export const buildApp = async (
       );
       timers.push(setInterval(() => void tick(), cfg.CRAWL_TICK_MS));
       timers.push(setInterval(() => void sweep(), cfg.CRAWL_SWEEP_MS));
+      timers.push(setInterval(() => void schedule(), cfg.CRAWL_SCHEDULE_MS));
       const grpcPort = await listen(server, cfg.CRAWL_GRPC_LISTEN);
       logger.info({ grpcPort }, 'crawl started');
       return { grpcPort };

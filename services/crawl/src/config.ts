@@ -31,6 +31,8 @@ const schema = baseEnv.merge(grpcEnv).extend({
     .int()
     .min(100)
     .default(10 * 60_000),
+  /** How often the scheduler looks for daily and weekly projects that are due. */
+  CRAWL_SCHEDULE_MS: z.coerce.number().int().min(100).default(30_000),
   CRAWL_ACK_WAIT_MS: z.coerce.number().int().min(100).default(60_000),
 });
 

@@ -27,6 +27,7 @@ import { keyRoutes } from './routes/keys.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
 import { meRoutes } from './routes/me.routes.js';
 import { metaRoutes } from './routes/meta.routes.js';
+import { runRoutes } from './routes/runs.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { playgroundRoutes } from './routes/playground.routes.js';
@@ -101,6 +102,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...keyRoutes(keys, cfg.PUBLIC_BASE_URL),
     ...metaRoutes(),
     ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
+    ...runRoutes(crawl, projects, cfg.PUBLIC_BASE_URL),
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
     ...playgroundRoutes(scrape),
     ...crawlRoutes(crawl, cfg.PUBLIC_BASE_URL),

@@ -147,8 +147,11 @@ export class CrawlEngine {
       const { added, overflow } = await this.frontier.add(tx, job.runId, listed, scope.max_pages - 1);
       await this.frontier.markInSitemap(tx, job.runId, sitemapKeys);
       const total = 1 + added;
+      const listedNote = discovered && scope.use_sitemap ? `, ${listed.length} more from sitemaps and feeds` : '';
+      const robotsNote = discovered ? `; robots.txt answered ${robotsStatus || 'nothing'}` : '';
       const next: Partial<CrawlState> = {
         started: true,
+        log: logLine(current, `started from ${request.url}${listedNote}${robotsNote}`),
         robotsTxt,
         robotsStatus,
         limitReached: overflow > 0,
@@ -261,6 +264,7 @@ export class CrawlEngine {
       const growing = view.status === 'running' && !state.budgetHit;
       const found: { from: FrontierRow; links: string[] }[] = [];
       const addCounts: Record<string, number> = {};
+      const engines = { ...state.engines };
       let credits = 0;
       let budgetHit = false;
       const maxCredits = ctx.options.config.advanced.max_credits;
@@ -271,6 +275,8 @@ export class CrawlEngine {
         progress.queued = Math.max(0, progress.queued - 1);
         const key = msg.status === 'error' ? 'error' : (msg.verdict ?? 'error');
         addCounts[key] = (addCounts[key] ?? 0) + 1;
+        const method = msg.method ?? 'none';
+        engines[method] = (engines[method] ?? 0) + 1;
         credits += msg.credits;
         if (msg.errorCode === 'BUDGET_EXHAUSTED') budgetHit = true;
         const links = linksOf(msg);
@@ -285,6 +291,7 @@ export class CrawlEngine {
         if (grown.tooDeep) next.depthReached = true;
       }
       if (budgetHit) next.budgetHit = true;
+      if (rows.size) next.engines = engines;
       next.pagesSinceEvent = (state.pagesSinceEvent ?? 0) + rows.size;
       const after = await this.jobs.update(tx, view, {
         progress,
@@ -337,7 +344,12 @@ export class CrawlEngine {
         const view = (await this.jobs.lockedView(tx, job.id))!;
         if (ENDED.has(view.status)) return null;
         const error = `robots.txt and sitemaps could not be read: ${(err as Error).message}`;
-        await this.jobs.update(tx, view, { status: 'error', stop: 'error', error });
+        await this.jobs.update(tx, view, {
+          status: 'error',
+          stop: 'error',
+          error,
+          state: { log: logLine(view.result as unknown as CrawlState, error) },
+        });
         return { ...view, status: 'error', stop: 'error' } as CrawlJob;
       });
       if (failed) await this.publishEnd(failed, { kind: 'crawl.failed', job: failed });
@@ -353,7 +365,12 @@ export class CrawlEngine {
       const dropped = await this.frontier.cancelQueued(tx, view.runId);
       const progress = { ...(view.progress as { done: number; total: number; queued: number }) };
       progress.queued = Math.max(0, progress.queued - dropped);
-      return this.jobs.update(tx, view, { status: 'cancelled', stop: 'cancelled', progress });
+      return this.jobs.update(tx, view, {
+        status: 'cancelled',
+        stop: 'cancelled',
+        progress,
+        state: { log: logLine(view.result as unknown as CrawlState, `cancelled; ${dropped} queued URLs dropped`) },
+      });
     });
     if (cancelled) await this.publishEnd(cancelled, { kind: 'crawl.completed', job: cancelled });
     return cancelled !== null;
@@ -417,6 +434,7 @@ export class CrawlEngine {
     const ended = await this.jobs.update(tx, job, {
       status,
       stop,
+      state: { log: logLine(state, `ended: ${stop}, ${(job.progress as { done: number }).done} pages settled`) },
       ...(failed ? { error: 'no page of the crawl could be read' } : {}),
     });
     return { kind: failed ? 'crawl.failed' : 'crawl.completed', job: ended };
@@ -549,6 +567,12 @@ export class CrawlEngine {
     job: Pick<CrawlJob, 'workspaceId'>,
     end: { kind: 'crawl.completed' | 'crawl.failed'; job: CrawlJob },
   ): Promise<void> {
+    // A project run's end is told by run.finished, once its changes are compared (not crawl.*).
+    if (end.job.kind === 'run') {
+      this.bus.broadcast(crawlDoneSubject(end.job.id), { jobId: end.job.id, status: end.job.status });
+      this.contexts.delete(end.job.id);
+      return;
+    }
     try {
       await this.bus.publishEvent(
         job.workspaceId,
@@ -605,6 +629,12 @@ export class CrawlEngine {
     return ctx;
   }
 }
+
+/** The state's log with one line more (the last 50 kept). */
+const logLine = (state: Pick<CrawlState, 'log'>, message: string): CrawlState['log'] => [
+  ...(state.log ?? []).slice(-49),
+  { at: new Date().toISOString(), message },
+];
 
 /** Core-NATS broadcast when a crawl ends. */
 export const crawlDoneSubject = (jobId: string) => `crawl.job.${jobId}.done`;

@@ -1,4 +1,4 @@
-import { newId, type Job, type Prisma, type PrismaClient, type Project } from '@tidemark/db';
+import { newId, type Job, type Prisma, type PrismaClient, type Project, type Run } from '@tidemark/db';
 import type { ResolvedConfig } from '@tidemark/contracts';
 import type { PageCursor, Tx } from './frontier.repository.js';
 
@@ -22,6 +22,10 @@ export interface CrawlState {
   /** URLs the sitemaps listed (0: the site has none, so no page is "unlisted"). */
   sitemapUrls?: number;
   started: boolean;
+  /** Pages per method that read them (a run's engine breakdown). */
+  engines?: Record<string, number>;
+  /** What happened, oldest first (a run's log); a few lines per crawl. */
+  log?: { at: string; message: string }[];
 }
 
 export const initialState = (): CrawlState => ({
@@ -97,8 +101,9 @@ export class CrawlJobRepository {
     return (await this.prisma.job.findFirst({ where: { id, workspaceId, kind: 'crawl' } })) as CrawlJob | null;
   }
 
+  /** A crawl's job or a project run's (the engine drives both). */
   async findById(id: string): Promise<CrawlJob | null> {
-    return (await this.prisma.job.findFirst({ where: { id, kind: 'crawl' } })) as CrawlJob | null;
+    return (await this.prisma.job.findFirst({ where: { id, kind: { in: ['crawl', 'run'] } } })) as CrawlJob | null;
   }
 
   /** The job as the run's lock holder sees it (read inside the locked transaction). */
@@ -170,7 +175,7 @@ export class CrawlJobRepository {
   /** Crawls still going, for the ticker (delays, Retry-After, crawl.page every 5 s, lost work). */
   async running(): Promise<{ id: string; runId: string }[]> {
     return (await this.prisma.job.findMany({
-      where: { kind: 'crawl', status: { in: ['queued', 'running'] } },
+      where: { kind: { in: ['crawl', 'run'] }, status: { in: ['queued', 'running'] } },
       select: { id: true, runId: true },
     })) as { id: string; runId: string }[];
   }
@@ -199,5 +204,119 @@ export class CrawlJobRepository {
       this.prisma.project.deleteMany({ where: { id: { in: projects.map((p) => p.id) }, ephemeral: true } }),
     ]);
     return projects.length;
+  }
+
+  /**
+   * Starts a run of a standing project: the run and its job (kind `run`, the project's seed and
+   * saved config as its request) under the project's lock, so two callers (or two schedulers)
+   * never start two. `busy` while one of its runs is queued or running; null when the project
+   * is not the workspace's (or is a crawl's hidden one).
+   */
+  async createRun(
+    workspaceId: string,
+    projectId: string,
+    trigger: string,
+    db: Tx | null = null,
+  ): Promise<{ job: CrawlJob; run: Run } | 'busy' | null> {
+    const go = async (tx: Tx) => {
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('project:' || ${projectId}))::text`;
+      const project = await tx.project.findFirst({ where: { id: projectId, workspaceId, ephemeral: false } });
+      if (!project) return null;
+      if ((await tx.run.count({ where: { projectId, status: { in: ['queued', 'running'] } } })) > 0) return 'busy';
+      const run = await tx.run.create({
+        data: { id: newId('run'), projectId, workspaceId, status: 'queued', trigger },
+      });
+      const job = await tx.job.create({
+        data: {
+          id: newId('job'),
+          workspaceId,
+          kind: 'run',
+          status: 'queued',
+          runId: run.id,
+          progress: { done: 0, total: 0, queued: 0 },
+          request: { url: project.seed, config: project.config } as Prisma.InputJsonValue,
+          result: initialState() as unknown as Prisma.InputJsonValue,
+        },
+      });
+      return { job: job as CrawlJob, run };
+    };
+    return db ? go(db) : this.prisma.$transaction(go, { timeout: 30_000 });
+  }
+
+  /** A project's runs, newest first (ids are time-ordered), before the run `before`. */
+  async runsOf(workspaceId: string, projectId: string, take: number, before?: string): Promise<Run[]> {
+    return this.prisma.run.findMany({
+      where: { workspaceId, projectId, ...(before ? { id: { lt: before } } : {}) },
+      orderBy: { id: 'desc' },
+      take,
+    });
+  }
+
+  async findRun(workspaceId: string, projectId: string, runId: string): Promise<Run | null> {
+    return this.prisma.run.findFirst({ where: { id: runId, workspaceId, projectId } });
+  }
+
+  async projectVisible(workspaceId: string, projectId: string): Promise<boolean> {
+    return (await this.prisma.project.count({ where: { id: projectId, workspaceId, ephemeral: false } })) > 0;
+  }
+
+  /** The jobs that drive these runs (a crawl's or a project run's), by run. */
+  async jobsOfRuns(runIds: string[]): Promise<Map<string, CrawlJob>> {
+    const jobs = (await this.prisma.job.findMany({
+      where: { runId: { in: runIds }, kind: { in: ['crawl', 'run'] } },
+    })) as CrawlJob[];
+    return new Map(jobs.map((j) => [j.runId, j]));
+  }
+
+  /**
+   * The scheduler's step: standing projects on a daily or weekly schedule whose last run began
+   * a period ago or more (or that never ran) each get a run. Projects are taken FOR UPDATE SKIP
+   * LOCKED, so two schedulers split them, and the run starts under the project's lock, so none
+   * starts twice. Answers the runs started.
+   */
+  async startDueRuns(take: number): Promise<{ job: CrawlJob; run: Run }[]> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        const due = await tx.$queryRaw<{ id: string; workspace_id: string }[]>`
+          SELECT p.id, p.workspace_id FROM project p
+           WHERE p.ephemeral = false AND p.schedule IN ('daily', 'weekly')
+             AND NOT EXISTS (
+               SELECT 1 FROM run r WHERE r.project_id = p.id
+                  AND r.created_at > (now() AT TIME ZONE 'utc')
+                      - CASE p.schedule WHEN 'daily' THEN interval '1 day' ELSE interval '7 days' END)
+           ORDER BY p.id LIMIT ${take}
+           FOR UPDATE OF p SKIP LOCKED`;
+        const started: { job: CrawlJob; run: Run }[] = [];
+        for (const p of due) {
+          const made = await this.createRun(p.workspace_id, p.id, 'schedule', tx);
+          if (made && made !== 'busy') started.push(made);
+        }
+        return started;
+      },
+      { timeout: 60_000 },
+    );
+  }
+
+  /**
+   * Retention: finished runs of standing projects older than the project's retention go, with
+   * their jobs, frontiers and pages (the foreign keys cascade); a project's latest finished run
+   * stays whatever its age (it is the baseline the next run is compared with).
+   */
+  async pruneRuns(): Promise<number> {
+    return this.prisma.$transaction(async (tx) => {
+      const doomed = await tx.$queryRaw<{ id: string }[]>`
+        SELECT r.id FROM run r JOIN project p ON p.id = r.project_id
+         WHERE p.ephemeral = false AND p.retention ~ '^[0-9]+d$'
+           AND r.status IN ('done', 'error', 'cancelled')
+           AND r.finished_at < (now() AT TIME ZONE 'utc')
+               - make_interval(days => substring(p.retention from '^([0-9]+)d$')::int)
+           AND r.id <> (SELECT r2.id FROM run r2 WHERE r2.project_id = p.id AND r2.status = 'done'
+                         ORDER BY r2.finished_at DESC NULLS LAST LIMIT 1)`;
+      if (!doomed.length) return 0;
+      const ids = doomed.map((d) => d.id);
+      await tx.job.deleteMany({ where: { runId: { in: ids } } });
+      await tx.run.deleteMany({ where: { id: { in: ids } } });
+      return ids.length;
+    });
   }
 }

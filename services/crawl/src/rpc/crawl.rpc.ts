@@ -1,6 +1,7 @@
 import { crawlKeepSchema, crawlV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import type { CrawlService } from '../crawl/crawl.service.js';
+import type { RunService } from '../runs/run.service.js';
 
 const parseJson = (json: string, what: string): Record<string, unknown> => {
   try {
@@ -10,8 +11,8 @@ const parseJson = (json: string, what: string): Record<string, unknown> => {
   }
 };
 
-/** gRPC in: decode → crawl service → envelope JSON. */
-export const crawlRpc = (crawls: CrawlService) => ({
+/** gRPC in: decode → crawl or run service → JSON. */
+export const crawlRpc = (crawls: CrawlService, runs: RunService) => ({
   startCrawl: async (req: crawlV1.StartCrawlRequest): Promise<crawlV1.StartCrawlResponse> => {
     const { envelope, secret } = await crawls.start(
       req.workspaceId,
@@ -43,4 +44,17 @@ export const crawlRpc = (crawls: CrawlService) => ({
     const project = await crawls.keep(req.workspaceId, req.jobId, keep.data);
     return { projectId: project.id, name: project.name, schedule: project.schedule, retention: project.retention };
   },
+  startRun: async (req: crawlV1.StartRunRequest): Promise<crawlV1.RunResponse> => ({
+    runJson: JSON.stringify(await runs.start(req.workspaceId, req.projectId, req.trigger || 'manual')),
+  }),
+  listRuns: async (req: crawlV1.ListRunsRequest): Promise<crawlV1.ListRunsResponse> => {
+    const { runs: list, next } = await runs.list(req.workspaceId, req.projectId, req.limit, req.cursor || null);
+    return { runsJson: JSON.stringify(list), nextCursor: next ?? '' };
+  },
+  getRun: async (req: crawlV1.RunRef): Promise<crawlV1.RunResponse> => ({
+    runJson: JSON.stringify(await runs.get(req.workspaceId, req.projectId, req.runId)),
+  }),
+  cancelRun: async (req: crawlV1.RunRef): Promise<crawlV1.RunResponse> => ({
+    runJson: JSON.stringify(await runs.cancel(req.workspaceId, req.projectId, req.runId)),
+  }),
 });

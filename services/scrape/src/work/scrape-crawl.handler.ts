@@ -51,6 +51,7 @@ const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, links:
   workspaceId: msg.workspaceId,
   position: msg.position,
   attempt: msg.attempt,
+  method: result.row.method ?? null,
   status: result.row.status,
   verdict: result.row.verdict,
   errorCode: result.row.errorCode,

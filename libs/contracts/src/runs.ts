@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { JOB_STATUSES } from './scrape.js';
+
+export const RUN_TRIGGERS = ['manual', 'schedule', 'crawl', 'api'] as const;
+
+/** One run of a project, as GET /projects/{id}/runs/{run} shows it. */
+export const runSchema = z
+  .object({
+    id: z.string(),
+    projectId: z.string(),
+    status: z.enum(JOB_STATUSES),
+    trigger: z.string().describe('manual (POST .../runs), schedule, crawl (a kept crawl), api (POST /projects/run)'),
+    progress: z.object({ done: z.number().int(), total: z.number().int(), queued: z.number().int() }),
+    counts: z.record(z.string(), z.number().int()).describe('pages per verdict (error: nothing answered)'),
+    creditsUsed: z.number().int(),
+    stop: z.string().nullable().describe('exhausted, limit, depth, budget, cancelled or error; null while running'),
+    engines: z
+      .record(z.string(), z.number().int())
+      .describe('pages per method that read them: http, browser, browser+exit, cache (none: not fetched)'),
+    log: z
+      .array(z.object({ at: z.string(), message: z.string() }))
+      .describe('what happened, oldest first: start, discovery, stop'),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: 'Run' });
+export type RunRecord = z.infer<typeof runSchema>;
+
+export const runStartSchema = z
+  .strictObject({ trigger: z.enum(['manual', 'api']).optional() })
+  .meta({ id: 'RunStart' });
+
+export const runsStartSchema = z
+  .strictObject({ project_ids: z.array(z.string().min(1)).min(1).max(100) })
+  .meta({ id: 'RunsStart' });

@@ -1,0 +1,108 @@
+import type { Bus } from '@tidemark/bus';
+import type { RunRecord } from '@tidemark/contracts';
+import type { Run } from '@tidemark/db';
+import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
+import type { CrawlEngine } from '../crawl/crawl-engine.js';
+import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
+
+const MAX_RUNS_PAGE = 100;
+
+/**
+ * A standing project's runs: started by hand, by POST /projects/run or by the scheduler, crawled
+ * by the same engine as a crawl job (the project's seed and saved config are the request).
+ */
+export class RunService {
+  constructor(
+    private readonly jobs: CrawlJobRepository,
+    private readonly engine: CrawlEngine,
+    private readonly bus: Bus,
+  ) {}
+
+  async start(workspaceId: string, projectId: string, trigger: string): Promise<RunRecord> {
+    if (!['manual', 'api', 'schedule'].includes(trigger)) throw new ValidationError('trigger: manual, api or schedule');
+    const made = await this.jobs.createRun(workspaceId, projectId, trigger);
+    if (made === null) throw new NotFoundError('project');
+    if (made === 'busy')
+      throw new ApiError('conflict', 'a run of this project is queued or running; cancel it or wait');
+    await this.queue(made.job);
+    return toRecord(made.run, made.job);
+  }
+
+  async list(
+    workspaceId: string,
+    projectId: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ runs: RunRecord[]; next: string | null }> {
+    if (!(await this.jobs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');
+    const take = Math.min(Math.max(limit || 25, 1), MAX_RUNS_PAGE);
+    const runs = await this.jobs.runsOf(workspaceId, projectId, take + 1, cursor ?? undefined);
+    const shown = runs.slice(0, take);
+    const jobs = await this.jobs.jobsOfRuns(shown.map((r) => r.id));
+    return {
+      runs: shown.map((r) => toRecord(r, jobs.get(r.id) ?? null)),
+      next: runs.length > take ? shown.at(-1)!.id : null,
+    };
+  }
+
+  async get(workspaceId: string, projectId: string, runId: string): Promise<RunRecord> {
+    const { run, job } = await this.find(workspaceId, projectId, runId);
+    return toRecord(run, job);
+  }
+
+  async cancel(workspaceId: string, projectId: string, runId: string): Promise<RunRecord> {
+    const { job } = await this.find(workspaceId, projectId, runId);
+    if (job) await this.engine.cancel(job);
+    return this.get(workspaceId, projectId, runId);
+  }
+
+  /** The scheduler's step (every crawl worker runs it; they split the due projects). */
+  async startDue(): Promise<number> {
+    const started = await this.jobs.startDueRuns(50);
+    for (const { job } of started) await this.queue(job);
+    return started.length;
+  }
+
+  pruneRuns(): Promise<number> {
+    return this.jobs.pruneRuns();
+  }
+
+  private async find(
+    workspaceId: string,
+    projectId: string,
+    runId: string,
+  ): Promise<{ run: Run; job: CrawlJob | null }> {
+    const run = await this.jobs.findRun(workspaceId, projectId, runId);
+    if (!run) throw new NotFoundError('run');
+    return { run, job: (await this.jobs.jobsOfRuns([run.id])).get(run.id) ?? null };
+  }
+
+  private queue(job: CrawlJob): Promise<void> {
+    return this.bus.publishWork(
+      'work.crawl.start',
+      { jobId: job.id, workspaceId: job.workspaceId, runId: job.runId },
+      { msgId: `${job.id}:start` },
+    );
+  }
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const toRecord = (run: Run, job: CrawlJob | null): RunRecord => {
+  const state = (job?.result ?? {}) as Partial<CrawlState>;
+  return {
+    id: run.id,
+    projectId: run.projectId,
+    status: (job?.status ?? run.status) as RunRecord['status'],
+    trigger: run.trigger,
+    progress: (job?.progress as RunRecord['progress'] | undefined) ?? { done: 0, total: 0, queued: 0 },
+    counts: (job?.counts ?? run.counts) as Record<string, number>,
+    creditsUsed: job?.creditsUsed ?? run.creditsUsed,
+    stop: job?.stop ?? run.stop,
+    engines: state.engines ?? {},
+    log: state.log ?? [],
+    createdAt: run.createdAt.toISOString(),
+    startedAt: iso(run.startedAt),
+    finishedAt: iso(run.finishedAt),
+  };
+};

@@ -1,0 +1,136 @@
+import { crawlV1, runSchema, runStartSchema, runsStartSchema, type RunRecord } from '@tidemark/contracts';
+import { ApiError } from '@tidemark/errors';
+import type { RpcClient } from '@tidemark/rpc';
+import { z } from 'zod';
+import { idParam, listOf } from '../http/common.schemas.js';
+import { encodeCursor, nextLink, pageQuery } from '../http/pagination.js';
+import { defineRoute } from '../http/route.js';
+import type { ProjectService } from '../services/project.service.js';
+
+const runParams = z.object({ id: z.string().min(1).max(100), run: z.string().min(1).max(100) });
+
+const runsStartedSchema = z
+  .object({
+    data: z.array(runSchema),
+    refused: z
+      .array(z.object({ projectId: z.string(), code: z.string(), error: z.string() }))
+      .describe('projects that did not start, with the reason (not_found, conflict)'),
+  })
+  .meta({ id: 'RunsStarted' });
+
+/** A project's runs: the gateway checks the key may see the project; the crawl service owns runs. */
+export const runRoutes = (
+  crawl: RpcClient<crawlV1.CrawlServiceClient>,
+  projects: ProjectService,
+  publicBaseUrl?: string,
+) => [
+  defineRoute({
+    method: 'get',
+    path: '/projects/:id/runs',
+    tag: 'Runs',
+    summary: 'Run history of a project, newest first',
+    scope: 'read',
+    params: idParam,
+    query: pageQuery({ max: 100, default: 25 }),
+    responses: { 200: { description: 'runs', schema: listOf(runSchema) } },
+    handler: async ({ auth, params, query, req }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call('listRuns', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        cursor: query.cursor ?? '',
+        limit: query.limit,
+      });
+      const cursor = res.nextCursor ? encodeCursor(res.nextCursor) : null;
+      return {
+        status: 200,
+        body: {
+          data: JSON.parse(res.runsJson) as RunRecord[],
+          next: cursor ? nextLink(req, cursor, query.limit, publicBaseUrl) : null,
+          cursor,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/projects/:id/runs',
+    tag: 'Runs',
+    summary: 'Start a run of the project (202); 409 while one is queued or running',
+    scope: 'write',
+    params: idParam,
+    body: runStartSchema,
+    responses: { 202: { description: 'the run, queued', schema: runSchema } },
+    handler: async ({ auth, params, body }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call('startRun', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        trigger: body.trigger ?? 'manual',
+      });
+      return { status: 202, body: JSON.parse(res.runJson) as RunRecord };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/projects/run',
+    tag: 'Runs',
+    summary: 'Start a run of each listed project (202)',
+    description:
+      'Each project starts or is listed under `refused` with the reason: not_found (no such project the key may see) or conflict (a run is queued or running).',
+    scope: 'write',
+    body: runsStartSchema,
+    responses: { 202: { description: 'the runs started and the projects refused', schema: runsStartedSchema } },
+    handler: async ({ auth, body }) => {
+      const data: RunRecord[] = [];
+      const refused: { projectId: string; code: string; error: string }[] = [];
+      for (const projectId of [...new Set(body.project_ids)]) {
+        try {
+          await projects.get(auth, projectId);
+          const res = await crawl.call('startRun', { workspaceId: auth.workspaceId, projectId, trigger: 'api' });
+          data.push(JSON.parse(res.runJson) as RunRecord);
+        } catch (err) {
+          if (!(err instanceof ApiError) || !['not_found', 'conflict'].includes(err.code)) throw err;
+          refused.push({ projectId, code: err.code, error: err.message });
+        }
+      }
+      return { status: 202, body: { data, refused } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/projects/:id/runs/:run',
+    tag: 'Runs',
+    summary: 'One run: counts, credits, stop reason, engine breakdown and log',
+    scope: 'read',
+    params: runParams,
+    responses: { 200: { description: 'the run', schema: runSchema } },
+    handler: async ({ auth, params }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call('getRun', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        runId: params.run,
+      });
+      return { status: 200, body: JSON.parse(res.runJson) as RunRecord };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/projects/:id/runs/:run/cancel',
+    tag: 'Runs',
+    summary: 'Cancel a run: nothing more is fetched; pages in flight finish',
+    scope: 'write',
+    params: runParams,
+    responses: { 200: { description: 'the run after the cancel', schema: runSchema } },
+    handler: async ({ auth, params }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call('cancelRun', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        runId: params.run,
+      });
+      return { status: 200, body: JSON.parse(res.runJson) as RunRecord };
+    },
+  }),
+];

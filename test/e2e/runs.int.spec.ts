@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import * as crawl from '@tidemark/crawl';
+import { startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+
+describe('project runs through the fleet: start, conflict, history, cancel, schedules, retention', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+  let otherKey: string;
+  const extraApps: crawl.CrawlApp[] = [];
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    // The scheduler and the retention sweep look often here; the defaults are 30 s and 10 min.
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      CRAWL_TICK_MS: '50',
+      CRAWL_SCHEDULE_MS: '150',
+      CRAWL_SWEEP_MS: '300',
+    });
+    const ws = await t.createWorkspace('runs');
+    key = ws.apiKey;
+    await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
+    otherKey = (await t.createWorkspace('other')).apiKey;
+  });
+  afterAll(async () => {
+    for (const app of extraApps) await app.stop();
+    await t.stop();
+    await web.close();
+  });
+
+  const project = async (body: Record<string, unknown> = {}) => {
+    const res = await t.call('POST', '/projects', {
+      key,
+      body: { seed: web.url('crawl.test', '/'), config: { useSitemap: false }, ...body },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const ended = async (projectId: string, runId: string) => {
+    for (let i = 0; i < 600; i++) {
+      const res = await t.call('GET', `/projects/${projectId}/runs/${runId}`, { key });
+      if (!['queued', 'running'].includes(res.body.status)) return res.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`run ${runId} did not end`);
+  };
+  const runsOf = async (projectId: string) =>
+    t.db.prisma.run.findMany({ where: { projectId }, orderBy: { createdAt: 'asc' } });
+
+  it('starts a run (409 while it goes), crawls the site by the saved config and records it', async () => {
+    const id = await project({ config: { useSitemap: false, excludePaths: ['/docs/deep/**'] } });
+    const started = await t.call('POST', `/projects/${id}/runs`, { key, body: {} });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ projectId: id, status: 'queued', trigger: 'manual', stop: null });
+    const again = await t.call('POST', `/projects/${id}/runs`, { key });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'conflict', request_id: expect.any(String) });
+
+    const run = await ended(id, started.body.id);
+    expect(run).toMatchObject({ status: 'done', stop: 'exhausted', trigger: 'manual' });
+    // crawl.test without the sitemap, robots kept, /docs/deep/* excluded: the pages links reach.
+    expect(run.progress.done).toBe(run.progress.total);
+    expect(run.engines).toEqual({ http: run.progress.done - (run.counts.robots ?? 0), none: run.counts.robots });
+    expect(run.creditsUsed).toBe(run.engines.http);
+    expect(run.log.map((l: { message: string }) => l.message)).toEqual([
+      expect.stringMatching(/^started from http:\/\/crawl\.test:\d+\/; robots\.txt answered 200$/),
+      `ended: exhausted, ${run.progress.done} pages settled`,
+    ]);
+    expect(Date.parse(run.startedAt)).toBeLessThanOrEqual(Date.parse(run.finishedAt));
+    const pages = await t.db.prisma.page.findMany({ where: { runId: run.id }, select: { url: true } });
+    expect(pages).toHaveLength(run.progress.done);
+    expect(pages.some((p) => p.url.includes('/docs/deep/'))).toBe(false);
+
+    const list = await t.call('GET', `/projects/${id}/runs`, { key });
+    expect(list.status).toBe(200);
+    expect(list.body).toMatchObject({ data: [{ id: run.id, status: 'done' }], next: null, cursor: null });
+    // Now nothing runs: a second run may start.
+    expect((await t.call('POST', `/projects/${id}/runs`, { key })).status).toBe(202);
+  });
+
+  it('pages the run history newest first', async () => {
+    const id = await project();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.call('POST', `/projects/${id}/runs`, { key });
+      ids.push(res.body.id);
+      await ended(id, res.body.id);
+    }
+    const first = await t.call('GET', `/projects/${id}/runs?limit=2`, { key });
+    expect(first.body.data.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
+    const second = await fetch(first.body.next, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await second.json()) as { data: { id: string }[]; next: string | null };
+    expect(body.data.map((r) => r.id)).toEqual([ids[0]]);
+    expect(body.next).toBeNull();
+  });
+
+  it('cancels a running run: status cancelled, nothing more fetched', async () => {
+    const id = await project({ seed: web.url('tree.test', '/'), config: { useSitemap: false, concurrency: 1 } });
+    const started = await t.call('POST', `/projects/${id}/runs`, { key });
+    for (let i = 0; i < 200; i++) {
+      const run = await t.call('GET', `/projects/${id}/runs/${started.body.id}`, { key });
+      if (run.body.progress.done >= 5) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const cancelled = await t.call('POST', `/projects/${id}/runs/${started.body.id}/cancel`, { key });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', stop: 'cancelled' });
+    const hits = web.hits.length;
+    await new Promise((r) => setTimeout(r, 500));
+    // At most the page that was in flight.
+    expect(web.hits.length - hits).toBeLessThanOrEqual(1);
+    expect(cancelled.body.log.at(-1).message).toMatch(/^cancelled; \d+ queued URLs dropped$/);
+  });
+
+  it('starts several with POST /projects/run, listing the ones refused and why', async () => {
+    const a = await project();
+    const b = await project();
+    const busy = await t.call('POST', `/projects/${b}/runs`, { key });
+    const res = await t.call('POST', '/projects/run', { key, body: { project_ids: [a, b, 'prj_nope'] } });
+    expect(res.status).toBe(202);
+    expect(res.body.data).toEqual([expect.objectContaining({ projectId: a, trigger: 'api', status: 'queued' })]);
+    expect(res.body.refused).toEqual([
+      { projectId: b, code: 'conflict', error: expect.any(String) },
+      { projectId: 'prj_nope', code: 'not_found', error: expect.any(String) },
+    ]);
+    await ended(a, res.body.data[0].id);
+    await ended(b, busy.body.id);
+  });
+
+  it('answers 404 for another workspace’s project and run, and refuses bad input', async () => {
+    const id = await project();
+    const run = await t.call('POST', `/projects/${id}/runs`, { key });
+    for (const [method, path] of [
+      ['GET', `/projects/${id}/runs`],
+      ['POST', `/projects/${id}/runs`],
+      ['GET', `/projects/${id}/runs/${run.body.id}`],
+      ['POST', `/projects/${id}/runs/${run.body.id}/cancel`],
+    ] as const) {
+      const res = await t.call(method, path, { key: otherKey });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
+    expect((await t.call('GET', `/projects/${id}/runs/run_nope`, { key })).status).toBe(404);
+    const bad = await t.call('POST', `/projects/${id}/runs`, { key, body: { trigger: 'cron' } });
+    expect(bad.status).toBe(422);
+    expect((await t.call('GET', `/projects/${id}/runs?limit=500`, { key })).status).toBe(400);
+    expect((await t.call('POST', '/projects/run', { key, body: { project_ids: [] } })).status).toBe(422);
+    await ended(id, run.body.id);
+    expect(await runsOf(id)).toHaveLength(1);
+  });
+
+  it('starts a daily project’s run once per day, even with two schedulers', async () => {
+    // A second crawl worker: its scheduler looks at the same projects.
+    const second = await crawl.buildApp(
+      crawl.loadConfig({
+        ...t.env,
+        MAP_GRPC_URL: t.fleet.grpc.map,
+        SCRAPE_GRPC_URL: t.fleet.grpc.scrape,
+        CRAWL_GRPC_LISTEN: '127.0.0.1:0',
+      }),
+    );
+    extraApps.push(second);
+    await second.start();
+    const id = await project({ schedule: 'daily' });
+    let runs: Awaited<ReturnType<typeof runsOf>> = [];
+    for (let i = 0; i < 100 && runs.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      runs = await runsOf(id);
+    }
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.trigger).toBe('schedule');
+    await ended(id, runs[0]!.id);
+    // Many scheduler steps later, still one: the next is due a day after this one began.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await runsOf(id)).toHaveLength(1);
+    // A day later (the run moved back in time), the next one starts.
+    await t.db.prisma.run.update({
+      where: { id: runs[0]!.id },
+      data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
+    });
+    for (let i = 0; i < 100 && runs.length === 1; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      runs = await runsOf(id);
+    }
+    expect(runs.map((r) => r.trigger)).toEqual(['schedule', 'schedule']);
+    await ended(id, runs[1]!.id);
+  });
+
+  it('prunes runs past the project’s retention but keeps the latest finished one', async () => {
+    const id = await project({ retention: '7d' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.call('POST', `/projects/${id}/runs`, { key });
+      ids.push(res.body.id);
+      await ended(id, res.body.id);
+    }
+    // The first two finished 10 days ago; the third is the baseline whatever its age.
+    const old = new Date(Date.now() - 10 * 24 * 3600_000);
+    await t.db.prisma.run.updateMany({ where: { id: { in: ids.slice(0, 2) } }, data: { finishedAt: old } });
+    await t.db.prisma.run.update({ where: { id: ids[2]! }, data: { finishedAt: new Date(old.getTime() + 1000) } });
+    let left = ids;
+    for (let i = 0; i < 50 && left.length > 1; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = (await runsOf(id)).map((r) => r.id);
+    }
+    expect(left).toEqual([ids[2]]);
+    expect(await t.db.prisma.page.count({ where: { runId: { in: ids.slice(0, 2) } } })).toBe(0);
+    expect(await t.db.prisma.crawlUrl.count({ where: { runId: { in: ids.slice(0, 2) } } })).toBe(0);
+    expect(await t.db.prisma.job.count({ where: { runId: { in: ids.slice(0, 2) } } })).toBe(0);
+    expect(await t.db.prisma.page.count({ where: { runId: ids[2]! } })).toBeGreaterThan(0);
+  });
+});
