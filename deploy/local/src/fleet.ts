@@ -1,20 +1,20 @@
 import * as billing from '@tidemark/billing';
 import * as browserPool from '@tidemark/browser-pool';
 import * as crawl from '@tidemark/crawl';
+import * as delivery from '@tidemark/delivery';
+import * as diff from '@tidemark/diff';
 import * as gateway from '@tidemark/gateway';
 import * as map from '@tidemark/map';
 import * as scrape from '@tidemark/scrape';
-// By path until deploy/local's manifest lists @tidemark/delivery (that needs an install).
-import * as delivery from '../../../services/delivery/src/index.js';
 
 export interface Fleet {
   /** The API root, ending in /v1. */
   apiUrl: string;
   /** Where each gRPC service ended up listening (ports may have been picked by the system). */
-  grpc: { billing: string; scrape: string; browserPool: string | null; crawl: string; map: string };
+  grpc: { billing: string; scrape: string; browserPool: string | null; crawl: string; map: string; diff: string };
   gateway: gateway.GatewayApp;
   /** Stops one service while the rest run on (failure tests). */
-  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl' | 'map' | 'delivery'): Promise<void>;
+  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl' | 'map' | 'delivery' | 'diff'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -77,6 +77,12 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
     started.push({ name: 'crawl', stop: () => crawlApp.stop() });
     env.CRAWL_GRPC_URL = dial(crawlCfg.CRAWL_GRPC_LISTEN, (await crawlApp.start()).grpcPort);
 
+    // Diff compares a project run when crawl says it ended; the gateway reads its records.
+    const diffCfg = diff.loadConfig(env);
+    const diffApp = await diff.buildApp(diffCfg);
+    started.push({ name: 'diff', stop: () => diffApp.stop() });
+    env.DIFF_GRPC_URL = dial(diffCfg.DIFF_GRPC_LISTEN, (await diffApp.start()).grpcPort);
+
     // Delivery consumes the events of all the above; the gateway asks it over NATS.
     const deliveryApp = await delivery.buildApp(delivery.loadConfig(env));
     started.push({ name: 'delivery', stop: () => deliveryApp.stop() });
@@ -93,6 +99,7 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
         browserPool: browserPoolUrl,
         crawl: env.CRAWL_GRPC_URL,
         map: env.MAP_GRPC_URL,
+        diff: env.DIFF_GRPC_URL,
       },
       gateway: gatewayApp,
       stopService,

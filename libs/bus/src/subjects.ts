@@ -3,6 +3,7 @@ import {
   crawlJobEvent,
   crawlPageResultMessage,
   crawlStartMessage,
+  diffCompareMessage,
   mapJobEvent,
   mapRunMessage,
   pageChangedEvent,
@@ -29,6 +30,7 @@ export const WORK_SUBJECTS = {
   'work.map.run': mapRunMessage,
   'work.crawl.start': crawlStartMessage,
   'work.crawl.page': crawlPageResultMessage,
+  'work.diff.compare': diffCompareMessage,
 } as const satisfies Record<`work.${string}`, z.ZodType>;
 
 export const EVENT_KINDS = {

@@ -30,4 +30,5 @@ export const grpcEnv = z.object({
   SCRAPE_GRPC_URL: z.string().default('127.0.0.1:50063'),
   MAP_GRPC_URL: z.string().default('127.0.0.1:50064'),
   CRAWL_GRPC_URL: z.string().default('127.0.0.1:50065'),
+  DIFF_GRPC_URL: z.string().default('127.0.0.1:50066'),
 });

@@ -11,3 +11,4 @@ export * from './crawl.js';
 export * as crawlV1 from './generated/tidemark/crawl/v1/crawl.js';
 export * from './delivery.js';
 export * from './runs.js';
+export * as diffV1 from './generated/tidemark/diff/v1/diff.js';

@@ -132,3 +132,10 @@ export const crawlJobEvent = z.object({
     .optional(),
 });
 export type CrawlJobEvent = z.infer<typeof crawlJobEvent>;
+
+/** work.diff.compare: a project run ended; compare it with the run before and tell what changed. */
+export const diffCompareMessage = z.object({
+  workspaceId: z.string().min(1),
+  runId: z.string().min(1),
+});
+export type DiffCompareMessage = z.infer<typeof diffCompareMessage>;

@@ -18,6 +18,13 @@ type UnaryImpl<T> = {
  * and turns an ApiError into the matching gRPC status with `{code, message}` in metadata so the
  * client rebuilds the same error.
  */
+/**
+ * JSON with every non-ASCII character escaped: metadata values must be printable ASCII, and
+ * grpc-js drops a call whose error metadata is not (an apostrophe ’ in a message did that).
+ */
+const asciiJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 export const unaryService = <T extends grpc.UntypedServiceImplementation>(impl: UnaryImpl<T>, logger: Logger): T => {
   const out: Record<string, grpc.handleUnaryCall<unknown, unknown>> = {};
   for (const [name, handler] of Object.entries(impl) as [string, UnaryHandler<unknown, unknown>][]) {
@@ -29,7 +36,7 @@ export const unaryService = <T extends grpc.UntypedServiceImplementation>(impl: 
             const apiError = asApiError(err);
             if (apiError.code === 'internal') logger.error({ err, method: name }, 'rpc failed');
             const md = new grpc.Metadata();
-            md.set(ERROR_METADATA_KEY, JSON.stringify(apiError.toWire()));
+            md.set(ERROR_METADATA_KEY, asciiJson(apiError.toWire()));
             callback({ code: ERROR_CODES[apiError.code].grpc, details: apiError.message, metadata: md });
           },
         );

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { billingV1 } from '@tidemark/contracts';
-import { ApiError, NotFoundError } from '@tidemark/errors';
+import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import { createLogger, currentRequestId, withRequestId } from '@tidemark/telemetry';
 import { callUnary, listen, shutdown, unaryService } from '../src/index.js';
 
@@ -20,6 +20,7 @@ describe('gRPC plumbing', () => {
             seen.push({ requestId: currentRequestId(), traceId: trace.getSpanContext(context.active())?.traceId });
             if (req.workspaceId === 'missing') throw new NotFoundError('workspace');
             if (req.workspaceId === 'boom') throw new Error('database on fire');
+            if (req.workspaceId === 'unicode') throw new ValidationError('the page’s html — ünïcode 🌊');
             return { workspaceId: req.workspaceId, granted: 3, used: 1, remaining: 2, plan: 'free' };
           },
           authorize: async () => Promise.reject(new ApiError('internal', 'not used here')),
@@ -52,6 +53,13 @@ describe('gRPC plumbing', () => {
     const err = await callUnary(client, client.balance, { workspaceId: 'missing' }, 'billing').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'not_found', message: 'workspace not found', status: 404 });
+  });
+
+  it('carries an error message that is not ASCII (metadata must be)', async () => {
+    await expect(callUnary(client, client.balance, { workspaceId: 'unicode' }, 'billing')).rejects.toMatchObject({
+      code: 'validation',
+      message: 'the page’s html — ünïcode 🌊',
+    });
   });
 
   it('turns an unexpected failure into internal without leaking it', async () => {

@@ -1,5 +1,7 @@
-// The comparison core of the diff service: pure functions from two runs' page summaries and
-// stored bodies to a change record. Nothing here touches the database, the bus or HTTP.
+// The diff service: change records of project runs (work.diff.compare → change_record, then
+// run.finished and page.changed), read over gRPC by the gateway. compare/ is the pure core.
+export { buildApp, type DiffApp } from './app.js';
+export { loadConfig, type Config } from './config.js';
 export { compareRuns, contentHash } from './compare/compare-runs.js';
 export type {
   ChangeRecord,

@@ -567,8 +567,18 @@ export class CrawlEngine {
     job: Pick<CrawlJob, 'workspaceId'>,
     end: { kind: 'crawl.completed' | 'crawl.failed'; job: CrawlJob },
   ): Promise<void> {
-    // A project run's end is told by run.finished, once its changes are compared (not crawl.*).
+    // A project run's end is told by run.finished once the diff service has compared it with
+    // the run before (not by crawl.*): hand it over.
     if (end.job.kind === 'run') {
+      try {
+        await this.bus.publishWork(
+          'work.diff.compare',
+          { workspaceId: end.job.workspaceId, runId: end.job.runId },
+          { msgId: `${end.job.runId}:compare` },
+        );
+      } catch (err) {
+        this.logger.error({ err, runId: end.job.runId }, 'run not handed to diff');
+      }
       this.bus.broadcast(crawlDoneSubject(end.job.id), { jobId: end.job.id, status: end.job.status });
       this.contexts.delete(end.job.id);
       return;

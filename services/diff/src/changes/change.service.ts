@@ -1,0 +1,190 @@
+import type { Bus } from '@tidemark/bus';
+import type { ChangeSummary } from '@tidemark/contracts';
+import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
+import type { Logger } from '@tidemark/telemetry';
+import { compareRuns } from '../compare/compare-runs.js';
+import { compareMarkup } from '../compare/markup-diff.js';
+import type { ChangeEntry } from '../compare/types.js';
+import { diffWords } from '../compare/word-diff.js';
+import type { ChangeRepository, StoredChange } from '../repositories/change.repository.js';
+import type { RunPagesRepository, RunToCompare } from '../repositories/run-pages.repository.js';
+
+/** run.finished carries at most this many change summaries (the digest reads them). */
+const MAX_SUMMARIES = 500;
+/** page.changed messages per run; a mass change is told by run.finished, not by 10,000 messages. */
+const MAX_PAGE_EVENTS = 1000;
+
+const configValue = <T>(run: RunToCompare, group: string, key: string, fallback: T): T =>
+  (run.config?.[group]?.[key] as T | undefined) ?? fallback;
+
+/**
+ * Compares a finished project run with the run before it, stores the change record and tells
+ * run.finished and page.changed on the events stream. Reads the records for the routes.
+ */
+export class ChangeService {
+  constructor(
+    private readonly runs: RunPagesRepository,
+    private readonly changes: ChangeRepository,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+  ) {}
+
+  /** work.diff.compare. Idempotent: a run compared before publishes its stored record again. */
+  async compare(runId: string): Promise<void> {
+    const run = await this.runs.run(runId);
+    if (!run) return; // pruned or deleted since
+    let stored = await this.changes.byRun(run.id);
+    if (!stored) {
+      const baseline = await this.runs.baselineOf(run);
+      const [current, before] = await Promise.all([
+        this.runs.summary(run),
+        baseline ? this.runs.summary(baseline) : Promise.resolve(null),
+      ]);
+      const { record, noise } = await compareRuns({
+        baseline: before,
+        current,
+        noise: baseline ? await this.changes.noiseOf(baseline.id) : null,
+        loadPage: async (url, side) => {
+          const id = side === 'current' ? run.id : baseline?.id;
+          const bodies = id ? await this.runs.bodies(id, url) : null;
+          return bodies ? { markdown: bodies.markdown ?? null, html: bodies.cleanHtml ?? bodies.html ?? null } : null;
+        },
+        options: {
+          notifyMinWords: configValue(run, 'output', 'notify_min_words', 1),
+          fields: configValue(run, 'content', 'fields', {}),
+        },
+      });
+      await this.changes.save(run, record, noise);
+      stored = (await this.changes.byRun(run.id))!;
+      this.logger.info({ runId, counts: record.counts }, 'run compared');
+    }
+    await this.publish(run, stored);
+  }
+
+  private async publish(run: RunToCompare, stored: StoredChange): Promise<void> {
+    const changed = stored.entries.filter((e) => ['added', 'removed', 'modified'].includes(e.kind));
+    // A first run has no baseline: its pages are all new, and none of them is news.
+    const told = stored.baselineRunId
+      ? changed.filter((e) => (e.data as unknown as ChangeEntry).notify).slice(0, MAX_PAGE_EVENTS)
+      : [];
+    for (const e of told) {
+      const data = e.data as unknown as ChangeEntry;
+      await this.bus.publishEvent(
+        run.workspaceId,
+        'page.changed',
+        {
+          projectId: run.projectId,
+          runId: run.id,
+          url: e.url,
+          kind: e.kind as 'added' | 'removed' | 'modified',
+          wordsAdded: data.wordsAdded,
+          wordsRemoved: data.wordsRemoved,
+          section: data.section,
+          volatile: data.volatile,
+          fields: data.fields,
+        },
+        { msgId: `${run.id}:page.changed:${e.id}` },
+      );
+    }
+    const summaries: ChangeSummary[] = changed.slice(0, MAX_SUMMARIES).map((e) => {
+      const data = e.data as unknown as ChangeEntry;
+      return {
+        url: e.url,
+        kind: e.kind as ChangeSummary['kind'],
+        wordsAdded: data.wordsAdded,
+        wordsRemoved: data.wordsRemoved,
+        section: data.section,
+      };
+    });
+    const pages = Object.entries(stored.counts)
+      .filter(([k]) => ['added', 'modified', 'same', 'withheld', 'unverified', 'skipped'].includes(k))
+      .reduce((n, [, v]) => n + v, 0);
+    await this.bus.publishEvent(
+      run.workspaceId,
+      'run.finished',
+      {
+        projectId: run.projectId,
+        runId: run.id,
+        status: run.status,
+        pages,
+        counts: stored.counts,
+        coverage: stored.coverage,
+        stop: run.stop,
+        changes: summaries,
+      },
+      { msgId: `${run.id}:run.finished` },
+    );
+  }
+
+  /** The change record of a run (the project's latest finished run by default). */
+  async get(workspaceId: string, projectId: string, runId: string | null) {
+    if (!(await this.runs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');
+    const id = runId ?? (await this.runs.latestFinished(workspaceId, projectId));
+    const run = id ? await this.runs.runOfProject(workspaceId, projectId, id) : null;
+    if (!run) throw new NotFoundError(runId ? 'run' : 'finished run');
+    const stored = await this.changes.byRun(run.id);
+    if (!stored) {
+      const state = ['queued', 'running'].includes(run.status) ? 'is still running' : 'has not been compared yet';
+      throw new ApiError('not_found', `the run ${state}: no change record yet`);
+    }
+    return {
+      id: stored.id,
+      runId: stored.runId,
+      baseline: stored.baselineRunId,
+      counts: stored.counts,
+      coverage: stored.coverage,
+      templateChanges: stored.templateChanges,
+      digest: stored.digest ?? null,
+      createdAt: stored.createdAt.toISOString(),
+      entries: stored.entries.map((e) => ({ id: e.id, url: e.url, kind: e.kind, ...e.data, reviewed: e.reviewed })),
+    };
+  }
+
+  async review(workspaceId: string, projectId: string, entryId: string, reviewed: boolean) {
+    if (!(await this.changes.review(workspaceId, projectId, entryId, reviewed))) throw new NotFoundError('change');
+    return { id: entryId, reviewed };
+  }
+
+  /** The word-level diff of one page against the run before the given one. */
+  async pageDiff(workspaceId: string, projectId: string, url: string, runId: string | null) {
+    const { run, baseline, after, before } = await this.pagePair(workspaceId, projectId, url, runId);
+    const diff = diffWords(before?.markdown ?? '', after?.markdown ?? '');
+    return {
+      url,
+      runId: run.id,
+      baseline: baseline?.id ?? null,
+      kind: !before ? 'added' : !after ? 'removed' : diff.wordsAdded + diff.wordsRemoved ? 'modified' : 'same',
+      wordsAdded: diff.wordsAdded,
+      wordsRemoved: diff.wordsRemoved,
+      section: diff.section,
+      sections: diff.sections,
+      hunks: diff.hunks,
+    };
+  }
+
+  /** The markup comparison of one page against the run before the given one. */
+  async markupDiff(workspaceId: string, projectId: string, url: string, runId: string | null) {
+    const { run, baseline, after, before } = await this.pagePair(workspaceId, projectId, url, runId);
+    const html = (b: typeof after) => b?.cleanHtml ?? b?.html ?? null;
+    if (!html(after) || !html(before))
+      throw new ApiError(
+        'conflict',
+        'the markup comparison needs the page’s html in both runs: store it (formats cleanHtml, or STORE_HTML always)',
+      );
+    const result = compareMarkup(html(before)!, html(after)!);
+    return { url, runId: run.id, baseline: baseline?.id ?? null, ...result };
+  }
+
+  private async pagePair(workspaceId: string, projectId: string, url: string, runId: string | null) {
+    if (!/^https?:\/\//.test(url)) throw new ValidationError('query.url: an http or https URL');
+    if (!(await this.runs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');
+    const id = runId ?? (await this.runs.latestFinished(workspaceId, projectId));
+    const run = id ? await this.runs.runOfProject(workspaceId, projectId, id) : null;
+    if (!run) throw new NotFoundError(runId ? 'run' : 'finished run');
+    const baseline = await this.runs.baselineOf(run);
+    const after = await this.runs.bodies(run.id, url);
+    const before = baseline ? await this.runs.bodies(baseline.id, url) : null;
+    if (!after && !before) throw new NotFoundError('page of this run');
+    return { run, baseline, after, before };
+  }
+}

@@ -1,0 +1,96 @@
+import { newId, type Prisma, type PrismaClient } from '@tidemark/db';
+import type { ChangeRecord } from '../compare/compare-runs.js';
+import type { NoiseState } from '../compare/noise-state.js';
+
+export interface StoredChange {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  runId: string;
+  baselineRunId: string | null;
+  counts: Record<string, number>;
+  coverage: unknown;
+  templateChanges: unknown;
+  digest: unknown;
+  createdAt: Date;
+  entries: { id: string; url: string; kind: string; data: Record<string, unknown>; reviewed: boolean }[];
+}
+
+/** The only file of diff that writes: change_record and change_entry. */
+export class ChangeRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Saves a run's record once; answers false when the run had one already (a redelivery). */
+  async save(
+    run: { id: string; workspaceId: string; projectId: string },
+    record: ChangeRecord,
+    noise: NoiseState,
+  ): Promise<boolean> {
+    const id = newId('chg');
+    try {
+      await this.prisma.$transaction([
+        this.prisma.changeRecord.create({
+          data: {
+            id,
+            workspaceId: run.workspaceId,
+            projectId: run.projectId,
+            runId: run.id,
+            baselineRunId: record.baseline,
+            counts: record.counts as unknown as Prisma.InputJsonValue,
+            coverage: record.coverage as unknown as Prisma.InputJsonValue,
+            templateChanges: record.templateChanges as unknown as Prisma.InputJsonValue,
+            noise: noise as unknown as Prisma.InputJsonValue,
+          },
+        }),
+        this.prisma.changeEntry.createMany({
+          data: record.entries.map(({ url, kind, ...data }) => ({
+            id: newId('che'),
+            changeId: id,
+            url,
+            kind,
+            data: data as unknown as Prisma.InputJsonValue,
+          })),
+        }),
+      ]);
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'P2002') return false;
+      throw err;
+    }
+  }
+
+  async noiseOf(runId: string): Promise<unknown> {
+    return (await this.prisma.changeRecord.findUnique({ where: { runId }, select: { noise: true } }))?.noise ?? null;
+  }
+
+  async byRun(runId: string): Promise<StoredChange | null> {
+    const found = await this.prisma.changeRecord.findUnique({
+      where: { runId },
+      include: { entries: { orderBy: { url: 'asc' } } },
+    });
+    if (!found) return null;
+    return {
+      ...found,
+      counts: found.counts as Record<string, number>,
+      entries: found.entries.map((e) => ({
+        id: e.id,
+        url: e.url,
+        kind: e.kind,
+        data: e.data as Record<string, unknown>,
+        reviewed: e.reviewed,
+      })),
+    };
+  }
+
+  async review(workspaceId: string, projectId: string, entryId: string, reviewed: boolean): Promise<boolean> {
+    const n = await this.prisma.changeEntry.updateMany({
+      where: { id: entryId, record: { workspaceId, projectId } },
+      data: { reviewed, reviewedAt: reviewed ? new Date() : null },
+    });
+    return n.count > 0;
+  }
+
+  async entry(entryId: string) {
+    return this.prisma.changeEntry.findUnique({ where: { id: entryId } });
+  }
+}

@@ -1,0 +1,108 @@
+import { gunzipSync } from 'node:zlib';
+import type { PrismaClient } from '@tidemark/db';
+import type { PageSummary, RunSummary } from '../compare/types.js';
+
+export interface RunToCompare {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  status: string;
+  stop: string | null;
+  createdAt: Date;
+  /** The project's saved config (grouped). */
+  config: Record<string, Record<string, unknown>>;
+}
+
+export interface StoredBodies {
+  markdown?: string;
+  cleanHtml?: string;
+  html?: string;
+}
+
+/**
+ * Reads runs, projects and page rows, never writes them: a finished run's rows do not change,
+ * and streaming two runs of pages with their bodies through the scrape service would move every
+ * byte twice (docs/architecture.md, departures).
+ */
+export class RunPagesRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async run(runId: string): Promise<RunToCompare | null> {
+    const run = await this.prisma.run.findUnique({ where: { id: runId }, include: { project: true } });
+    if (!run) return null;
+    return {
+      id: run.id,
+      workspaceId: run.workspaceId,
+      projectId: run.projectId,
+      status: run.status,
+      stop: run.stop,
+      createdAt: run.createdAt,
+      config: run.project.config as RunToCompare['config'],
+    };
+  }
+
+  /** The run a run is compared with: the project's latest finished run before it. */
+  async baselineOf(run: RunToCompare): Promise<RunToCompare | null> {
+    const before = await this.prisma.run.findFirst({
+      where: { projectId: run.projectId, status: 'done', createdAt: { lt: run.createdAt }, id: { not: run.id } },
+      orderBy: { createdAt: 'desc' },
+      select: { id: true },
+    });
+    return before ? this.run(before.id) : null;
+  }
+
+  /** The latest finished run of a project (the default `run_id` of the routes). */
+  async latestFinished(workspaceId: string, projectId: string): Promise<string | null> {
+    const run = await this.prisma.run.findFirst({
+      where: { workspaceId, projectId, status: 'done' },
+      orderBy: { createdAt: 'desc' },
+      select: { id: true },
+    });
+    return run?.id ?? null;
+  }
+
+  async summary(run: RunToCompare): Promise<RunSummary> {
+    const rows = await this.prisma.$queryRaw<
+      {
+        url: string;
+        status: string;
+        verdict: string | null;
+        error_code: string | null;
+        http_status: number | null;
+        words: number | null;
+        fields: Record<string, unknown> | null;
+      }[]
+    >`SELECT url, status, verdict, error_code, http_status, (data->>'words')::int AS words, data->'fields' AS fields
+        FROM page WHERE run_id = ${run.id}`;
+    const pages: PageSummary[] = rows.map((r) => ({
+      url: r.url,
+      status: r.status,
+      verdict: r.verdict as PageSummary['verdict'],
+      errorCode: r.error_code as PageSummary['errorCode'],
+      httpStatus: r.http_status,
+      // No fingerprint is stored yet: every page present in both runs is loaded and compared.
+      contentHash: null,
+      words: r.words ?? 0,
+      ...(r.fields ? { fields: r.fields as PageSummary['fields'] } : {}),
+    }));
+    return { runId: run.id, status: run.status, stop: run.stop, pages };
+  }
+
+  /** One page's stored bodies in a run (the first row of that URL). */
+  async bodies(runId: string, url: string): Promise<StoredBodies | null> {
+    const rows = await this.prisma.$queryRaw<{ bodies: Uint8Array | null }[]>`
+      SELECT bodies FROM page WHERE run_id = ${runId} AND url = ${url} ORDER BY position LIMIT 1`;
+    const raw = rows[0]?.bodies;
+    if (!raw) return rows.length ? {} : null;
+    return JSON.parse(gunzipSync(raw).toString()) as StoredBodies;
+  }
+
+  async projectVisible(workspaceId: string, projectId: string): Promise<boolean> {
+    return (await this.prisma.project.count({ where: { id: projectId, workspaceId, ephemeral: false } })) > 0;
+  }
+
+  async runOfProject(workspaceId: string, projectId: string, runId: string): Promise<RunToCompare | null> {
+    const run = await this.run(runId);
+    return run && run.workspaceId === workspaceId && run.projectId === projectId ? run : null;
+  }
+}
