@@ -45,7 +45,7 @@ export class CrawlService {
     if (!parsed.success)
       throw new ValidationError('crawl request does not match its schema', { issues: parsed.error.issues });
     const { config } = resolveCrawl(parsed.data);
-    const secret = parsed.data.webhook ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+    const secret = parsed.data.webhook ? `whsec_${randomBytes(24).toString('base64')}` : null;
     const { job } = await this.jobs.create({
       workspaceId,
       seed: parsed.data.url,

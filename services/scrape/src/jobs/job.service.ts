@@ -60,7 +60,7 @@ export class JobService {
     requestId: string | null,
     kind: JobKind = 'scrape',
   ): Promise<{ job: Job; secret: string | null }> {
-    const secret = request.webhook_url ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+    const secret = request.webhook_url ? `whsec_${randomBytes(24).toString('base64')}` : null;
     const job = await this.jobs.create({
       workspaceId,
       kind,
