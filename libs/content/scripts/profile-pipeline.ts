@@ -10,13 +10,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { cleanDocument } from '../src/clean.js';
-import { compactHtml } from '../src/compact-html.js';
+import { compactHtmlBlocks } from '../src/compact-html.js';
 import { scanPage } from '../src/dom-walk.js';
 import { extractContent } from '../src/extract-content.js';
 import { readHead } from '../src/head.js';
 import { detectLanguage } from '../src/language.js';
 import { findMainContent } from '../src/main-content.js';
-import { toMarkdown } from '../src/markdown.js';
+import { blocksToMarkdown } from '../src/markdown.js';
 import { parseDocument } from '../src/parse-document.js';
 import { countWords, toText } from '../src/text.js';
 
@@ -71,8 +71,8 @@ for (let r = 0; r < ROUNDS; r++) {
     const main = time('main content', () => findMainContent(body));
     for (const el of main.pruned) el.remove();
     const text = time('text', () => toText([main.root]));
-    const html = time('compact html', () => compactHtml([main.root]));
-    time('markdown (NHM)', () => toMarkdown(html, false));
+    const blocks = time('compact html', () => compactHtmlBlocks([main.root]));
+    time('markdown (NHM)', () => blocksToMarkdown(blocks, false));
     time('words + language', () => [countWords(text), detectLanguage(head.lang, text)]);
     perPage.set(p.id, Math.min(perPage.get(p.id) ?? Infinity, cpuMs() - t0));
   }

@@ -19,6 +19,101 @@ const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g,
 
 export function compactHtml(roots: Element[]): string {
   const out: string[] = [];
+  for (const root of roots) compactInto(root, out);
+  return out.join('');
+}
+
+/**
+ * Containers that add nothing to markdown but the block break around them: their children can
+ * be converted one by one and joined with a blank line.
+ */
+const CONTAINERS = new Set(['div', 'section', 'article', 'main', 'body', 'header', 'footer', 'aside', 'nav', 'center']);
+/** Elements that render inline: a run of them (with text) is converted as one block. */
+const INLINE = new Set([
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'big',
+  'br',
+  'cite',
+  'code',
+  'data',
+  'del',
+  'dfn',
+  'em',
+  'font',
+  'i',
+  'img',
+  'ins',
+  'kbd',
+  'label',
+  'mark',
+  'q',
+  's',
+  'samp',
+  'small',
+  'span',
+  'strike',
+  'strong',
+  'sub',
+  'sup',
+  'time',
+  'tt',
+  'u',
+  'var',
+  'wbr',
+]);
+
+/**
+ * The same HTML as compactHtml, cut into top-level blocks: containers are opened, and each block
+ * element, or run of inline content, inside them becomes one piece. node-html-markdown
+ * re-scans its whole output after every node (it reads the trailing whitespace of a string
+ * built by concatenation, which flattens it), so one long page cost time quadratic in its
+ * length; converting block by block keeps each conversion short.
+ */
+export function compactHtmlBlocks(roots: Element[]): string[] {
+  const blocks: string[] = [];
+  let inline: string[] = [];
+  const flush = () => {
+    if (inline.length) blocks.push(`<p>${inline.join('')}</p>`);
+    inline = [];
+  };
+  const open = (el: Element): void => {
+    for (let n = el.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) {
+        const data = (n as Text).data;
+        if (inline.length || data.trim()) inline.push(escapeText(data));
+      } else if (n.nodeType === 1) {
+        const child = n as Element;
+        const tag = child.localName;
+        if (INLINE.has(tag)) compactInto(child, inline);
+        else {
+          flush();
+          if (CONTAINERS.has(tag)) open(child);
+          else {
+            const out: string[] = [];
+            compactInto(child, out);
+            blocks.push(out.join(''));
+          }
+        }
+      }
+    }
+    flush();
+  };
+  for (const root of roots) {
+    if (CONTAINERS.has(root.localName)) open(root);
+    else {
+      const out: string[] = [];
+      compactInto(root, out);
+      blocks.push(out.join(''));
+    }
+  }
+  return blocks;
+}
+
+function compactInto(root: Element, out: string[]): void {
   const visit = (el: Element): void => {
     const tag = el.localName;
     const unwrap = UNWRAP.has(tag);
@@ -37,6 +132,5 @@ export function compactHtml(roots: Element[]): string {
     }
     if (!unwrap) out.push(`</${tag}>`);
   };
-  for (const root of roots) visit(root);
-  return out.join('');
+  visit(root);
 }

@@ -1,12 +1,12 @@
 import { cleanDocument, safeSelectAll } from './clean.js';
 import { scanPage } from './dom-walk.js';
-import { compactHtml } from './compact-html.js';
+import { compactHtmlBlocks } from './compact-html.js';
 import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
 import { collectLinks } from './links.js';
 import { findMainContent } from './main-content.js';
-import { toMarkdown } from './markdown.js';
+import { blocksToMarkdown } from './markdown.js';
 import { countWords, toText } from './text.js';
 import type { ContentOptions, ContentResult } from './types.js';
 
@@ -60,7 +60,7 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
  */
 function markdownOrText(roots: Element[], text: string, keepDataImages: boolean): string {
   try {
-    return toMarkdown(compactHtml(roots), keepDataImages);
+    return blocksToMarkdown(compactHtmlBlocks(roots), keepDataImages);
   } catch (err) {
     if (err instanceof RangeError) return text;
     throw err;

@@ -18,12 +18,28 @@ const BASE: Partial<NodeHtmlMarkdownOptions> = {
 let withoutDataImages: NodeHtmlMarkdown | undefined;
 let withDataImages: NodeHtmlMarkdown | undefined;
 
-/** Markdown for already-cleaned HTML (links and images are absolute by now). */
-export function toMarkdown(html: string, keepDataImages: boolean): string {
-  const converter = keepDataImages
+const converterFor = (keepDataImages: boolean) =>
+  keepDataImages
     ? (withDataImages ??= new NodeHtmlMarkdown({ ...BASE, keepDataImages: true }))
     : (withoutDataImages ??= new NodeHtmlMarkdown({ ...BASE, keepDataImages: false }));
-  return tidyMarkdown(converter.translate(html));
+
+/** Markdown for already-cleaned HTML (links and images are absolute by now). */
+export function toMarkdown(html: string, keepDataImages: boolean): string {
+  return tidyMarkdown(converterFor(keepDataImages).translate(html));
+}
+
+/**
+ * Markdown for HTML cut into top-level blocks (compactHtmlBlocks): each converted on its own and
+ * joined by a blank line, which keeps node-html-markdown's cost linear in the page's length.
+ */
+export function blocksToMarkdown(blocks: string[], keepDataImages: boolean): string {
+  const converter = converterFor(keepDataImages);
+  const parts: string[] = [];
+  for (const block of blocks) {
+    const md = converter.translate(block).trim();
+    if (md) parts.push(md);
+  }
+  return tidyMarkdown(parts.join('\n\n'));
 }
 
 /**
