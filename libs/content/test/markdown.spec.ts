@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { compactHtml, compactHtmlBlocks } from '../src/compact-html.js';
 import { extractContent, parseDocument } from '../src/index.js';
+import { blocksToMarkdown, toMarkdown } from '../src/markdown.js';
 import { FIXTURES, FIXTURE_URL, expectedMarkdown, fixtureHtml } from './support/fixtures.js';
 
 const mainMarkdown = (html: string): string =>
@@ -77,5 +79,28 @@ describe('markdown rendering', () => {
     expect(render(`${'<div><b>'.repeat(3000)}Deep text that still reaches the user.`)).toBe(
       'Deep text that still reaches the user.',
     );
+  });
+});
+
+describe('block-by-block conversion', () => {
+  it('opens containers and converts each block, or run of inline content, on its own', () => {
+    const doc = parseDocument(
+      '<html><body><div id="r"><section><h2>T</h2>lead <b>bold</b> text<ul><li>x</li></ul></section><p>end</p></div></body></html>',
+    );
+    expect(compactHtmlBlocks([doc.getElementById('r')!])).toEqual([
+      '<h2>T</h2>',
+      '<p>lead <b>bold</b> text</p>',
+      '<ul><li>x</li></ul>',
+      '<p>end</p>',
+    ]);
+  });
+
+  it('renders a long page as one piece would', () => {
+    const para = (i: number) => `<p>Paragraph ${i} with <a href="https://x.example/${i}">a link</a> and words.</p>`;
+    const doc = parseDocument(
+      `<html><body><main>${Array.from({ length: 3000 }, (_, i) => para(i)).join('')}</main></body></html>`,
+    );
+    const main = doc.querySelector('main')!;
+    expect(blocksToMarkdown(compactHtmlBlocks([main]), false)).toBe(toMarkdown(compactHtml([main]), false));
   });
 });
