@@ -5,6 +5,7 @@ import globalTeardown from '../../libs/testkit/jest-global-teardown.mjs';
 import { benchBrowser } from './browser.bench.js';
 import { benchContent } from './content.bench.js';
 import { benchCrawl } from './crawl.bench.js';
+import { benchDelivery } from './delivery.bench.js';
 import { benchGateway } from './gateway.bench.js';
 import { benchScrape } from './scrape.bench.js';
 
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<string>> = {
   content: benchContent,
   browser: benchBrowser,
   crawl: benchCrawl,
+  delivery: benchDelivery,
 };
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 const names = wanted.length ? wanted : Object.keys(benches);

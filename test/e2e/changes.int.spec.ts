@@ -1,3 +1,6 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Bus, consumeEvents, type RunningConsumer } from '@tidemark/bus';
 import { createLogger } from '@tidemark/telemetry';
@@ -53,8 +56,20 @@ describe('change records through the fleet: a run compared with the run before',
   let consumer: RunningConsumer;
   const seen: { kind: string; data: Record<string, unknown> }[] = [];
   const state = { edition: 1 };
+  // The project's webhook receiver: what delivery sends once a run is compared.
+  let hooks: Server;
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
 
   beforeAll(async () => {
+    hooks = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((ok) => hooks.listen(0, '127.0.0.1', ok));
     web = await startTestWeb();
     web.addSite('harbour.test', changingSite(state));
     t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50' });
@@ -82,6 +97,7 @@ describe('change records through the fleet: a run compared with the run before',
     await events.close();
     await t.stop();
     await web.close();
+    await new Promise((ok) => hooks.close(ok));
   });
 
   const run = async (projectId: string) => {
@@ -103,7 +119,15 @@ describe('change records through the fleet: a run compared with the run before',
   it('records a first run without a baseline, then exactly what changed in the second', async () => {
     const project = await t.call('POST', '/projects', {
       key,
-      body: { seed: web.url('harbour.test', '/'), config: { useSitemap: false, notify_min_words: 3 } },
+      body: {
+        seed: web.url('harbour.test', '/'),
+        config: {
+          useSitemap: false,
+          notify_min_words: 3,
+          webhook_url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/tidemark`,
+          webhook_events: ['run.finished', 'page.changed'],
+        },
+      },
     });
     const id = project.body.id as string;
 
@@ -153,6 +177,28 @@ describe('change records through the fleet: a run compared with the run before',
       'modified /a',
       'removed /gone',
     ]);
+
+    // The project's webhook got the same, signed with its secret (the admin key reads it).
+    const secret = (await t.call('GET', `/projects/${id}/webhooks`, { key })).body.secret as string;
+    for (let i = 0; i < 100 && received.length < 5; i++) await new Promise((r) => setTimeout(r, 100));
+    const sent = received.map((r) => ({ ...r, json: JSON.parse(r.body) as { event: string; run: { id: string } } }));
+    expect(sent.map((r) => r.json.event).sort()).toEqual([
+      'page.changed',
+      'page.changed',
+      'page.changed',
+      'run.finished',
+      'run.finished',
+    ]);
+    for (const r of sent) {
+      const expected = createHmac('sha256', secret).update(r.body).digest('hex');
+      expect(r.headers['x-service-signature']).toBe(`sha256=${expected}`);
+    }
+    expect(
+      sent
+        .filter((r) => r.json.event === 'run.finished')
+        .map((r) => r.json.run.id)
+        .sort(),
+    ).toEqual([first.runId, second.runId].sort());
 
     // Review one entry; another workspace sees none of it.
     const review = await t.call('POST', `/projects/${id}/changes/${prices.id}/review`, {
