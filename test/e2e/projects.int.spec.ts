@@ -172,4 +172,104 @@ describe('projects', () => {
     expect(await t.db.prisma.page.count({ where: { id: 'pg_delete_test' } })).toBe(0);
     expect((await t.call('DELETE', `/projects/${body.id}`, { key: admin })).status).toBe(404);
   });
+
+  it('creates projects in a batch from a template, its site-bound keys left behind', async () => {
+    const template = await t.call('POST', '/projects', {
+      key: admin,
+      body: {
+        seed: 'https://template.example/',
+        schedule: 'weekly',
+        retention: '30d',
+        config: {
+          render_js: 'always',
+          max_pages: 250,
+          include_paths: ['/blog/**'],
+          feeds: ['https://template.example/feed.xml'],
+          url_list: ['https://template.example/extra'],
+          notify_min_words: 7,
+        },
+      },
+    });
+    const res = await t.call('POST', '/projects/batch', {
+      key: admin,
+      body: {
+        seeds: [
+          'https://one.example/',
+          'ftp://two.example/',
+          'https://one.example/#again',
+          'not a url',
+          'http://three.example/x',
+        ],
+        template_project_id: template.body.id,
+        retention: '7d',
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.map((p: { seed: string }) => p.seed)).toEqual([
+      'https://one.example/',
+      'http://three.example/x',
+    ]);
+    for (const p of res.body.data) {
+      expect(p).toMatchObject({ schedule: 'weekly', retention: '7d', config: { version: 1 } });
+      expect(p.config.fetch.render_js).toBe('always');
+      expect(p.config.scope.max_pages).toBe(250);
+      expect(p.config.output.notify_min_words).toBe(7);
+      expect(p.config.scope).toMatchObject({ include_paths: [], feeds: [], url_list: [] });
+    }
+    expect(res.body.refused).toEqual([
+      { seed: 'ftp://two.example/', reason: 'must be an http or https URL' },
+      { seed: 'https://one.example/#again', reason: 'listed twice in this batch' },
+      { seed: 'not a url', reason: 'not a URL' },
+    ]);
+    const missing = await t.call('POST', '/projects/batch', {
+      key: admin,
+      body: { seeds: ['https://x.example/'], template_project_id: 'prj_nope' },
+    });
+    expect(missing.status).toBe(404);
+    expect((await t.call('POST', '/projects/batch', { key: admin, body: { seeds: [] } })).status).toBe(422);
+  });
+
+  it('applies config groups onto other projects; a target already matching keeps its version', async () => {
+    const make = (seed: string, config: Record<string, unknown>) =>
+      t.call('POST', '/projects', { key: admin, body: { seed, config } }).then((r) => r.body);
+    const source = await make('https://source.example/', {
+      render_js: 'always',
+      delay: 2,
+      only_main_content: false,
+      include_paths: ['/docs/**'],
+    });
+    const a = await make('https://a.example/', { include_paths: ['/a/**'] });
+    const b = await make('https://b.example/', { render_js: 'always', delay: 2 });
+    const res = await t.call('POST', `/projects/${source.id}/config/apply`, {
+      key: admin,
+      body: { project_ids: [a.id, b.id, 'prj_nope', source.id], groups: ['fetch'] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.applied).toEqual([
+      { projectId: a.id, version: 2, changed: true },
+      { projectId: b.id, version: 1, changed: false },
+    ]);
+    expect(res.body.refused).toEqual([
+      { projectId: 'prj_nope', reason: 'no such project' },
+      { projectId: source.id, reason: 'the source itself' },
+    ]);
+    const after = (await t.call('GET', `/projects/${a.id}`, { key: admin })).body;
+    expect(after.config.fetch).toMatchObject({ render_js: 'always', delay: 2 });
+    // Only the fetch group moved, and the target's own path patterns stayed.
+    expect(after.config.content.only_main_content).toBe(true);
+    expect(after.config.scope.include_paths).toEqual(['/a/**']);
+    const all = await t.call('POST', `/projects/${source.id}/config/apply`, {
+      key: admin,
+      body: { project_ids: [a.id], groups: ['all'] },
+    });
+    expect(all.body.applied).toEqual([{ projectId: a.id, version: 3, changed: true }]);
+    const whole = (await t.call('GET', `/projects/${a.id}`, { key: admin })).body;
+    expect(whole.config.content.only_main_content).toBe(false);
+    expect(whole.config.scope.include_paths).toEqual(['/a/**']);
+    const bad = await t.call('POST', `/projects/${source.id}/config/apply`, {
+      key: admin,
+      body: { project_ids: [a.id], groups: ['everything'] },
+    });
+    expect(bad.status).toBe(422);
+  });
 });

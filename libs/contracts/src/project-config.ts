@@ -202,6 +202,33 @@ export const CONFIG_KEYS = {
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
 
+/**
+ * Keys that belong to one site (URL lists, feeds and path patterns): a template's config, or a
+ * config applied to other projects, never carries them (spec: Project).
+ */
+export const SITE_BOUND_KEYS: readonly ConfigKey[] = [
+  'include_paths',
+  'exclude_paths',
+  'sitemap_include',
+  'sitemap_exclude',
+  'url_list',
+  'feeds',
+];
+
+/**
+ * The patch that copies `groups` of a saved config onto another project: every key of those
+ * groups but the site-bound ones.
+ */
+export const groupsPatch = (source: ResolvedConfig, groups: readonly ConfigGroup[]): ConfigPatch => {
+  const patch: Record<string, unknown> = {};
+  for (const [name, def] of Object.entries(CONFIG_KEYS) as [ConfigKey, KeyDef][]) {
+    if (!groups.includes(def.group) || SITE_BOUND_KEYS.includes(name)) continue;
+    const value = (source[def.group] as Record<string, unknown> | undefined)?.[name];
+    patch[name] = value === undefined ? structuredClone(def.default) : structuredClone(value);
+  }
+  return patch as ConfigPatch;
+};
+
 /** Other names accepted for a key: the crawl request's short names and the spec's STORE_HTML. */
 export const CONFIG_ALIASES: Record<string, ConfigKey> = {
   limit: 'max_pages',
@@ -308,7 +335,10 @@ export const saveConfig = (
 ): { config: ResolvedConfig; version: number; changed: boolean } => {
   const config = applyConfigPatch(stored?.config, patch);
   if (!stored) return { config, version: 1, changed: true };
-  const changed = !isDeepStrictEqual(config, applyConfigPatch(stored.config, {}));
+  // Compared as JSON: a config read back from the database may hold objects of another
+  // prototype than a patch's, which a strict comparison would call different.
+  const plain = (c: ResolvedConfig) => JSON.parse(JSON.stringify(c)) as unknown;
+  const changed = !isDeepStrictEqual(plain(config), plain(applyConfigPatch(stored.config, {})));
   return { config, version: changed ? stored.version + 1 : stored.version, changed };
 };
 

@@ -8,6 +8,14 @@ export class ProjectRepository {
     return this.prisma.project.create({ data: { ...data, id: newId('prj') } });
   }
 
+  /** Several projects in one transaction, in the order given. */
+  async createMany(rows: Omit<Prisma.ProjectUncheckedCreateInput, 'id'>[]): Promise<Project[]> {
+    if (!rows.length) return [];
+    return this.prisma.$transaction(
+      rows.map((data) => this.prisma.project.create({ data: { ...data, id: newId('prj') } })),
+    );
+  }
+
   /** A standing (non-ephemeral) project of the workspace, or null. */
   find(workspaceId: string, id: string): Promise<Project | null> {
     return this.prisma.project.findFirst({ where: { id, workspaceId, ephemeral: false } });

@@ -92,6 +92,66 @@ export const projectRoutes = (projects: ProjectService, publicBaseUrl?: string) 
     handler: async ({ auth, body }) => ({ status: 201, body: presentProject(await projects.create(auth, body)) }),
   }),
   defineRoute({
+    method: 'post',
+    path: '/projects/batch',
+    tag: 'Projects',
+    summary: 'Create one project per seed from a template',
+    description:
+      'Each project takes the template’s config, schedule and retention (its URL lists, feeds and path patterns excepted: they belong to the template’s site); `schedule` and `retention` given here win. Seeds that cannot become projects are listed under `refused` with the reason; the others are created.',
+    scope: 'write',
+    idempotent: true,
+    body: z.strictObject({
+      seeds: z.array(z.string().max(2048)).min(1).max(1000),
+      template_project_id: z.string().min(1).max(100).optional(),
+      schedule: schedule.optional(),
+      retention: retention.optional(),
+    }),
+    responses: {
+      201: {
+        description: 'the projects created and the seeds refused',
+        schema: z
+          .object({
+            data: z.array(projectSchema),
+            refused: z.array(z.object({ seed: z.string(), reason: z.string() })),
+          })
+          .meta({ id: 'ProjectBatch' }),
+      },
+    },
+    handler: async ({ auth, body }) => {
+      const { created, refused } = await projects.createBatch(auth, body);
+      return { status: 201, body: { data: created.map(presentProject), refused } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/projects/:id/config/apply',
+    tag: 'Projects',
+    summary: 'Copy groups of this project’s saved config onto other projects',
+    description:
+      'groups: any of scope, fetch, content, output, advanced, or all. Site-bound keys (URL lists, feeds, path patterns) stay each target’s own. A target whose config already matches keeps its version; projects the key cannot see are listed under `refused`.',
+    scope: 'write',
+    params: idParam,
+    body: z.strictObject({
+      project_ids: z.array(z.string().min(1).max(100)).min(1).max(1000),
+      groups: z.array(z.enum(['scope', 'fetch', 'content', 'output', 'advanced', 'all'])).min(1),
+    }),
+    responses: {
+      200: {
+        description: 'each target’s version after the copy',
+        schema: z
+          .object({
+            applied: z.array(z.object({ projectId: z.string(), version: z.number().int(), changed: z.boolean() })),
+            refused: z.array(z.object({ projectId: z.string(), reason: z.string() })),
+          })
+          .meta({ id: 'ConfigApplied' }),
+      },
+    },
+    handler: async ({ auth, params, body }) => ({
+      status: 200,
+      body: await projects.applyConfig(auth, params.id, body),
+    }),
+  }),
+  defineRoute({
     method: 'get',
     path: '/projects/:id',
     tag: 'Projects',

@@ -2,10 +2,13 @@ import {
   applyConfigPatch,
   ConfigConflictError,
   configInputSchema,
+  groupsPatch,
+  CONFIG_GROUPS,
   presentConfig,
   resolveMaskedKeys,
   saveConfig,
   toConfigPatch,
+  type ConfigGroup,
   type ResolvedConfig,
   type VersionedConfig,
 } from '@tidemark/contracts';
@@ -110,6 +113,95 @@ export class ProjectService {
     }
     if (Object.keys(data).length === 0) return current;
     return this.projects.update(id, data);
+  }
+
+  /**
+   * One project per seed, each taking the template's config (its site-bound keys — URL lists,
+   * feeds, path patterns — left at their defaults), schedule and retention unless given. A seed
+   * that cannot become a project is listed with the reason; the others are created.
+   */
+  async createBatch(
+    auth: AuthContext,
+    input: { seeds: string[]; template_project_id?: string; schedule?: string; retention?: string },
+  ): Promise<{ created: Project[]; refused: { seed: string; reason: string }[] }> {
+    if (auth.projects.length > 0) {
+      throw new ForbiddenError('this key is limited to some projects and cannot create new ones');
+    }
+    const template = input.template_project_id ? await this.get(auth, input.template_project_id) : null;
+    const config = template
+      ? applyConfigPatch(undefined, groupsPatch(template.config as unknown as ResolvedConfig, CONFIG_GROUPS))
+      : applyConfigPatch(undefined, {});
+    const refused: { seed: string; reason: string }[] = [];
+    const seen = new Set<string>();
+    const rows: Parameters<ProjectRepository['createMany']>[0] = [];
+    for (const raw of input.seeds) {
+      let url: URL;
+      try {
+        url = new URL(raw.trim());
+      } catch {
+        refused.push({ seed: raw, reason: 'not a URL' });
+        continue;
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        refused.push({ seed: raw, reason: 'must be an http or https URL' });
+        continue;
+      }
+      url.hash = '';
+      if (seen.has(url.toString())) {
+        refused.push({ seed: raw, reason: 'listed twice in this batch' });
+        continue;
+      }
+      seen.add(url.toString());
+      rows.push({
+        workspaceId: auth.workspaceId,
+        name: url.hostname,
+        seed: url.toString(),
+        host: url.hostname,
+        schedule: input.schedule ?? template?.schedule ?? 'manual',
+        retention: input.retention ?? template?.retention ?? '90d',
+        config: config as object,
+        configVersion: 1,
+      });
+    }
+    return { created: await this.projects.createMany(rows), refused };
+  }
+
+  /**
+   * Copies groups of this project's saved config onto other projects (site-bound keys stay each
+   * target's own). A target whose config already matches keeps its version.
+   */
+  async applyConfig(
+    auth: AuthContext,
+    sourceId: string,
+    input: { project_ids: string[]; groups: (ConfigGroup | 'all')[] },
+  ): Promise<{
+    applied: { projectId: string; version: number; changed: boolean }[];
+    refused: { projectId: string; reason: string }[];
+  }> {
+    const source = await this.get(auth, sourceId);
+    const groups = input.groups.includes('all') ? CONFIG_GROUPS : (input.groups as ConfigGroup[]);
+    const patch = groupsPatch(source.config as unknown as ResolvedConfig, groups);
+    const applied: { projectId: string; version: number; changed: boolean }[] = [];
+    const refused: { projectId: string; reason: string }[] = [];
+    for (const id of [...new Set(input.project_ids)]) {
+      if (id === sourceId) {
+        refused.push({ projectId: id, reason: 'the source itself' });
+        continue;
+      }
+      const target = canSeeProject(auth, id) ? await this.projects.find(auth.workspaceId, id) : null;
+      if (!target) {
+        refused.push({ projectId: id, reason: 'no such project' });
+        continue;
+      }
+      const saved = saveConfig(
+        { config: target.config as unknown as ResolvedConfig, version: target.configVersion },
+        patch,
+      );
+      if (saved.changed)
+        await this.projects.update(id, { config: saved.config as object, configVersion: saved.version });
+      applied.push({ projectId: id, version: saved.version, changed: saved.changed });
+    }
+    return { applied, refused };
   }
 
   async delete(auth: AuthContext, id: string): Promise<void> {
