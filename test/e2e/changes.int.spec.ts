@@ -37,8 +37,8 @@ const changingSite = (state: { edition: number }): Site => ({
   '/a': () =>
     page(
       'Prices',
-      `<h2>Pricing</h2><p>A day mooring costs ${state.edition === 1 ? '$19' : '$24'} at the visitor pontoon.</p>${
-        state.edition === 2 ? '<p>Showers are now free for every boat staying two nights.</p>' : ''
+      `<h2>Pricing</h2><p>A day mooring costs ${['', '$19', '$24', '$29'][state.edition]} at the visitor pontoon.</p>${
+        state.edition >= 2 ? '<p>Showers are now free for every boat staying two nights.</p>' : ''
       }${prose('price', 6)}`,
     ),
   '/b': () => page('Moorings', prose('mooring', 10)),
@@ -116,6 +116,9 @@ describe('change records through the fleet: a run compared with the run before',
       .map((e) => new URL(e.url).pathname)
       .sort();
 
+  let projectId = '';
+  let secondRunId = '';
+
   it('records a first run without a baseline, then exactly what changed in the second', async () => {
     const project = await t.call('POST', '/projects', {
       key,
@@ -130,6 +133,7 @@ describe('change records through the fleet: a run compared with the run before',
       },
     });
     const id = project.body.id as string;
+    projectId = id;
 
     state.edition = 1;
     const first = await run(id);
@@ -138,6 +142,7 @@ describe('change records through the fleet: a run compared with the run before',
 
     state.edition = 2;
     const second = await run(id);
+    secondRunId = second.runId;
     expect(second.baseline).toBe(first.runId);
     expect(second.coverage).toMatchObject({ verdict: true });
     expect(byKind(second, 'added')).toEqual(['/new']);
@@ -227,4 +232,46 @@ describe('change records through the fleet: a run compared with the run before',
     const markup = await t.call('GET', `/projects/${id}/changes/markup?url=${encodeURIComponent(prices.url)}`, { key });
     expect(markup.status).toBe(409);
   }, 120_000);
+
+  it('re-crawls listed pages as a run of its own that never stands in for the site', async () => {
+    state.edition = 3;
+    const priceUrl = web.url('harbour.test', '/a');
+    const started = await t.call('POST', `/projects/${projectId}/pages/recrawl`, { key, body: { urls: [priceUrl] } });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ trigger: 'recrawl', status: 'queued' });
+    let record: any = null;
+    for (let i = 0; i < 300 && !record; i++) {
+      const res = await t.call('GET', `/projects/${projectId}/changes?run_id=${started.body.id}`, { key });
+      if (res.status === 200) record = res.body;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    // Only the listed page was fetched and compared (with the last full run); nothing removed.
+    expect(record.baseline).toBe(secondRunId);
+    expect(record.counts).toMatchObject({ modified: 1, removed: 0, added: 0 });
+    expect(
+      record.entries.filter((e: { kind: string }) => e.kind !== 'same').map((e: { url: string }) => e.url),
+    ).toEqual([priceUrl]);
+    const run = (await t.call('GET', `/projects/${projectId}/runs/${started.body.id}`, { key })).body;
+    expect(run.progress).toMatchObject({ done: 1, total: 1 });
+    expect(run.log[0].message).toMatch(/a re-crawl of 1 listed pages/);
+
+    // The next full run is compared with the full run before, not with the re-crawl.
+    const full = await run3();
+    expect(full.baseline).toBe(secondRunId);
+
+    // Another site's URL, or none, is refused in the envelope and starts nothing.
+    const before = await t.db.prisma.run.count({ where: { projectId } });
+    const foreign = await t.call('POST', `/projects/${projectId}/pages/recrawl`, {
+      key,
+      body: { urls: ['https://elsewhere.example/a'] },
+    });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.error).toMatch(/urls\[0\]: not on this project's site/);
+    expect((await t.call('POST', `/projects/${projectId}/pages/recrawl`, { key, body: { urls: [] } })).status).toBe(
+      422,
+    );
+    expect(await t.db.prisma.run.count({ where: { projectId } })).toBe(before);
+  }, 120_000);
+
+  const run3 = () => run(projectId);
 });

@@ -80,6 +80,23 @@ describe('project runs through the fleet: start, conflict, history, cancel, sche
     expect((await t.call('POST', `/projects/${id}/runs`, { key })).status).toBe(202);
   });
 
+  it('fetches url_list every run, and queues only the sitemap URLs sitemap_include allows', async () => {
+    const listed = await project({ config: { useSitemap: false, url_list: [web.url('crawl.test', '/orphan')] } });
+    const a = await ended(listed, (await t.call('POST', `/projects/${listed}/runs`, { key })).body.id);
+    const urls = await t.db.prisma.crawlUrl.findMany({ where: { runId: a.id }, select: { url: true, foundVia: true } });
+    // /orphan is linked from nowhere: only url_list brings it in.
+    expect(urls).toContainEqual({ url: web.url('crawl.test', '/orphan'), foundVia: 'seed' });
+    expect(a.log[0].message).toMatch(/, 1 from url_list/);
+
+    const docs = await project({ config: { sitemapMode: 'only', sitemap_include: ['/docs/**'] } });
+    const b = await ended(docs, (await t.call('POST', `/projects/${docs}/runs`, { key })).body.id);
+    const rows = await t.db.prisma.crawlUrl.findMany({ where: { runId: b.id }, select: { url: true, foundVia: true } });
+    const fromSitemap = rows.filter((r) => r.foundVia === 'sitemap').map((r) => new URL(r.url).pathname);
+    expect(fromSitemap.length).toBeGreaterThan(0);
+    expect(fromSitemap.filter((p) => !p.startsWith('/docs'))).toEqual([]);
+    expect(rows.filter((r) => r.foundVia === 'link')).toEqual([]);
+  });
+
   it('pages the run history newest first', async () => {
     const id = await project();
     const ids: string[] = [];

@@ -97,9 +97,12 @@ export class CrawlEngine {
     const request = crawlRequestSchema.parse(job.request);
     const { config } = resolveCrawl(request);
     const scope = config.scope;
+    // A re-crawl fetches its listed URLs alone: robots.txt is read, no sitemap or feed.
+    const recrawl = state.recrawlUrls ?? null;
+    const useSitemap = scope.use_sitemap && !recrawl;
     let discovered: Awaited<ReturnType<DiscoveryPort['discover']>> | null = null;
-    if (!state.started && (scope.respect_robots || scope.use_sitemap)) {
-      discovered = await this.discover(job, request, scope, lastTry);
+    if (!state.started && (scope.respect_robots || useSitemap)) {
+      discovered = await this.discover(job, request, scope, useSitemap, lastTry);
       if (!discovered) return;
     }
 
@@ -111,31 +114,44 @@ export class CrawlEngine {
       const robotsStatus = discovered ? discovered.robotsStatus : 404;
       const ctx = this.context(view, { robotsTxt, robotsStatus });
       const seedKey = normalizeUrl(request.url)!;
-      const seed: NewUrl = {
-        key: seedKey,
-        url: request.url,
-        host: new URL(request.url).host,
-        depth: 0,
-        foundVia: 'seed',
-        firstReferer: null,
-        inSitemap: false,
-      };
+      const seeds: NewUrl[] = [];
+      const skipped: string[] = [];
+      // The seed, then url_list (extra URLs fetched every run); a re-crawl: its URLs alone.
+      for (const url of recrawl ?? [request.url, ...scope.url_list]) {
+        const key = normalizeUrl(url);
+        const verdict = key ? ctx.scope.check(new URL(key), 0) : 'other_host';
+        if (!key || (verdict !== 'in' && verdict !== 'too_deep' && url !== request.url)) {
+          skipped.push(url);
+          continue;
+        }
+        seeds.push({
+          key,
+          url,
+          host: new URL(key).host,
+          depth: 0,
+          foundVia: 'seed',
+          firstReferer: null,
+          inSitemap: false,
+        });
+      }
       const listed: NewUrl[] = [];
       const sitemapKeys: string[] = [];
       let depthReached = false;
       // sitemap_mode skip still lists the home page's feeds (foundVia feed).
-      if (discovered && scope.use_sitemap) {
+      if (discovered && useSitemap) {
         for (const entry of discovered.entries) {
           const key = normalizeUrl(entry.url);
           if (!key) continue;
           if (entry.source === 'sitemap') sitemapKeys.push(key);
-          const verdict = ctx.scope.check(new URL(key), 1);
+          const url = new URL(key);
+          const verdict = ctx.scope.check(url, 1);
           if (verdict === 'too_deep') depthReached = true;
           if (verdict !== 'in' || key === seedKey) continue;
+          if (entry.source === 'sitemap' && !ctx.scope.takesFromSitemap(url)) continue;
           listed.push({
             key,
             url: entry.url,
-            host: new URL(key).host,
+            host: url.host,
             depth: 1,
             foundVia: entry.source === 'feed' ? 'feed' : 'sitemap',
             firstReferer: null,
@@ -143,18 +159,23 @@ export class CrawlEngine {
           });
         }
       }
-      await this.frontier.add(tx, job.runId, [seed], 1);
-      const { added, overflow } = await this.frontier.add(tx, job.runId, listed, scope.max_pages - 1);
+      const first = await this.frontier.add(tx, job.runId, seeds, recrawl ? seeds.length : scope.max_pages);
+      const room = Math.max(0, scope.max_pages - first.added);
+      const { added, overflow } = await this.frontier.add(tx, job.runId, listed, recrawl ? 0 : room);
       await this.frontier.markInSitemap(tx, job.runId, sitemapKeys);
-      const total = 1 + added;
-      const listedNote = discovered && scope.use_sitemap ? `, ${listed.length} more from sitemaps and feeds` : '';
+      const total = first.added + added;
+      const listedNote = recrawl
+        ? ` (a re-crawl of ${first.added} listed pages${skipped.length ? `; ${skipped.length} outside the site left out` : ''})`
+        : `${scope.url_list.length ? `, ${first.added - 1} from url_list` : ''}${
+            discovered && useSitemap ? `, ${listed.length} more from sitemaps and feeds` : ''
+          }${skipped.length ? `; ${skipped.length} listed URLs outside the site left out` : ''}`;
       const robotsNote = discovered ? `; robots.txt answered ${robotsStatus || 'nothing'}` : '';
       const next: Partial<CrawlState> = {
         started: true,
         log: logLine(current, `started from ${request.url}${listedNote}${robotsNote}`),
         robotsTxt,
         robotsStatus,
-        limitReached: overflow > 0,
+        limitReached: overflow > 0 || first.overflow > 0,
         depthReached,
         sitemapUrls: sitemapKeys.length,
       };
@@ -261,7 +282,7 @@ export class CrawlEngine {
 
       // Links of a read page grow the frontier while the crawl runs (not after a cancel or a
       // budget stop: nothing new is queued then).
-      const growing = view.status === 'running' && !state.budgetHit;
+      const growing = view.status === 'running' && !state.budgetHit && !state.recrawlUrls;
       const found: { from: FrontierRow; links: string[] }[] = [];
       const addCounts: Record<string, number> = {};
       const engines = { ...state.engines };
@@ -324,18 +345,19 @@ export class CrawlEngine {
     job: CrawlJob,
     request: CrawlRequest,
     scope: CrawlOptions['config']['scope'],
+    useSitemap: boolean,
     lastTry: boolean,
   ): Promise<Awaited<ReturnType<DiscoveryPort['discover']>> | null> {
     try {
       return await this.discovery.discover({
         workspaceId: job.workspaceId,
         url: request.url,
-        sitemapMode: scope.use_sitemap ? scope.sitemap_mode : 'skip',
-        robotsOnly: !scope.use_sitemap,
+        sitemapMode: useSitemap ? scope.sitemap_mode : 'skip',
+        robotsOnly: !useSitemap,
         limit: Math.min(50_000, scope.max_pages * 2),
         timeoutMs: this.settings.discoveryTimeoutMs,
         billingReference: `crawl:${job.id}`,
-        feeds: scope.use_sitemap ? scope.feeds : [],
+        feeds: useSitemap ? scope.feeds : [],
       });
     } catch (err) {
       if (!lastTry) throw err;

@@ -14,17 +14,29 @@ export class CrawlScope {
   private readonly seedHost: string;
   private readonly include: ((path: string) => boolean) | null;
   private readonly exclude: ((path: string) => boolean) | null;
+  private readonly sitemapInclude: ((path: string) => boolean) | null;
+  private readonly sitemapExclude: ((path: string) => boolean) | null;
 
   constructor(
     seed: string,
     private readonly scope: Pick<
       ResolvedConfig['scope'],
       'include_paths' | 'exclude_paths' | 'allow_subdomains' | 'max_depth'
-    >,
+    > &
+      Partial<Pick<ResolvedConfig['scope'], 'sitemap_include' | 'sitemap_exclude'>>,
   ) {
     this.seedHost = bareHost(new URL(seed).hostname);
     this.include = matcher(scope.include_paths);
     this.exclude = matcher(scope.exclude_paths);
+    this.sitemapInclude = matcher(scope.sitemap_include ?? []);
+    this.sitemapExclude = matcher(scope.sitemap_exclude ?? []);
+  }
+
+  /** sitemap_include / sitemap_exclude: whether a URL a sitemap lists may be queued (same glob rules). */
+  takesFromSitemap(url: URL): boolean {
+    const path = url.pathname + url.search;
+    if (this.sitemapExclude?.(path)) return false;
+    return !this.sitemapInclude || this.sitemapInclude(path);
   }
 
   check(url: URL, depth: number): ScopeVerdict {

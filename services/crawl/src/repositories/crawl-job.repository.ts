@@ -22,6 +22,8 @@ export interface CrawlState {
   /** URLs the sitemaps listed (0: the site has none, so no page is "unlisted"). */
   sitemapUrls?: number;
   started: boolean;
+  /** A re-crawl run: exactly these URLs, no discovery, no links followed. */
+  recrawlUrls?: string[];
   /** Pages per method that read them (a run's engine breakdown). */
   engines?: Record<string, number>;
   /** What happened, oldest first (a run's log); a few lines per crawl. */
@@ -217,6 +219,7 @@ export class CrawlJobRepository {
     projectId: string,
     trigger: string,
     db: Tx | null = null,
+    recrawlUrls: string[] | null = null,
   ): Promise<{ job: CrawlJob; run: Run } | 'busy' | null> {
     const go = async (tx: Tx) => {
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('project:' || ${projectId}))::text`;
@@ -235,7 +238,7 @@ export class CrawlJobRepository {
           runId: run.id,
           progress: { done: 0, total: 0, queued: 0 },
           request: { url: project.seed, config: project.config } as Prisma.InputJsonValue,
-          result: initialState() as unknown as Prisma.InputJsonValue,
+          result: { ...initialState(), ...(recrawlUrls ? { recrawlUrls } : {}) } as unknown as Prisma.InputJsonValue,
         },
       });
       return { job: job as CrawlJob, run };
@@ -250,6 +253,10 @@ export class CrawlJobRepository {
       orderBy: { id: 'desc' },
       take,
     });
+  }
+
+  async findProject(workspaceId: string, projectId: string): Promise<Project | null> {
+    return this.prisma.project.findFirst({ where: { id: projectId, workspaceId, ephemeral: false } });
   }
 
   async findRun(workspaceId: string, projectId: string, runId: string): Promise<Run | null> {
@@ -310,7 +317,8 @@ export class CrawlJobRepository {
            AND r.status IN ('done', 'error', 'cancelled')
            AND r.finished_at < (now() AT TIME ZONE 'utc')
                - make_interval(days => substring(p.retention from '^([0-9]+)d$')::int)
-           AND r.id <> (SELECT r2.id FROM run r2 WHERE r2.project_id = p.id AND r2.status = 'done'
+           AND r.id <> (SELECT r2.id FROM run r2
+                         WHERE r2.project_id = p.id AND r2.status = 'done' AND r2.trigger <> 'recrawl'
                          ORDER BY r2.finished_at DESC NULLS LAST LIMIT 1)`;
       if (!doomed.length) return 0;
       const ids = doomed.map((d) => d.id);

@@ -54,6 +54,9 @@ export const crawlRpc = (crawls: CrawlService, runs: RunService) => ({
   getRun: async (req: crawlV1.RunRef): Promise<crawlV1.RunResponse> => ({
     runJson: JSON.stringify(await runs.get(req.workspaceId, req.projectId, req.runId)),
   }),
+  recrawlRun: async (req: crawlV1.RecrawlRunRequest): Promise<crawlV1.RunResponse> => ({
+    runJson: JSON.stringify(await runs.recrawl(req.workspaceId, req.projectId, req.urls)),
+  }),
   cancelRun: async (req: crawlV1.RunRef): Promise<crawlV1.RunResponse> => ({
     runJson: JSON.stringify(await runs.cancel(req.workspaceId, req.projectId, req.runId)),
   }),

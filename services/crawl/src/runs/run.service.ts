@@ -3,9 +3,12 @@ import type { RunRecord } from '@tidemark/contracts';
 import type { Run } from '@tidemark/db';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import type { CrawlEngine } from '../crawl/crawl-engine.js';
+import { normalizeUrl } from '../frontier/normalize-url.js';
+import { CrawlScope } from '../frontier/scope.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
 
 const MAX_RUNS_PAGE = 100;
+const MAX_RECRAWL_URLS = 1000;
 
 /**
  * A standing project's runs: started by hand, by POST /projects/run or by the scheduler, crawled
@@ -21,6 +24,41 @@ export class RunService {
   async start(workspaceId: string, projectId: string, trigger: string): Promise<RunRecord> {
     if (!['manual', 'api', 'schedule'].includes(trigger)) throw new ValidationError('trigger: manual, api or schedule');
     const made = await this.jobs.createRun(workspaceId, projectId, trigger);
+    if (made === null) throw new NotFoundError('project');
+    if (made === 'busy')
+      throw new ApiError('conflict', 'a run of this project is queued or running; cancel it or wait');
+    await this.queue(made.job);
+    return toRecord(made.run, made.job);
+  }
+
+  /**
+   * POST /projects/{id}/pages/recrawl: a run of its own that fetches exactly these URLs now,
+   * follows no link and reads no sitemap; its record compares them with the last full run, and
+   * it never stands in for the site (the next full run is compared with the full run before).
+   */
+  async recrawl(workspaceId: string, projectId: string, urls: string[]): Promise<RunRecord> {
+    const project = await this.jobs.findProject(workspaceId, projectId);
+    if (!project) throw new NotFoundError('project');
+    if (!urls.length || urls.length > MAX_RECRAWL_URLS)
+      throw new ValidationError(`body.urls: 1 to ${MAX_RECRAWL_URLS} URLs`);
+    const config = project.config as { scope?: { allow_subdomains?: boolean } };
+    const scope = new CrawlScope(project.seed, {
+      include_paths: [],
+      exclude_paths: [],
+      allow_subdomains: config.scope?.allow_subdomains ?? false,
+      max_depth: null,
+    });
+    const keys = new Set<string>();
+    const listed: string[] = [];
+    urls.forEach((raw, i) => {
+      const key = normalizeUrl(raw);
+      if (!key || !/^https?:/.test(raw)) throw new ValidationError(`body.urls[${i}]: not an http or https URL`);
+      if (scope.check(new URL(key), 0) === 'other_host')
+        throw new ValidationError(`body.urls[${i}]: not on this project's site (${project.host})`);
+      if (!keys.has(key)) listed.push(raw);
+      keys.add(key);
+    });
+    const made = await this.jobs.createRun(workspaceId, projectId, 'recrawl', null, listed);
     if (made === null) throw new NotFoundError('project');
     if (made === 'busy')
       throw new ApiError('conflict', 'a run of this project is queued or running; cancel it or wait');

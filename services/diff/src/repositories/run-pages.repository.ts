@@ -8,6 +8,8 @@ export interface RunToCompare {
   projectId: string;
   status: string;
   stop: string | null;
+  /** manual, schedule, api, crawl, recrawl. */
+  trigger: string;
   createdAt: Date;
   /** The project's saved config (grouped). */
   config: Record<string, Record<string, unknown>>;
@@ -36,15 +38,25 @@ export class RunPagesRepository {
       projectId: run.projectId,
       status: run.status,
       stop: run.stop,
+      trigger: run.trigger,
       createdAt: run.createdAt,
       config: run.project.config as RunToCompare['config'],
     };
   }
 
-  /** The run a run is compared with: the project's latest finished run before it. */
+  /**
+   * The run a run is compared with: the project's latest finished full run before it. A re-crawl
+   * of listed pages never stands in for the site, so it is never a baseline.
+   */
   async baselineOf(run: RunToCompare): Promise<RunToCompare | null> {
     const before = await this.prisma.run.findFirst({
-      where: { projectId: run.projectId, status: 'done', createdAt: { lt: run.createdAt }, id: { not: run.id } },
+      where: {
+        projectId: run.projectId,
+        status: 'done',
+        trigger: { not: 'recrawl' },
+        createdAt: { lt: run.createdAt },
+        id: { not: run.id },
+      },
       orderBy: { createdAt: 'desc' },
       select: { id: true },
     });
@@ -85,7 +97,7 @@ export class RunPagesRepository {
       words: r.words ?? 0,
       ...(r.fields ? { fields: r.fields as PageSummary['fields'] } : {}),
     }));
-    return { runId: run.id, status: run.status, stop: run.stop, pages };
+    return { runId: run.id, status: run.status, stop: run.stop, recrawl: run.trigger === 'recrawl', pages };
   }
 
   /** One page's stored bodies in a run (the first row of that URL). */

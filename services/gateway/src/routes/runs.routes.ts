@@ -98,6 +98,27 @@ export const runRoutes = (
     },
   }),
   defineRoute({
+    method: 'post',
+    path: '/projects/:id/pages/recrawl',
+    tag: 'Runs',
+    summary: 'Re-crawl listed pages now, as a run of its own (202)',
+    description:
+      'Fetches exactly these URLs (of the project’s site), follows no link and reads no sitemap. Listed among the runs with trigger `recrawl`; its change record compares the listed pages with the last full run, and it never stands in for the site. 409 while a run is queued or running.',
+    scope: 'write',
+    params: idParam,
+    body: z.strictObject({ urls: z.array(z.string().min(1).max(2048)).min(1).max(1000) }),
+    responses: { 202: { description: 'the re-crawl run, queued', schema: runSchema } },
+    handler: async ({ auth, params, body }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call('recrawlRun', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        urls: body.urls,
+      });
+      return { status: 202, body: JSON.parse(res.runJson) as RunRecord };
+    },
+  }),
+  defineRoute({
     method: 'get',
     path: '/projects/:id/runs/:run',
     tag: 'Runs',
