@@ -28,12 +28,14 @@ const page = (title: string, body: string) => ({
 const changingSite = (state: { edition: number }): Site => ({
   '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' },
   '/': () =>
-    page(
-      'Harbour',
-      `<p>Updated ${state.edition === 1 ? '2026-11-20 10:00:01' : '2026-11-21 08:14:55'}</p>${prose('home', 8)}
+    state.edition === 5
+      ? { status: 503, type: 'text/html', body: '<html><body>Down for maintenance</body></html>' }
+      : page(
+          'Harbour',
+          `<p>Updated ${state.edition === 1 ? '2026-11-20 10:00:01' : '2026-11-21 08:14:55'}</p>${prose('home', 8)}
        <ul><li><a href="/a">Prices</a></li><li><a href="/b">Moorings</a></li>
        <li><a href="${state.edition === 1 ? '/gone' : '/new'}">News</a></li></ul>`,
-    ),
+        ),
   '/a': () =>
     page(
       'Prices',
@@ -41,7 +43,10 @@ const changingSite = (state: { edition: number }): Site => ({
         state.edition >= 2 ? '<p>Showers are now free for every boat staying two nights.</p>' : ''
       }${prose('price', 6)}`,
     ),
-  '/b': () => page('Moorings', prose('mooring', 10)),
+  '/b': () =>
+    state.edition === 4
+      ? { status: 403, type: 'text/html', body: '<html><body><h1>Access denied</h1></body></html>' }
+      : page('Moorings', prose('mooring', 10)),
   '/gone': () => page('Old news', prose('old', 8)),
   '/new': () => page('New news', prose('fresh', 8)),
 });
@@ -274,4 +279,30 @@ describe('change records through the fleet: a run compared with the run before',
   }, 120_000);
 
   const run3 = () => run(projectId);
+
+  it('tells page.blocked, then site.failing when a run reads nothing, and site.recovered after', async () => {
+    const kinds = () => seen.map((e) => e.kind);
+    const count = (kind: string) => kinds().filter((k) => k === kind).length;
+    state.edition = 4;
+    await run(projectId);
+    for (let i = 0; i < 50 && count('page.blocked') < 1; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(seen.filter((e) => e.kind === 'page.blocked').map((e) => e.data)).toEqual([
+      expect.objectContaining({ projectId, url: web.url('harbour.test', '/b'), errorCode: 'BLOCKED', httpStatus: 403 }),
+    ]);
+
+    state.edition = 5; // the whole site answers 503
+    const down = await t.call('POST', `/projects/${projectId}/runs`, { key });
+    for (let i = 0; i < 100 && count('site.failing') < 1; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(seen.filter((e) => e.kind === 'site.failing').map((e) => e.data)).toEqual([
+      expect.objectContaining({ projectId, runId: down.body.id, reason: 'the run ended in error' }),
+    ]);
+
+    state.edition = 3;
+    const back = await t.call('POST', `/projects/${projectId}/runs`, { key });
+    for (let i = 0; i < 100 && count('site.recovered') < 1; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(seen.filter((e) => e.kind === 'site.recovered').map((e) => e.data)).toEqual([
+      expect.objectContaining({ projectId, runId: back.body.id }),
+    ]);
+    expect(count('site.failing')).toBe(1);
+  }, 120_000);
 });

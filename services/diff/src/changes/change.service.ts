@@ -114,6 +114,52 @@ export class ChangeService {
       },
       { msgId: `${run.id}:run.finished` },
     );
+    await this.publishSiteEvents(run, stored);
+  }
+
+  /**
+   * page.blocked, page.orphaned / page.linked against the baseline, and site.failing /
+   * site.recovered when the site's health flipped since the last compared full run. A run is
+   * failing when it ended in error or read too little of the site for a verdict.
+   */
+  private async publishSiteEvents(run: RunToCompare, stored: StoredChange): Promise<void> {
+    const base = { projectId: run.projectId, runId: run.id };
+    if (stored.baselineRunId) {
+      for (const p of await this.runs.newlyBlocked(run.id, stored.baselineRunId, MAX_PAGE_EVENTS))
+        await this.bus.publishEvent(
+          run.workspaceId,
+          'page.blocked',
+          { ...base, url: p.url, errorCode: p.error_code, httpStatus: p.http_status },
+          { msgId: `${run.id}:page.blocked:${p.url}` },
+        );
+      for (const p of await this.runs.linkFlips(run.id, stored.baselineRunId, MAX_PAGE_EVENTS))
+        await this.bus.publishEvent(
+          run.workspaceId,
+          p.flip === 'orphaned' ? 'page.orphaned' : 'page.linked',
+          { ...base, url: p.url },
+          { msgId: `${run.id}:page.${p.flip}:${p.url}` },
+        );
+    }
+    if (run.trigger === 'recrawl') return; // a few listed pages say nothing of the site's health
+    const failing = (status: string, coverage: unknown) =>
+      status === 'error' || (coverage as { verdict?: boolean } | null)?.verdict === false;
+    const now = failing(run.status, stored.coverage);
+    const previous = await this.runs.previousCompared(run);
+    const before = previous ? failing(previous.status, await this.changes.coverageOf(previous.id)) : false;
+    if (now === before) return;
+    const reason = now
+      ? run.status === 'error'
+        ? 'the run ended in error'
+        : String((stored.coverage as { reason?: string }).reason ?? 'the run read too little of the site')
+      : 'the run read the site again';
+    await this.bus.publishEvent(
+      run.workspaceId,
+      now ? 'site.failing' : 'site.recovered',
+      { ...base, reason },
+      {
+        msgId: `${run.id}:${now ? 'site.failing' : 'site.recovered'}`,
+      },
+    );
   }
 
   /** The change record of a run (the project's latest finished run by default). */

@@ -59,6 +59,12 @@ export class ChangeRepository {
     }
   }
 
+  async coverageOf(runId: string): Promise<unknown> {
+    return (
+      (await this.prisma.changeRecord.findUnique({ where: { runId }, select: { coverage: true } }))?.coverage ?? null
+    );
+  }
+
   async noiseOf(runId: string): Promise<unknown> {
     return (await this.prisma.changeRecord.findUnique({ where: { runId }, select: { noise: true } }))?.noise ?? null;
   }

@@ -117,4 +117,43 @@ export class RunPagesRepository {
     const run = await this.run(runId);
     return run && run.workspaceId === workspaceId && run.projectId === projectId ? run : null;
   }
+
+  /** Pages a run found blocked that the baseline had read (by URL). */
+  async newlyBlocked(runId: string, baselineId: string, take: number) {
+    return this.prisma.$queryRaw<{ url: string; error_code: string | null; http_status: number | null }[]>`
+      SELECT c.url, c.error_code, c.http_status FROM page c
+        JOIN page b ON b.run_id = ${baselineId} AND b.url = c.url AND b.verdict IN ('ok', 'thin', 'cached')
+       WHERE c.run_id = ${runId} AND c.verdict = 'blocked'
+       ORDER BY c.url LIMIT ${take}`;
+  }
+
+  /**
+   * Pages whose place in the link graph flipped between two runs of a site with sitemaps:
+   * `orphaned` (listed in a sitemap, linked before, linked from nowhere now) or `linked` (the
+   * reverse). Read from the crawl's frontier rows (crawl_url), read-only.
+   */
+  async linkFlips(runId: string, baselineId: string, take: number) {
+    return this.prisma.$queryRaw<{ url: string; flip: 'orphaned' | 'linked' }[]>`
+      SELECT c.url, CASE WHEN c.in_links = 0 THEN 'orphaned' ELSE 'linked' END AS flip
+        FROM crawl_url c JOIN crawl_url b ON b.run_id = ${baselineId} AND b.url_key = c.url_key
+       WHERE c.run_id = ${runId} AND c.state = 'done' AND b.state = 'done'
+         AND c.in_sitemap AND b.in_sitemap AND c.found_via <> 'seed'
+         AND ((c.in_links = 0) <> (b.in_links = 0))
+       ORDER BY c.url LIMIT ${take}`;
+  }
+
+  /** The latest full run before this one that was compared (its record says how it went). */
+  async previousCompared(run: RunToCompare): Promise<{ id: string; status: string } | null> {
+    return this.prisma.run.findFirst({
+      where: {
+        projectId: run.projectId,
+        trigger: { not: 'recrawl' },
+        createdAt: { lt: run.createdAt },
+        id: { not: run.id },
+        changes: { isNot: null },
+      },
+      orderBy: { createdAt: 'desc' },
+      select: { id: true, status: true },
+    });
+  }
 }
