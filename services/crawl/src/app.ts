@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
-import { crawlV1, mapV1, scrapeV1, type PageRow } from '@tidemark/contracts';
+import { crawlPagesV1, crawlV1, mapV1, scrapeV1, type PageRow } from '@tidemark/contracts';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
@@ -10,6 +10,9 @@ import { RunService } from './runs/run.service.js';
 import { CrawlService, type RowsPort } from './crawl/crawl.service.js';
 import { CrawlJobRepository } from './repositories/crawl-job.repository.js';
 import { FrontierRepository } from './repositories/frontier.repository.js';
+import { PagesService } from './pages/pages.service.js';
+import { pagesRpc } from './pages/pages.rpc.js';
+import { StoredPagesRepository } from './pages/stored-pages.repository.js';
 import { crawlRpc } from './rpc/crawl.rpc.js';
 import { crawlPageHandler } from './work/crawl-page.handler.js';
 import { CRAWL_START_MAX_DELIVER, crawlStartHandler } from './work/crawl-start.handler.js';
@@ -76,6 +79,15 @@ export const buildApp = async (
   server.addService(
     crawlV1.CrawlServiceService,
     unaryService<crawlV1.CrawlServiceServer>(crawlRpc(crawls, runs), logger),
+  );
+  // A search scans a run's stored bodies in scrape, chunk by chunk: a large one takes a while.
+  const pages = new PagesService(jobs, frontier, new StoredPagesRepository(prisma), {
+    rowsAt: rows.rowsAt,
+    scan: (req) => scrape.call('scanPages', req, 120_000),
+  });
+  server.addService(
+    crawlPagesV1.PagesServiceService,
+    unaryService<crawlPagesV1.PagesServiceServer>(pagesRpc(pages), logger),
   );
   const consumers: RunningConsumer[] = [];
   const timers: NodeJS.Timeout[] = [];

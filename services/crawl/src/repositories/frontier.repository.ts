@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@tidemark/db';
+import { Prisma, type PrismaClient } from '@tidemark/db';
 
 /** A Prisma transaction client: every frontier change of a run happens inside the run's lock. */
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
@@ -262,5 +262,81 @@ export class FrontierRepository {
       runId,
       olderThanMs,
     );
+  }
+
+  // Reads for the pages of a run (src/pages). A settled row never changes, so these take no lock.
+  // The ones joining `page` read scrape's rows read-only (docs/architecture.md, Pages of a run).
+
+  /**
+   * Settled rows after `afterPosition` in position order that meet `where` (built over `c`, this
+   * table, and `p`, the row's page, by pages/page-query.sql.ts with every value bound).
+   */
+  async settledWhere(runId: string, jobId: string, where: Prisma.Sql, afterPosition: number, take: number) {
+    return this.prisma.$queryRaw<FrontierRow[]>(Prisma.sql`
+      SELECT ${Prisma.raw(columnsOf('c'))} FROM crawl_url c
+        LEFT JOIN page p ON p.job_id = ${jobId} AND p.position = c.position
+       WHERE c.run_id = ${runId} AND c.state = 'done' AND c.position > ${afterPosition}::int AND ${where}
+       ORDER BY c.position LIMIT ${take}::int`);
+  }
+
+  /** Settled rows meeting `where` (over `c` alone), by normalized URL, after the key `afterKey`. */
+  async settledByKey(runId: string, where: Prisma.Sql, afterKey: string | null, take: number) {
+    return this.prisma.$queryRaw<FrontierRow[]>(Prisma.sql`
+      SELECT ${Prisma.raw(columns)} FROM crawl_url c
+       WHERE c.run_id = ${runId} AND c.state = 'done' AND ${where}
+         AND (${afterKey}::text IS NULL OR c.url_key COLLATE "C" > ${afterKey}::text)
+       ORDER BY c.url_key COLLATE "C" LIMIT ${take}::int`);
+  }
+
+  /** Positions of every settled row, in order. */
+  async settledPositions(runId: string): Promise<number[]> {
+    const rows = await this.prisma.$queryRaw<{ position: number }[]>`
+      SELECT position FROM crawl_url WHERE run_id = ${runId} AND state = 'done' ORDER BY position`;
+    return rows.map((r) => r.position);
+  }
+
+  /**
+   * Read pages (ok, thin, cached) with what decides a dead end without their links: how many
+   * links they had, and whether a URL was first found on them (then one link was in scope).
+   */
+  async readPages(
+    runId: string,
+  ): Promise<{ position: number; url: string; urlKey: string; outLinks: number | null; referer: boolean }[]> {
+    return this.prisma.$queryRaw`
+      SELECT c.position, c.url, c.url_key AS "urlKey", c.out_links AS "outLinks",
+             c.url IN (SELECT r.first_referer FROM crawl_url r WHERE r.run_id = ${runId} AND r.first_referer IS NOT NULL)
+               AS referer
+        FROM crawl_url c
+       WHERE c.run_id = ${runId} AND c.state = 'done' AND c.verdict IN ('ok', 'thin', 'cached')
+       ORDER BY c.position`;
+  }
+
+  /**
+   * Settled rows read (ok, thin, cached) and tried but not read: refused, failed or skipped, whose
+   * links the graph never saw. robots rows (forbidden by the site) and pages not found are neither.
+   */
+  async readCounts(runId: string): Promise<{ read: number; unread: number }> {
+    const [row] = await this.prisma.$queryRaw<{ read: number; unread: number }[]>`
+      SELECT count(*) FILTER (WHERE verdict IN ('ok', 'thin', 'cached'))::int AS read,
+             count(*) FILTER (WHERE verdict IS NULL OR verdict = 'skipped'
+                                 OR (verdict = 'blocked' AND error_code IS DISTINCT FROM 'NOT_FOUND'))::int AS unread
+        FROM crawl_url WHERE run_id = ${runId} AND state = 'done'`;
+    return row ?? { read: 0, unread: 0 };
+  }
+
+  /** A URL (any of its keys) in the project's runs before `beforeRunId`, newest first, one per run. */
+  async versionsOf(workspaceId: string, projectId: string, keys: string[], beforeRunId: string, take: number) {
+    return this.prisma.$queryRaw<
+      { runId: string; runStatus: string; crawledAt: Date | null; verdict: string | null; words: number | null }[]
+    >`
+      SELECT DISTINCT ON (r.id) r.id AS "runId", r.status AS "runStatus", p.crawled_at AS "crawledAt", c.verdict,
+             (p.data->>'words')::int AS words
+        FROM run r
+        JOIN crawl_url c ON c.run_id = r.id AND c.url_key = ANY(${keys}::text[]) AND c.state = 'done'
+        LEFT JOIN job j ON j.run_id = r.id AND j.kind IN ('crawl', 'run')
+        LEFT JOIN page p ON p.job_id = j.id AND p.position = c.position
+       WHERE r.workspace_id = ${workspaceId} AND r.project_id = ${projectId} AND r.id < ${beforeRunId}
+       ORDER BY r.id DESC, c.position
+       LIMIT ${take}::int`;
   }
 }

@@ -1,0 +1,306 @@
+import {
+  crawlRequestSchema,
+  PAGE_VERDICTS,
+  type CrawlPageRow,
+  type LinkEntry,
+  type LinkSet,
+  type LinkSetPage,
+  type PageContent,
+  type PageFlag,
+  type PageRow,
+  type PageSearchResult,
+  type scrapeV1,
+} from '@tidemark/contracts';
+import { Prisma, type Run } from '@tidemark/db';
+import { NotFoundError, ValidationError } from '@tidemark/errors';
+import { resolveCrawl } from '../crawl/crawl-options.js';
+import { lookupKeys } from '../frontier/normalize-url.js';
+import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
+import type { FrontierRepository, FrontierRow } from '../repositories/frontier.repository.js';
+import { DeadEnds } from './dead-ends.js';
+import { linkCoverage } from './link-coverage.js';
+import { parsePageQuery, usesDeadEnd } from './page-query.js';
+import { deadEndSql, ORPHAN_SQL, queryCondition, unlistedSql } from './page-query.sql.js';
+import type { StoredPagesRepository } from './stored-pages.repository.js';
+
+/** Page rows and scans come from the scrape service, which wrote the rows. */
+export interface ScrapePagesPort {
+  rowsAt(workspaceId: string, jobId: string, positions: number[], formats: string[]): Promise<Map<number, PageRow>>;
+  scan(req: scrapeV1.ScanPagesRequest): Promise<scrapeV1.ScanPagesResponse>;
+}
+
+const MAX_LIMIT = 1000;
+const MAX_VERSIONS = 100;
+const MAX_MATCHES = 1000;
+/** Positions per ScanPages call, and calls in flight: scrape replicas share a large search. */
+const SCAN_CHUNK = 500;
+const SCAN_PARALLEL = 4;
+
+const encode = (s: string) => Buffer.from(s).toString('base64url');
+const decodePosition = (cursor: string): number => {
+  const raw = Buffer.from(cursor, 'base64url').toString();
+  if (!/^\d{1,9}$/.test(raw)) throw new ValidationError('query.cursor: not a cursor this API gave out', undefined, 400);
+  return Number(raw);
+};
+const decodeKey = (cursor: string): string => {
+  const raw = Buffer.from(cursor, 'base64url').toString();
+  if (!/^https?:\/\//.test(raw))
+    throw new ValidationError('query.cursor: not a cursor this API gave out', undefined, 400);
+  return raw;
+};
+
+interface RunRef {
+  run: Run;
+  job: CrawlJob;
+}
+
+/**
+ * The read side of a project's runs: pages filtered by the query language, one page in full
+ * with its versions, its screenshot, link-graph sets with their coverage, and search. The crawl
+ * owns the run and the graph; rows are composed by scrape so they read exactly as GET /crawl's.
+ */
+export class PagesService {
+  private readonly deadEnds: DeadEnds;
+
+  constructor(
+    private readonly jobs: CrawlJobRepository,
+    private readonly frontier: FrontierRepository,
+    private readonly stored: StoredPagesRepository,
+    private readonly scrape: ScrapePagesPort,
+  ) {
+    this.deadEnds = new DeadEnds(frontier, stored);
+  }
+
+  /** The run named, or the project's latest finished one; not_found for anything not the caller's. */
+  async resolveRun(workspaceId: string, projectId: string, runId: string | null): Promise<RunRef> {
+    if (!(await this.jobs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');
+    const run = runId
+      ? await this.jobs.findRun(workspaceId, projectId, runId)
+      : await this.stored.latestFinishedRun(workspaceId, projectId);
+    if (!run) throw new NotFoundError(runId ? 'run' : 'finished run of this project');
+    const job = (await this.jobs.jobsOfRuns([run.id])).get(run.id);
+    if (!job) throw new NotFoundError('run');
+    return { run, job };
+  }
+
+  async list(
+    workspaceId: string,
+    projectId: string,
+    input: {
+      runId: string | null;
+      verdicts: string[];
+      flag: PageFlag | null;
+      q: string;
+      cursor: string | null;
+      limit: number;
+      formats: string[];
+    },
+  ): Promise<{ runId: string; data: CrawlPageRow[]; cursor: string | null }> {
+    // The query is read before anything else: a bad term is named whatever the run.
+    const terms = parsePageQuery(input.q);
+    const after = input.cursor ? decodePosition(input.cursor) : -1;
+    const limit = Math.min(Math.max(input.limit || 100, 1), MAX_LIMIT);
+    const { job } = await this.resolveRun(workspaceId, projectId, input.runId);
+    const sitemapUrls = stateOf(job).sitemapUrls ?? 0;
+    const deadEnds = input.flag === 'dead_end' || usesDeadEnd(terms) ? (await this.deadEnds.of(job)).positions : null;
+    const parts: Prisma.Sql[] = [queryCondition(terms, { sitemapUrls, deadEnds })];
+    if (input.verdicts.length) parts.push(Prisma.sql`c.verdict = ANY(${verdictsOf(input.verdicts)}::text[])`);
+    if (input.flag === 'orphan') parts.push(ORPHAN_SQL);
+    if (input.flag === 'unlisted') parts.push(unlistedSql(sitemapUrls));
+    if (input.flag === 'dead_end') parts.push(deadEndSql(deadEnds!));
+    const where = Prisma.join(parts, ' AND ');
+    const found = await this.frontier.settledWhere(job.runId, job.id, where, after, limit + 1);
+    const shown = found.slice(0, limit);
+    const rows = shown.length
+      ? await this.scrape.rowsAt(
+          workspaceId,
+          job.id,
+          shown.map((f) => f.position),
+          input.formats,
+        )
+      : new Map<number, PageRow>();
+    const data = shown.flatMap((f) => {
+      const row = rows.get(f.position);
+      return row ? [graphRow(row, f, sitemapUrls)] : [];
+    });
+    return {
+      runId: job.runId,
+      data,
+      cursor: found.length > limit ? encode(String(shown.at(-1)!.position)) : null,
+    };
+  }
+
+  async content(
+    workspaceId: string,
+    projectId: string,
+    runId: string | null,
+    url: string,
+    formats: string[],
+  ): Promise<PageContent> {
+    const keys = urlKeys(url);
+    const { run, job } = await this.resolveRun(workspaceId, projectId, runId);
+    const { row, frontier } = await this.findPage(workspaceId, job, keys, formats.length ? formats : ['all']);
+    const versions = await this.frontier.versionsOf(workspaceId, projectId, keys, run.id, MAX_VERSIONS);
+    return {
+      ...graphRow(row, frontier, stateOf(job).sitemapUrls ?? 0),
+      runId: run.id,
+      versions: versions.map((v) => ({
+        runId: v.runId,
+        runStatus: v.runStatus as PageContent['versions'][number]['runStatus'],
+        crawledAt: v.crawledAt ? v.crawledAt.toISOString() : null,
+        verdict: v.verdict,
+        words: v.words,
+      })),
+    };
+  }
+
+  async screenshot(workspaceId: string, projectId: string, runId: string | null, url: string): Promise<Buffer> {
+    const keys = urlKeys(url);
+    const { job } = await this.resolveRun(workspaceId, projectId, runId);
+    const { row } = await this.findPage(workspaceId, job, keys, ['screenshot']);
+    const data = row.screenshot?.match(/^data:image\/jpeg;base64,(.*)$/)?.[1];
+    if (!data) throw new NotFoundError('screenshot of this page');
+    return Buffer.from(data, 'base64');
+  }
+
+  async links(
+    workspaceId: string,
+    projectId: string,
+    runId: string,
+    kind: LinkSet,
+    cursor: string | null,
+    limit: number,
+  ): Promise<Omit<LinkSetPage, 'next'>> {
+    const afterKey = cursor ? decodeKey(cursor) : null;
+    const take = Math.min(Math.max(limit || 100, 1), MAX_LIMIT);
+    const { run, job } = await this.resolveRun(workspaceId, projectId, runId);
+    const state = stateOf(job);
+    const sitemapUrls = state.sitemapUrls ?? 0;
+    const dead = kind === 'dead_ends' ? await this.deadEnds.of(job) : null;
+    const where =
+      kind === 'orphans' ? ORPHAN_SQL : kind === 'unlisted' ? unlistedSql(sitemapUrls) : deadEndSql(dead!.positions);
+    const found = await this.frontier.settledByKey(job.runId, where, afterKey, take + 1);
+    const shown = found.slice(0, take);
+    const scope = resolveCrawl(crawlRequestSchema.parse(job.request)).config.scope;
+    const counts = await this.frontier.readCounts(job.runId);
+    return {
+      runId: job.runId,
+      kind,
+      coverage: linkCoverage(kind, {
+        status: job.status,
+        stop: job.stop,
+        recrawl: run.trigger === 'recrawl',
+        ...counts,
+        sitemapUrls,
+        useSitemap: scope.use_sitemap,
+        followedLinks: !(scope.use_sitemap && scope.sitemap_mode === 'only'),
+        // The crawl engine asks discovery for this many URLs at most (crawl-engine.ts).
+        discoveryLimit: Math.min(50_000, scope.max_pages * 2),
+        unscanned: dead?.unscanned ?? 0,
+      }),
+      data: shown.map(linkEntry),
+      cursor: found.length > take ? encode(shown.at(-1)!.urlKey) : null,
+    };
+  }
+
+  async search(
+    workspaceId: string,
+    projectId: string,
+    runId: string | null,
+    mode: string,
+    q: string,
+  ): Promise<PageSearchResult> {
+    if (mode !== 'content' && mode !== 'selector') throw new ValidationError('body.mode: content or selector');
+    const { job } = await this.resolveRun(workspaceId, projectId, runId);
+    const positions = await this.frontier.settledPositions(job.runId);
+    const chunks: number[][] = [];
+    for (let i = 0; i < positions.length; i += SCAN_CHUNK) chunks.push(positions.slice(i, i + SCAN_CHUNK));
+    // One call even for a run without pages: scrape checks q (a bad selector is refused).
+    if (!chunks.length) chunks.push([]);
+    const results: scrapeV1.ScanPagesResponse[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < chunks.length) {
+        const chunk = chunks[next++]!;
+        results.push(await this.scrape.scan({ workspaceId, jobId: job.id, positions: chunk, mode, q }));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SCAN_PARALLEL, chunks.length) }, worker));
+    const matches = results
+      .flatMap((r) => r.matches)
+      .sort((a, b) => b.count - a.count || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+    return {
+      runId: job.runId,
+      mode,
+      q,
+      counts: {
+        pages: positions.length,
+        scanned: results.reduce((n, r) => n + r.scanned, 0),
+        unscanned: results.reduce((n, r) => n + r.unscanned, 0),
+        matched: matches.length,
+      },
+      matches: matches
+        .slice(0, MAX_MATCHES)
+        .map((m) => ({ url: m.url, count: m.count, snippet: m.snippet, body: m.body })),
+      truncated: matches.length > MAX_MATCHES,
+    };
+  }
+
+  /** The settled page of a run under any spelling of its URL, as scrape composes its row. */
+  private async findPage(
+    workspaceId: string,
+    job: CrawlJob,
+    keys: string[],
+    formats: string[],
+  ): Promise<{ row: PageRow; frontier: FrontierRow }> {
+    const found = await this.frontier.findByKeys(job.runId, keys);
+    if (!found || found.state !== 'done') throw new NotFoundError('page of this run');
+    const row = (await this.scrape.rowsAt(workspaceId, job.id, [found.position], formats)).get(found.position);
+    if (!row) throw new NotFoundError('page of this run');
+    return { row, frontier: found };
+  }
+}
+
+const stateOf = (job: CrawlJob) => (job.result ?? {}) as unknown as Partial<CrawlState>;
+
+const urlKeys = (url: string): string[] => {
+  const keys = lookupKeys(url);
+  if (!keys.length) throw new ValidationError('query.url: must be an http or https URL', undefined, 400);
+  return keys;
+};
+
+const verdictsOf = (verdicts: string[]): string[] => {
+  const bad = verdicts.find((v) => !(PAGE_VERDICTS as string[]).includes(v));
+  if (bad)
+    throw new ValidationError(`query.v: "${bad}" is not a verdict (${PAGE_VERDICTS.join(', ')})`, undefined, 400);
+  return verdicts;
+};
+
+/**
+ * A page row with the link graph, as GET /crawl/{id} shows it (crawl.service.ts withGraph; the
+ * pages e2e test holds the two answers equal).
+ */
+export const graphRow = (row: PageRow, f: FrontierRow, sitemapUrls: number): CrawlPageRow => ({
+  ...row,
+  foundVia: f.foundVia as CrawlPageRow['foundVia'],
+  firstReferer: f.firstReferer,
+  inSitemap: f.inSitemap,
+  inLinks: f.inLinks,
+  orphan: f.inSitemap && f.inLinks === 0 && f.foundVia !== 'seed',
+  unlisted: !f.inSitemap && f.inLinks > 0 && sitemapUrls > 0,
+  origin: new URL(f.url).origin,
+  depth: f.depth,
+});
+
+const linkEntry = (f: FrontierRow): LinkEntry => ({
+  url: f.url,
+  depth: f.depth,
+  foundVia: f.foundVia,
+  firstReferer: f.firstReferer,
+  inSitemap: f.inSitemap,
+  inLinks: f.inLinks,
+  outLinks: f.outLinks,
+  verdict: f.verdict,
+  errorCode: f.errorCode,
+  httpStatus: f.httpStatus,
+});
