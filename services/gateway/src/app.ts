@@ -29,6 +29,7 @@ import { meRoutes } from './routes/me.routes.js';
 import { metaRoutes } from './routes/meta.routes.js';
 import { runRoutes } from './routes/runs.routes.js';
 import { changeRoutes } from './routes/changes.routes.js';
+import { discoveryRoutes } from './routes/discovery.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { playgroundRoutes } from './routes/playground.routes.js';
@@ -106,6 +107,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
     ...runRoutes(crawl, projects, cfg.PUBLIC_BASE_URL),
     ...changeRoutes(diff, projects),
+    ...discoveryRoutes(map, projects),
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
     ...playgroundRoutes(scrape),
     ...crawlRoutes(crawl, cfg.PUBLIC_BASE_URL),

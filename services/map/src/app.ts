@@ -12,6 +12,8 @@ import { MapJobService } from './jobs/map-job.service.js';
 import { MapJobRepository } from './repositories/map-job.repository.js';
 import { MapUrlRepository } from './repositories/map-url.repository.js';
 import { mapRpc } from './rpc/map.rpc.js';
+import { SnapshotRepository } from './repositories/snapshot.repository.js';
+import { SnapshotService } from './snapshots/snapshot.service.js';
 import { mapRunHandler } from './work/map-run.handler.js';
 
 /** A map of 50,000 rows is about 10 MB of JSON: room for it both ways. */
@@ -82,13 +84,20 @@ export const buildApp = async (cfg: Config, overrides: MapOverrides = {}): Promi
     { jobTimeoutMs: cfg.MAP_JOB_TIMEOUT_MS },
     logger.child({ module: 'map-job.service' }),
   );
+  const snapshots = new SnapshotService(
+    new SnapshotRepository(prisma),
+    jobs,
+    bus,
+    logger.child({ module: 'snapshot.service' }),
+  );
+  jobs.onEnd = (job) => snapshots.onJobEnd(job);
   const server = new grpc.Server({
     'grpc.max_send_message_length': MAP_GRPC_MESSAGE_BYTES,
     'grpc.max_receive_message_length': MAP_GRPC_MESSAGE_BYTES,
   });
   server.addService(
     mapV1.MapServiceService,
-    unaryService<mapV1.MapServiceServer>(mapRpc({ jobs, discovery, credits }), logger),
+    unaryService<mapV1.MapServiceServer>(mapRpc({ jobs, discovery, credits, snapshots }), logger),
   );
   let consumer: RunningConsumer | undefined;
 

@@ -119,9 +119,21 @@ export class MapJobService {
     private readonly logger: Logger,
   ) {}
 
-  /** Creates a map job and puts it on the work stream. */
-  async start(workspaceId: string, request: MapRequest, requestId: string | null): Promise<Job> {
+  /** Called with every map job that ended (the discovery snapshots hook in here). */
+  onEnd: ((job: Job) => Promise<void>) | null = null;
+
+  /**
+   * Creates a map job and puts it on the work stream; `created` runs in between (a snapshot row
+   * that must exist before the job can end).
+   */
+  async start(
+    workspaceId: string,
+    request: MapRequest,
+    requestId: string | null,
+    created?: (job: Job) => Promise<void>,
+  ): Promise<Job> {
     const job = await this.jobs.create({ workspaceId, request, requestId });
+    if (created) await created(job);
     await this.bus.publishWork('work.map.run', { jobId: job.id, workspaceId }, { msgId: job.id });
     return job;
   }
@@ -267,6 +279,14 @@ export class MapJobService {
       );
     } catch (err) {
       this.logger.error({ err, jobId: job.id }, 'map event not published');
+    }
+    if (this.onEnd) {
+      try {
+        const ended = await this.jobs.findById(job.id);
+        if (ended) await this.onEnd(ended);
+      } catch (err) {
+        this.logger.error({ err, jobId: job.id }, 'map end hook failed');
+      }
     }
     this.bus.broadcast(mapDoneSubject(job.id), { jobId: job.id, status: data.status });
   }

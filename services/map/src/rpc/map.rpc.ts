@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { mapV1 } from '@tidemark/contracts';
 import type { DiscoveryService, FileCredits, MapEntry } from '../discovery/discovery.service.js';
 import { parseMapInput, type MapJobService } from '../jobs/map-job.service.js';
+import type { SnapshotService } from '../snapshots/snapshot.service.js';
 
 const DISCOVER_TIMEOUT_MS = 60_000;
 const MAX_DISCOVER_TIMEOUT_MS = 10 * 60_000;
@@ -13,7 +14,26 @@ export const mapRpc = (deps: {
   jobs: MapJobService;
   discovery: DiscoveryService;
   credits: (workspaceId: string, referencePrefix: string) => FileCredits;
+  snapshots: SnapshotService;
 }) => ({
+  getDiscovery: async (req: mapV1.ProjectDiscoveryRequest): Promise<mapV1.JsonAnswer> => ({
+    json: JSON.stringify(await deps.snapshots.get(req.workspaceId, req.projectId)),
+  }),
+  startDiscovery: async (req: mapV1.ProjectDiscoveryRequest): Promise<mapV1.JsonAnswer> => ({
+    json: JSON.stringify(await deps.snapshots.start(req.workspaceId, req.projectId)),
+  }),
+  discoveryEntries: async (req: mapV1.DiscoveryEntriesRequest): Promise<mapV1.JsonAnswer> => ({
+    json: JSON.stringify(
+      await deps.snapshots.entries(req.workspaceId, req.projectId, {
+        ...(req.file ? { file: req.file } : {}),
+        ...(req.prefix ? { prefix: req.prefix } : {}),
+        ...(req.snapshotId ? { snapshotId: req.snapshotId } : {}),
+        ...(req.q ? { q: req.q } : {}),
+        cursor: Math.max(0, req.cursor),
+        limit: Math.min(Math.max(req.limit || 50, 1), 1000),
+      }),
+    ),
+  }),
   mapNow: async (req: mapV1.MapNowRequest): Promise<mapV1.MapNowResponse> => {
     const request = parseMapInput(req);
     const job = await deps.jobs.start(req.workspaceId, request, req.requestId || null);
