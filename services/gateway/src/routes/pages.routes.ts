@@ -26,6 +26,8 @@ import type { ProjectService } from '../services/project.service.js';
 const MAX_ROWS_WITH_BODIES = 100;
 /** A search scans every stored body of a run (in the scrape service): room for a large run. */
 const SEARCH_DEADLINE_MS = 280_000;
+/** The first dead-end question about a finished run reads its pages' stored links. */
+const GRAPH_DEADLINE_MS = 60_000;
 
 const runId = z.string().min(1).max(100).optional().describe('default: the latest finished run');
 const cursor = z
@@ -132,17 +134,21 @@ export const pageRoutes = (
         throw new ValidationError(`query.limit: at most ${MAX_ROWS_WITH_BODIES} with formats`, undefined, 400);
       await projects.get(auth, params.id);
       const res = await queryErrors(
-        pages.call('listPages', {
-          workspaceId: auth.workspaceId,
-          projectId: params.id,
-          runId: query.run_id ?? '',
-          verdicts: query.v ?? [],
-          flag: query.flag ?? '',
-          q: query.q ?? '',
-          cursor: query.cursor ?? '',
-          limit: query.limit,
-          formats: query.formats ?? [],
-        }),
+        pages.call(
+          'listPages',
+          {
+            workspaceId: auth.workspaceId,
+            projectId: params.id,
+            runId: query.run_id ?? '',
+            verdicts: query.v ?? [],
+            flag: query.flag ?? '',
+            q: query.q ?? '',
+            cursor: query.cursor ?? '',
+            limit: query.limit,
+            formats: query.formats ?? [],
+          },
+          GRAPH_DEADLINE_MS,
+        ),
       );
       const body = JSON.parse(res.json) as Omit<PageList, 'next'>;
       return { status: 200, body: withNext(req, body, query.limit, publicBaseUrl) };
@@ -217,14 +223,18 @@ export const pageRoutes = (
     handler: async ({ auth, params, query, req }) => {
       await projects.get(auth, params.id);
       const res = await queryErrors(
-        pages.call('listLinks', {
-          workspaceId: auth.workspaceId,
-          projectId: params.id,
-          runId: params.run,
-          kind: query.kind,
-          cursor: query.cursor ?? '',
-          limit: query.limit,
-        }),
+        pages.call(
+          'listLinks',
+          {
+            workspaceId: auth.workspaceId,
+            projectId: params.id,
+            runId: params.run,
+            kind: query.kind,
+            cursor: query.cursor ?? '',
+            limit: query.limit,
+          },
+          GRAPH_DEADLINE_MS,
+        ),
       );
       const body = JSON.parse(res.json) as Omit<LinkSetPage, 'next'>;
       return { status: 200, body: withNext(req, body, query.limit, publicBaseUrl) };
