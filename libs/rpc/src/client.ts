@@ -45,11 +45,56 @@ export const callUnary = <Req, Res>(
     );
   });
 
+type StreamMethod<Req, Res> = (
+  request: Req,
+  metadata?: grpc.Metadata,
+  options?: Partial<grpc.CallOptions>,
+) => grpc.ClientReadableStream<Res>;
+
+/** A server stream's messages, read one at a time (the next is fetched when asked for). */
+export interface ServerStream<Res> extends AsyncIterable<Res> {
+  /** Ends the call; the server's handler sees its signal abort. */
+  cancel(): void;
+}
+
+/**
+ * Calls a ts-proto server-streaming method, carrying the trace context and request id. No
+ * deadline: a stream lasts as long as its reader reads; the reader cancels it instead. A failure
+ * comes out of the iteration as the peer's ApiError (or `unavailable`), after the messages sent
+ * before it. Leaving the iteration early cancels the call.
+ */
+export const callStream = <Req, Res>(
+  client: grpc.Client,
+  method: StreamMethod<Req, Res>,
+  request: Req,
+  what: string,
+): ServerStream<Res> => {
+  const md = new grpc.Metadata();
+  injectContext(metadataCarrier(md));
+  const call = method.call(client, request, md, {});
+  async function* messages(): AsyncGenerator<Res> {
+    try {
+      for await (const message of call) yield message as Res;
+    } catch (err) {
+      throw errorFromStatus(err as grpc.ServiceError, what);
+    } finally {
+      call.cancel(); // nothing when the call already ended
+    }
+  }
+  return { [Symbol.asyncIterator]: messages, cancel: () => call.cancel() };
+};
+
 type UnaryMethods<C> = {
   [K in keyof C as C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never]: C[K];
 };
 type RequestOf<M> = M extends UnaryMethod<infer Req, infer _Res> ? Req : never;
 type ResponseOf<M> = M extends UnaryMethod<infer _Req, infer Res> ? Res : never;
+
+type StreamMethods<C> = {
+  [K in keyof C as C[K] extends StreamMethod<infer _Req, infer _Res> ? K : never]: C[K];
+};
+type StreamRequestOf<M> = M extends StreamMethod<infer Req, infer _Res> ? Req : never;
+type StreamResponseOf<M> = M extends StreamMethod<infer _Req, infer Res> ? Res : never;
 
 /** A ts-proto client whose unary methods are called as promises with a deadline. */
 export interface RpcClient<C extends grpc.Client> {
@@ -58,6 +103,11 @@ export interface RpcClient<C extends grpc.Client> {
     request: RequestOf<C[K]>,
     deadlineMs?: number,
   ): Promise<ResponseOf<C[K]>>;
+  /** A server-streaming method (see `callStream`). */
+  stream<K extends keyof StreamMethods<C>>(
+    method: K,
+    request: StreamRequestOf<C[K]>,
+  ): ServerStream<StreamResponseOf<C[K]>>;
   close(): void;
 }
 
@@ -77,6 +127,13 @@ export const connectClient = <C extends grpc.Client>(
         request,
         what,
         deadlineMs,
+      ),
+    stream: (method, request) =>
+      callStream(
+        client,
+        client[method] as StreamMethod<StreamRequestOf<C[typeof method]>, StreamResponseOf<C[typeof method]>>,
+        request,
+        what,
       ),
     close: () => client.close(),
   };

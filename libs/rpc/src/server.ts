@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import { asApiError, ERROR_CODES } from '@tidemark/errors';
 import { runWithIncomingContext, type Logger } from '@tidemark/telemetry';
@@ -14,17 +15,26 @@ type UnaryImpl<T> = {
 };
 
 /**
- * Adapts async handlers to grpc-js: runs each inside the caller's trace context and request id,
- * and turns an ApiError into the matching gRPC status with `{code, message}` in metadata so the
- * client rebuilds the same error.
- */
-/**
  * JSON with every non-ASCII character escaped: metadata values must be printable ASCII, and
  * grpc-js drops a call whose error metadata is not (an apostrophe ’ in a message did that).
  */
 const asciiJson = (value: unknown): string =>
   JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/** An error as the gRPC status the client helpers rebuild it from (an unexpected one is logged). */
+const errorStatus = (err: unknown, logger: Logger, method: string): Partial<grpc.StatusObject> => {
+  const apiError = asApiError(err);
+  if (apiError.code === 'internal') logger.error({ err, method }, 'rpc failed');
+  const md = new grpc.Metadata();
+  md.set(ERROR_METADATA_KEY, asciiJson(apiError.toWire()));
+  return { code: ERROR_CODES[apiError.code].grpc, details: apiError.message, metadata: md };
+};
+
+/**
+ * Adapts async handlers to grpc-js: runs each inside the caller's trace context and request id,
+ * and turns an ApiError into the matching gRPC status with `{code, message}` in metadata so the
+ * client rebuilds the same error.
+ */
 export const unaryService = <T extends grpc.UntypedServiceImplementation>(impl: UnaryImpl<T>, logger: Logger): T => {
   const out: Record<string, grpc.handleUnaryCall<unknown, unknown>> = {};
   for (const [name, handler] of Object.entries(impl) as [string, UnaryHandler<unknown, unknown>][]) {
@@ -32,19 +42,48 @@ export const unaryService = <T extends grpc.UntypedServiceImplementation>(impl: 
       runWithIncomingContext(metadataCarrier(call.metadata), () => {
         handler(call.request).then(
           (res) => callback(null, res),
-          (err: unknown) => {
-            const apiError = asApiError(err);
-            if (apiError.code === 'internal') logger.error({ err, method: name }, 'rpc failed');
-            const md = new grpc.Metadata();
-            md.set(ERROR_METADATA_KEY, asciiJson(apiError.toWire()));
-            callback({ code: ERROR_CODES[apiError.code].grpc, details: apiError.message, metadata: md });
-          },
+          (err: unknown) => callback(errorStatus(err, logger, name)),
         );
       });
     };
   }
   return out as T;
 };
+
+/**
+ * A server-streaming method as an async iterable: request in, messages out in order. `signal`
+ * aborts when the caller cancels or goes away; the iterable is then closed (its `finally` runs).
+ */
+export type StreamHandler<Req, Res> = (request: Req, signal: AbortSignal) => AsyncIterable<Res>;
+
+/**
+ * Adapts a StreamHandler to grpc-js like `unaryService` does a unary one (context in, ApiError
+ * out as the closing status). The next message is asked for only once grpc-js has taken the
+ * last, so a slow reader slows the producer instead of filling memory.
+ */
+export const serverStream =
+  <Req, Res>(
+    handler: StreamHandler<Req, Res>,
+    logger: Logger,
+    method: string,
+  ): grpc.handleServerStreamingCall<Req, Res> =>
+  (call) => {
+    const abort = new AbortController();
+    call.on('cancelled', () => abort.abort());
+    const pump = async () => {
+      try {
+        for await (const message of handler(call.request, abort.signal)) {
+          if (abort.signal.aborted) return;
+          if (!call.write(message)) await once(call, 'drain', { signal: abort.signal });
+        }
+        if (!abort.signal.aborted) call.end();
+      } catch (err) {
+        // A cancelled call has no one to tell; its abort ends up here as an AbortError.
+        if (!abort.signal.aborted) call.emit('error', errorStatus(err, logger, method));
+      }
+    };
+    runWithIncomingContext(metadataCarrier(call.metadata), () => void pump());
+  };
 
 /** Binds a server on `address` (host:port; port 0 picks one) and answers the bound port. */
 export const listen = (server: grpc.Server, address: string): Promise<number> =>
