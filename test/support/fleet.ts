@@ -49,6 +49,7 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     CRAWL_GRPC_LISTEN: '127.0.0.1:0',
     MAP_GRPC_LISTEN: '127.0.0.1:0',
     DIFF_GRPC_LISTEN: '127.0.0.1:0',
+    EXPORT_GRPC_LISTEN: '127.0.0.1:0',
     // Chromium only where a test asks for it (FLEET_BROWSER_POOL: '1'); elsewhere the browser
     // tier is unavailable and the rows say so.
     FLEET_BROWSER_POOL: '0',

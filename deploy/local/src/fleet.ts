@@ -3,6 +3,7 @@ import * as browserPool from '@tidemark/browser-pool';
 import * as crawl from '@tidemark/crawl';
 import * as delivery from '@tidemark/delivery';
 import * as diff from '@tidemark/diff';
+import * as exporter from '@tidemark/export';
 import * as gateway from '@tidemark/gateway';
 import * as map from '@tidemark/map';
 import * as scrape from '@tidemark/scrape';
@@ -11,10 +12,20 @@ export interface Fleet {
   /** The API root, ending in /v1. */
   apiUrl: string;
   /** Where each gRPC service ended up listening (ports may have been picked by the system). */
-  grpc: { billing: string; scrape: string; browserPool: string | null; crawl: string; map: string; diff: string };
+  grpc: {
+    billing: string;
+    scrape: string;
+    browserPool: string | null;
+    crawl: string;
+    map: string;
+    diff: string;
+    export: string;
+  };
   gateway: gateway.GatewayApp;
   /** Stops one service while the rest run on (failure tests). */
-  stopService(name: 'browserPool' | 'scrape' | 'billing' | 'crawl' | 'map' | 'delivery' | 'diff'): Promise<void>;
+  stopService(
+    name: 'browserPool' | 'scrape' | 'billing' | 'crawl' | 'map' | 'delivery' | 'diff' | 'export',
+  ): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -83,6 +94,12 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
     started.push({ name: 'diff', stop: () => diffApp.stop() });
     env.DIFF_GRPC_URL = dial(diffCfg.DIFF_GRPC_LISTEN, (await diffApp.start()).grpcPort);
 
+    // Export reads finished runs' rows; the gateway streams its files.
+    const exportCfg = exporter.loadConfig(env);
+    const exportApp = await exporter.buildApp(exportCfg);
+    started.push({ name: 'export', stop: () => exportApp.stop() });
+    env.EXPORT_GRPC_URL = dial(exportCfg.EXPORT_GRPC_LISTEN, (await exportApp.start()).grpcPort);
+
     // Delivery consumes the events of all the above; the gateway asks it over NATS.
     const deliveryApp = await delivery.buildApp(delivery.loadConfig(env));
     started.push({ name: 'delivery', stop: () => deliveryApp.stop() });
@@ -100,6 +117,7 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
         crawl: env.CRAWL_GRPC_URL,
         map: env.MAP_GRPC_URL,
         diff: env.DIFF_GRPC_URL,
+        export: env.EXPORT_GRPC_URL,
       },
       gateway: gatewayApp,
       stopService,

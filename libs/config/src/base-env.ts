@@ -31,4 +31,5 @@ export const grpcEnv = z.object({
   MAP_GRPC_URL: z.string().default('127.0.0.1:50064'),
   CRAWL_GRPC_URL: z.string().default('127.0.0.1:50065'),
   DIFF_GRPC_URL: z.string().default('127.0.0.1:50066'),
+  EXPORT_GRPC_URL: z.string().default('127.0.0.1:50067'),
 });
