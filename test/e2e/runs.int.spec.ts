@@ -97,6 +97,37 @@ describe('project runs through the fleet: start, conflict, history, cancel, sche
     expect(rows.filter((r) => r.foundVia === 'link')).toEqual([]);
   });
 
+  it('dry-runs draft scope patterns on the URLs the project knows, and lists its sources', async () => {
+    const id = await project({ config: { useSitemap: true } });
+    const run = await ended(id, (await t.call('POST', `/projects/${id}/runs`, { key })).body.id);
+    const dry = await t.call('POST', `/projects/${id}/dry-run`, { key, body: { exclude_paths: ['/docs/**'] } });
+    expect(dry.status).toBe(200);
+    const docs = await t.db.prisma.crawlUrl.findMany({ where: { runId: run.id, url: { contains: '/docs' } } });
+    expect(docs.length).toBeGreaterThan(0);
+    expect(dry.body.known).toBe(run.progress.total);
+    expect(dry.body.verdicts.excluded.count).toBe(docs.length);
+    expect(dry.body.dropped.count).toBe(docs.length);
+    expect(dry.body.added).toEqual({ count: 0, urls: [] });
+    expect(dry.body.verdicts.in.count).toBe(run.progress.total - docs.length);
+    // Nothing was saved.
+    expect((await t.call('GET', `/projects/${id}`, { key })).body.config.version).toBe(1);
+    expect((await t.call('POST', `/projects/${id}/dry-run`, { key, body: { exclude_paths: 'x' } })).status).toBe(422);
+
+    const sources = await t.call('GET', `/projects/${id}/sources`, { key });
+    expect(sources.status).toBe(200);
+    const via = await t.db.prisma.crawlUrl.groupBy({ by: ['foundVia'], where: { runId: run.id }, _count: true });
+    const count = (v: string) => via.find((r) => r.foundVia === v)?._count ?? 0;
+    expect(sources.body).toMatchObject({
+      runId: run.id,
+      seed: { url: web.url('crawl.test', '/'), found: 1 },
+      sitemap: { use: true, mode: 'auto', found: count('sitemap') },
+      links: { found: count('link') },
+      urlList: { urls: 0, found: 0 },
+    });
+    expect(count('sitemap')).toBeGreaterThan(0);
+    expect((await t.call('GET', `/projects/${id}/sources`, { key: otherKey })).status).toBe(404);
+  });
+
   it('pages the run history newest first', async () => {
     const id = await project();
     const ids: string[] = [];

@@ -6,6 +6,7 @@ import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { CrawlEngine, type DiscoveryPort } from './crawl/crawl-engine.js';
+import { ProjectScopeService } from './runs/project-scope.service.js';
 import { RunService } from './runs/run.service.js';
 import { CrawlService, type RowsPort } from './crawl/crawl.service.js';
 import { CrawlJobRepository } from './repositories/crawl-job.repository.js';
@@ -75,10 +76,11 @@ export const buildApp = async (
   );
   const crawls = new CrawlService(jobs, frontier, engine, rows, bus);
   const runs = new RunService(jobs, engine, bus);
+  const scopes = new ProjectScopeService(jobs, frontier);
   const server = new grpc.Server();
   server.addService(
     crawlV1.CrawlServiceService,
-    unaryService<crawlV1.CrawlServiceServer>(crawlRpc(crawls, runs), logger),
+    unaryService<crawlV1.CrawlServiceServer>(crawlRpc(crawls, runs, scopes), logger),
   );
   // A search scans a run's stored bodies in scrape, chunk by chunk: a large one takes a while.
   const pages = new PagesService(jobs, frontier, new StoredPagesRepository(prisma), {

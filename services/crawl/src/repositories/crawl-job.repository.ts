@@ -259,6 +259,25 @@ export class CrawlJobRepository {
     return this.prisma.project.findFirst({ where: { id: projectId, workspaceId, ephemeral: false } });
   }
 
+  /**
+   * The runs whose URLs a project knows: its latest finished full run and the run going now
+   * (either may be missing), in that order.
+   */
+  async knownRuns(projectId: string): Promise<{ finished: string | null; running: string | null }> {
+    const [finished, running] = await Promise.all([
+      this.prisma.run.findFirst({
+        where: { projectId, status: 'done', trigger: { not: 'recrawl' } },
+        orderBy: { createdAt: 'desc' },
+        select: { id: true },
+      }),
+      this.prisma.run.findFirst({
+        where: { projectId, status: { in: ['queued', 'running'] } },
+        select: { id: true },
+      }),
+    ]);
+    return { finished: finished?.id ?? null, running: running?.id ?? null };
+  }
+
   async findRun(workspaceId: string, projectId: string, runId: string): Promise<Run | null> {
     return this.prisma.run.findFirst({ where: { id: runId, workspaceId, projectId } });
   }

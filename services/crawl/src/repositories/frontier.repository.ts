@@ -254,6 +254,30 @@ export class FrontierRepository {
     return rows[0] ?? null;
   }
 
+  /** The URLs a set of runs holds, one row per normalized URL (the first run's spelling wins). */
+  async knownUrls(runIds: string[]): Promise<{ url: string; depth: number; foundVia: string }[]> {
+    if (!runIds.length) return [];
+    return this.prisma.$queryRaw<{ url: string; depth: number; foundVia: string }[]>`
+      SELECT DISTINCT ON (url_key) url, depth, found_via AS "foundVia" FROM crawl_url
+       WHERE run_id = ANY(${runIds}::text[])
+       ORDER BY url_key, array_position(${runIds}::text[], run_id)`;
+  }
+
+  /** How many URLs of a run came in by each source (seed, link, sitemap, feed). */
+  async foundVia(runId: string): Promise<Record<string, number>> {
+    const rows = await this.prisma.$queryRaw<{ via: string; n: number }[]>`
+      SELECT found_via AS via, count(*)::int AS n FROM crawl_url WHERE run_id = ${runId} GROUP BY found_via`;
+    return Object.fromEntries(rows.map((r) => [r.via, r.n]));
+  }
+
+  /** How many of these normalized keys a run holds. */
+  async countKeys(runId: string, keys: string[]): Promise<number> {
+    if (!keys.length) return 0;
+    const [row] = await this.prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM crawl_url WHERE run_id = ${runId} AND url_key = ANY(${keys}::text[])`;
+    return row?.n ?? 0;
+  }
+
   /** Dispatched pages with no answer for `olderThanMs` (their work was lost): dispatched again. */
   async stale(tx: Tx, runId: string, olderThanMs: number): Promise<FrontierRow[]> {
     return tx.$queryRawUnsafe<FrontierRow[]>(

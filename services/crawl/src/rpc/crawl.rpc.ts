@@ -1,6 +1,7 @@
 import { crawlKeepSchema, crawlV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import type { CrawlService } from '../crawl/crawl.service.js';
+import type { ProjectScopeService, ScopeDraft } from '../runs/project-scope.service.js';
 import type { RunService } from '../runs/run.service.js';
 
 const parseJson = (json: string, what: string): Record<string, unknown> => {
@@ -12,7 +13,15 @@ const parseJson = (json: string, what: string): Record<string, unknown> => {
 };
 
 /** gRPC in: decode → crawl or run service → JSON. */
-export const crawlRpc = (crawls: CrawlService, runs: RunService) => ({
+export const crawlRpc = (crawls: CrawlService, runs: RunService, scopes: ProjectScopeService) => ({
+  dryRun: async (req: crawlV1.DryRunRequest): Promise<crawlV1.JsonReply> => ({
+    json: JSON.stringify(
+      await scopes.dryRun(req.workspaceId, req.projectId, parseJson(req.draftJson, 'draft') as ScopeDraft),
+    ),
+  }),
+  getSources: async (req: crawlV1.ProjectRef): Promise<crawlV1.JsonReply> => ({
+    json: JSON.stringify(await scopes.sources(req.workspaceId, req.projectId)),
+  }),
   startCrawl: async (req: crawlV1.StartCrawlRequest): Promise<crawlV1.StartCrawlResponse> => {
     const { envelope, secret } = await crawls.start(
       req.workspaceId,

@@ -7,6 +7,18 @@ import { encodeCursor, nextLink, pageQuery } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
 import type { ProjectService } from '../services/project.service.js';
 
+const globs = z.array(z.string().min(1).max(500)).max(200);
+const scopeDraftSchema = z
+  .strictObject({
+    include_paths: globs.optional(),
+    exclude_paths: globs.optional(),
+    sitemap_include: globs.optional(),
+    sitemap_exclude: globs.optional(),
+    allow_subdomains: z.boolean().optional(),
+    max_depth: z.number().int().min(0).max(1000).nullable().optional(),
+  })
+  .meta({ id: 'ScopeDraft' });
+
 const runParams = z.object({ id: z.string().min(1).max(100), run: z.string().min(1).max(100) });
 
 const runsStartedSchema = z
@@ -116,6 +128,41 @@ export const runRoutes = (
         urls: body.urls,
       });
       return { status: 202, body: JSON.parse(res.runJson) as RunRecord };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/projects/:id/dry-run',
+    tag: 'Projects',
+    summary: 'What scope patterns would do to the URLs the project already knows; nothing fetched',
+    description:
+      'Judges every URL of the last finished run and of a run going now by the saved scope and by the draft given (any of include_paths, exclude_paths, allow_subdomains, max_depth, sitemap_include, sitemap_exclude; unsaved). Answers the count and first URLs per verdict, and the URLs the draft would drop or add against the saved scope.',
+    scope: 'read',
+    params: idParam,
+    body: scopeDraftSchema,
+    responses: { 200: { description: 'the verdicts', schema: z.object({}).passthrough() } },
+    handler: async ({ auth, params, body }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call('dryRun', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        draftJson: JSON.stringify(body),
+      });
+      return { status: 200, body: JSON.parse(res.json) as unknown };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/projects/:id/sources',
+    tag: 'Projects',
+    summary: 'The project’s sources (seed, sitemaps, URL list, feeds, patterns) and what the last run found by each',
+    scope: 'read',
+    params: idParam,
+    responses: { 200: { description: 'the sources', schema: z.object({}).passthrough() } },
+    handler: async ({ auth, params }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call('getSources', { workspaceId: auth.workspaceId, projectId: params.id });
+      return { status: 200, body: JSON.parse(res.json) as unknown };
     },
   }),
   defineRoute({

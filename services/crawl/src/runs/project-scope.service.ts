@@ -1,0 +1,100 @@
+import { applyConfigPatch, type ResolvedConfig } from '@tidemark/contracts';
+import { NotFoundError } from '@tidemark/errors';
+import { normalizeUrl } from '../frontier/normalize-url.js';
+import { CrawlScope, type ScopeVerdict } from '../frontier/scope.js';
+import type { CrawlJobRepository } from '../repositories/crawl-job.repository.js';
+import type { FrontierRepository } from '../repositories/frontier.repository.js';
+
+/** URLs shown per verdict or pattern; the counts are always whole. */
+const EXAMPLES = 10;
+
+/** Scope keys a dry run may try without saving them. */
+export interface ScopeDraft {
+  include_paths?: string[];
+  exclude_paths?: string[];
+  allow_subdomains?: boolean;
+  max_depth?: number | null;
+  sitemap_include?: string[];
+  sitemap_exclude?: string[];
+}
+
+/**
+ * What a project's scope does to the URLs it already knows (the last finished full run's
+ * frontier, and what a running run has queued), and where its pages came from. Nothing is
+ * fetched, nothing spent.
+ */
+export class ProjectScopeService {
+  constructor(
+    private readonly jobs: CrawlJobRepository,
+    private readonly frontier: FrontierRepository,
+  ) {}
+
+  /** POST /projects/{id}/dry-run: every known URL judged by the saved scope and by the draft. */
+  async dryRun(workspaceId: string, projectId: string, draft: ScopeDraft) {
+    const { project, config, runs } = await this.context(workspaceId, projectId);
+    const known = await this.frontier.knownUrls([runs.finished, runs.running].filter((r) => r !== null));
+    const saved = new CrawlScope(project.seed, config.scope);
+    const tried = new CrawlScope(project.seed, { ...config.scope, ...draft });
+    const verdicts: Record<ScopeVerdict, { count: number; urls: string[] }> = {
+      in: { count: 0, urls: [] },
+      excluded: { count: 0, urls: [] },
+      not_included: { count: 0, urls: [] },
+      other_host: { count: 0, urls: [] },
+      too_deep: { count: 0, urls: [] },
+    };
+    const dropped = { count: 0, urls: [] as string[] };
+    const added = { count: 0, urls: [] as string[] };
+    const note = (bucket: { count: number; urls: string[] }, url: string) => {
+      bucket.count += 1;
+      if (bucket.urls.length < EXAMPLES) bucket.urls.push(url);
+    };
+    for (const row of known) {
+      // The seed is always fetched, whatever the patterns say.
+      const url = new URL(row.url);
+      const now = row.foundVia === 'seed' ? 'in' : tried.check(url, row.depth);
+      const before = row.foundVia === 'seed' ? 'in' : saved.check(url, row.depth);
+      note(verdicts[now], row.url);
+      if (before === 'in' && now !== 'in') note(dropped, row.url);
+      if (before !== 'in' && now === 'in') note(added, row.url);
+    }
+    return {
+      known: known.length,
+      runs,
+      verdicts,
+      // Against the saved scope: URLs the draft would leave out, and ones it would take in.
+      dropped,
+      added,
+    };
+  }
+
+  /** GET /projects/{id}/sources: the project's sources and what the last full run found by each. */
+  async sources(workspaceId: string, projectId: string) {
+    const { project, config, runs } = await this.context(workspaceId, projectId);
+    const lastRun = runs.finished;
+    const found = lastRun ? await this.frontier.foundVia(lastRun) : {};
+    const listedKeys = config.scope.url_list.map((u) => normalizeUrl(u)).filter((k): k is string => k !== null);
+    const listedFound = lastRun ? await this.frontier.countKeys(lastRun, listedKeys) : 0;
+    return {
+      runId: lastRun,
+      seed: { url: project.seed, found: found.seed ?? 0 },
+      sitemap: {
+        use: config.scope.use_sitemap,
+        mode: config.scope.sitemap_mode,
+        include: config.scope.sitemap_include,
+        exclude: config.scope.sitemap_exclude,
+        found: found.sitemap ?? 0,
+      },
+      urlList: { urls: config.scope.url_list.length, found: listedFound },
+      feeds: { urls: config.scope.feeds, found: found.feed ?? 0 },
+      links: { found: found.link ?? 0 },
+      patterns: { include_paths: config.scope.include_paths, exclude_paths: config.scope.exclude_paths },
+    };
+  }
+
+  private async context(workspaceId: string, projectId: string) {
+    const project = await this.jobs.findProject(workspaceId, projectId);
+    if (!project) throw new NotFoundError('project');
+    const config = applyConfigPatch(project.config as unknown as ResolvedConfig, {});
+    return { project, config, runs: await this.jobs.knownRuns(projectId) };
+  }
+}
