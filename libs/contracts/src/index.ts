@@ -12,3 +12,5 @@ export * as crawlV1 from './generated/tidemark/crawl/v1/crawl.js';
 export * from './delivery.js';
 export * from './runs.js';
 export * as diffV1 from './generated/tidemark/diff/v1/diff.js';
+export * from './pages.js';
+export * as crawlPagesV1 from './generated/tidemark/crawl/v1/pages.js';

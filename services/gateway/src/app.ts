@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
-import { billingV1, browserPoolV1, crawlV1, diffV1, mapV1, scrapeV1 } from '@tidemark/contracts';
+import { billingV1, browserPoolV1, crawlPagesV1, crawlV1, diffV1, mapV1, scrapeV1 } from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
@@ -28,6 +28,7 @@ import { mapRoutes } from './routes/map.routes.js';
 import { meRoutes } from './routes/me.routes.js';
 import { metaRoutes } from './routes/meta.routes.js';
 import { runRoutes } from './routes/runs.routes.js';
+import { pageRoutes } from './routes/pages.routes.js';
 import { changeRoutes } from './routes/changes.routes.js';
 import { discoveryRoutes } from './routes/discovery.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
@@ -78,6 +79,10 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
   const crawl = connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl');
   const diff = connectClient(diffV1.DiffServiceClient, cfg.DIFF_GRPC_URL, 'diff');
+  // A page in full (raw html, screenshot) can pass the default 4 MB message size.
+  const crawlPages = connectClient(crawlPagesV1.PagesServiceClient, cfg.CRAWL_GRPC_URL, 'crawl', {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  });
   // A finished map answers with every row (up to 50,000, about 10 MB): room for it.
   const map = connectClient(mapV1.MapServiceClient, cfg.MAP_GRPC_URL, 'map', {
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
@@ -106,6 +111,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...metaRoutes(),
     ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
     ...runRoutes(crawl, projects, cfg.PUBLIC_BASE_URL),
+    ...pageRoutes(crawlPages, projects, cfg.PUBLIC_BASE_URL),
     ...changeRoutes(diff, projects),
     ...discoveryRoutes(map, projects),
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
@@ -170,6 +176,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       scrape.close();
       browserPool.close();
       crawl.close();
+      crawlPages.close();
       diff.close();
       map.close();
       if (!overrides.redis) redis.disconnect();
