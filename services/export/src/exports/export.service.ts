@@ -49,6 +49,9 @@ export interface ExportMessage {
   data: Buffer;
 }
 
+/** Pages whose bodies are unzipped at once (a page's markdown can be megabytes). */
+const BODIES_AT_ONCE = 20;
+
 const CONTENT_TYPES: Record<Format, string> = {
   jsonl: 'application/x-ndjson; charset=utf-8',
   csv: 'text/csv; charset=utf-8; header=present',
@@ -161,6 +164,20 @@ export class ExportService {
     }
   }
 
+  /**
+   * Each page with its unzipped bodies, loaded BODIES_AT_ONCE at a time: a batch of rows is
+   * small, a batch of large pages' bodies need not be.
+   */
+  private async *withBodies<T extends { id: string }>(
+    pages: T[],
+  ): AsyncGenerator<[T, Record<string, unknown> | undefined]> {
+    for (let i = 0; i < pages.length; i += BODIES_AT_ONCE) {
+      const slice = pages.slice(i, i + BODIES_AT_ONCE);
+      const bodies = await this.repo.bodies(slice.map((p) => p.id));
+      for (const p of slice) yield [p, bodies.get(p.id)];
+    }
+  }
+
   private kept<T extends { url: string }>(plan: Plan, rows: T[]): T[] {
     return plan.filter ? rows.filter((r) => plan.filter!.has(r.url)) : rows;
   }
@@ -206,14 +223,11 @@ export class ExportService {
   private async *markdown(plan: Plan): AsyncGenerator<string> {
     const writer = this.writer(plan, MARKDOWN_COLUMNS);
     yield writer.header();
-    for await (const batch of this.pageBatches(plan, 'with-bodies')) {
-      const pages = this.kept(plan, batch);
-      const bodies = await this.repo.bodies(pages.map((p) => p.id));
-      for (const p of pages) {
-        const markdown = bodies.get(p.id)?.markdown;
+    for await (const batch of this.pageBatches(plan, 'with-bodies'))
+      for await (const [p, bodies] of this.withBodies(this.kept(plan, batch))) {
+        const markdown = bodies?.markdown;
         if (typeof markdown === 'string') yield writer.row({ url: p.url, title: titleOf(p.data), markdown });
       }
-    }
   }
 
   private async *changes(plan: Plan): AsyncGenerator<string> {
@@ -284,15 +298,12 @@ export class ExportService {
 
   private async *llmsFull(plan: Plan): AsyncGenerator<string> {
     const writer = new LlmsFullWriter();
-    for await (const batch of this.groupedBatches(plan)) {
-      const pages = this.kept(plan, batch);
-      const bodies = await this.repo.bodies(pages.map((p) => p.id));
-      for (const p of pages) {
-        const markdown = bodies.get(p.id)?.markdown;
+    for await (const batch of this.groupedBatches(plan))
+      for await (const [p, bodies] of this.withBodies(this.kept(plan, batch))) {
+        const markdown = bodies?.markdown;
         // A usable page stored without markdown has nothing to put under its title.
         if (typeof markdown === 'string' && markdown.trim())
           yield writer.page({ url: p.url, title: (p.head as Head | null)?.title ?? null }, markdown);
       }
-    }
   }
 }
