@@ -12,5 +12,6 @@ export * as crawlV1 from './generated/tidemark/crawl/v1/crawl.js';
 export * from './delivery.js';
 export * from './runs.js';
 export * as diffV1 from './generated/tidemark/diff/v1/diff.js';
+export * as exportV1 from './generated/tidemark/export/v1/export.js';
 export * from './pages.js';
 export * as crawlPagesV1 from './generated/tidemark/crawl/v1/pages.js';

@@ -5,7 +5,16 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
-import { billingV1, browserPoolV1, crawlPagesV1, crawlV1, diffV1, mapV1, scrapeV1 } from '@tidemark/contracts';
+import {
+  billingV1,
+  browserPoolV1,
+  crawlPagesV1,
+  crawlV1,
+  diffV1,
+  exportV1,
+  mapV1,
+  scrapeV1,
+} from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
@@ -31,6 +40,7 @@ import { runRoutes } from './routes/runs.routes.js';
 import { pageRoutes } from './routes/pages.routes.js';
 import { changeRoutes } from './routes/changes.routes.js';
 import { discoveryRoutes } from './routes/discovery.routes.js';
+import { exportRoutes } from './routes/exports.routes.js';
 import { projectRoutes } from './routes/projects.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { playgroundRoutes } from './routes/playground.routes.js';
@@ -79,6 +89,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
   const crawl = connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl');
   const diff = connectClient(diffV1.DiffServiceClient, cfg.DIFF_GRPC_URL, 'diff');
+  const exporter = connectClient(exportV1.ExportServiceClient, cfg.EXPORT_GRPC_URL, 'export');
   // A page in full (raw html, screenshot) can pass the default 4 MB message size.
   const crawlPages = connectClient(crawlPagesV1.PagesServiceClient, cfg.CRAWL_GRPC_URL, 'crawl', {
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
@@ -114,6 +125,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...pageRoutes(crawlPages, projects, cfg.PUBLIC_BASE_URL),
     ...changeRoutes(diff, projects),
     ...discoveryRoutes(map, projects),
+    ...exportRoutes(exporter, projects, idempotencyRepo, logger.child({ module: 'exports.routes' })),
     ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
     ...playgroundRoutes(scrape),
     ...crawlRoutes(crawl, cfg.PUBLIC_BASE_URL),
@@ -178,6 +190,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       crawl.close();
       crawlPages.close();
       diff.close();
+      exporter.close();
       map.close();
       if (!overrides.redis) redis.disconnect();
       if (!overrides.bus) await bus.close();
