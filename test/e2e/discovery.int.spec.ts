@@ -144,12 +144,11 @@ describe('discovery snapshots through the fleet', () => {
     const sitemapEvents = () => seen.filter((e) => e.kind.startsWith('sitemap.'));
     for (let i = 0; i < 50 && sitemapEvents().length < 4; i++) await new Promise((r) => setTimeout(r, 100));
     // The first snapshot had nothing to compare with: only the second tells what moved.
-    expect(sitemapEvents().map((e) => e.kind).sort()).toEqual([
-      'sitemap.added',
-      'sitemap.file_added',
-      'sitemap.removed',
-      'sitemap.updated',
-    ]);
+    expect(
+      sitemapEvents()
+        .map((e) => e.kind)
+        .sort(),
+    ).toEqual(['sitemap.added', 'sitemap.file_added', 'sitemap.removed', 'sitemap.updated']);
     expect(seen.find((e) => e.kind === 'sitemap.file_added')!.data).toMatchObject({
       projectId: id,
       snapshotId: second.id,

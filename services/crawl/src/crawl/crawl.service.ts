@@ -8,9 +8,10 @@ import {
   type PageRow,
 } from '@tidemark/contracts';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
+import { graphRow } from '../frontier/graph-row.js';
 import { lookupKeys } from '../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
-import type { FrontierRepository, FrontierRow, PageCursor } from '../repositories/frontier.repository.js';
+import type { FrontierRepository, PageCursor } from '../repositories/frontier.repository.js';
 import type { CrawlEngine } from './crawl-engine.js';
 import { resolveCrawl } from './crawl-options.js';
 
@@ -93,7 +94,7 @@ export class CrawlService {
     const state = job.result as unknown as CrawlState;
     const data = shown.flatMap((f) => {
       const row = rows.get(f.position);
-      return row ? [withGraph(row, f, state)] : [];
+      return row ? [graphRow(row, f, state.sitemapUrls ?? 0)] : [];
     });
     const running = job.status === 'queued' || job.status === 'running';
     // While the crawl runs, the cursor after the last row shown is where the next pages will be.
@@ -134,7 +135,7 @@ export class CrawlService {
     const rows = await this.rows.rowsAt(workspaceId, job.id, [found.position], ['all']);
     const row = rows.get(found.position);
     if (!row) throw new NotFoundError('page of this crawl');
-    return withGraph(row, found, job.result as unknown as CrawlState);
+    return graphRow(row, found, (job.result as unknown as CrawlState).sitemapUrls ?? 0);
   }
 
   async cancel(workspaceId: string, jobId: string): Promise<CrawlJob> {
@@ -155,16 +156,3 @@ export class CrawlService {
     });
   }
 }
-
-/** A page row with what the crawl's link graph says about it. */
-const withGraph = (row: PageRow, f: FrontierRow, state: CrawlState): CrawlPageRow => ({
-  ...row,
-  foundVia: f.foundVia as CrawlPageRow['foundVia'],
-  firstReferer: f.firstReferer,
-  inSitemap: f.inSitemap,
-  inLinks: f.inLinks,
-  orphan: f.inSitemap && f.inLinks === 0 && f.foundVia !== 'seed',
-  unlisted: !f.inSitemap && f.inLinks > 0 && (state.sitemapUrls ?? 0) > 0,
-  origin: new URL(f.url).origin,
-  depth: f.depth,
-});

@@ -15,6 +15,7 @@ import { Prisma, type Run } from '@tidemark/db';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
 import { resolveCrawl } from '../crawl/crawl-options.js';
 import { lookupKeys } from '../frontier/normalize-url.js';
+import { graphRow } from '../frontier/graph-row.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
 import type { FrontierRepository, FrontierRow } from '../repositories/frontier.repository.js';
 import { DeadEnds } from './dead-ends.js';
@@ -275,22 +276,6 @@ const verdictsOf = (verdicts: string[]): string[] => {
     throw new ValidationError(`query.v: "${bad}" is not a verdict (${PAGE_VERDICTS.join(', ')})`, undefined, 400);
   return verdicts;
 };
-
-/**
- * A page row with the link graph, as GET /crawl/{id} shows it (crawl.service.ts withGraph; the
- * pages e2e test holds the two answers equal).
- */
-export const graphRow = (row: PageRow, f: FrontierRow, sitemapUrls: number): CrawlPageRow => ({
-  ...row,
-  foundVia: f.foundVia as CrawlPageRow['foundVia'],
-  firstReferer: f.firstReferer,
-  inSitemap: f.inSitemap,
-  inLinks: f.inLinks,
-  orphan: f.inSitemap && f.inLinks === 0 && f.foundVia !== 'seed',
-  unlisted: !f.inSitemap && f.inLinks > 0 && sitemapUrls > 0,
-  origin: new URL(f.url).origin,
-  depth: f.depth,
-});
 
 const linkEntry = (f: FrontierRow): LinkEntry => ({
   url: f.url,

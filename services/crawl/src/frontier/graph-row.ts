@@ -1,0 +1,19 @@
+import type { CrawlPageRow, PageRow } from '@tidemark/contracts';
+import type { FrontierRow } from '../repositories/frontier.repository.js';
+
+/**
+ * A page row with what the crawl's link graph says about it: how it was found, its in-links, and
+ * the flags (orphan: listed in a sitemap, linked from no read page, not the seed; unlisted:
+ * linked, in no sitemap, on a site that has one). GET /crawl/{id} and the project pages use it.
+ */
+export const graphRow = (row: PageRow, f: FrontierRow, sitemapUrls: number): CrawlPageRow => ({
+  ...row,
+  foundVia: f.foundVia as CrawlPageRow['foundVia'],
+  firstReferer: f.firstReferer,
+  inSitemap: f.inSitemap,
+  inLinks: f.inLinks,
+  orphan: f.inSitemap && f.inLinks === 0 && f.foundVia !== 'seed',
+  unlisted: !f.inSitemap && f.inLinks > 0 && sitemapUrls > 0,
+  origin: new URL(f.url).origin,
+  depth: f.depth,
+});
