@@ -441,6 +441,61 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
     expect(none.body).toMatchObject({ counts: { pages: 3, scanned: 0, unscanned: 3, matched: 0 }, matches: [] });
   });
 
+  it('counts selector matches on stored html, and previews the content filters on a stored page', async () => {
+    const match = await t.call('POST', `/projects/${project}/selectors/match`, {
+      key,
+      body: { selectors: ['article h1', '//li/a[contains(@href, "docs")]', '.nothing-here'] },
+    });
+    expect(match.status).toBe(200);
+    expect(match.body.runId).toBe(run2);
+    expect(
+      match.body.selectors.map((r: { selector: string; pages: number; nodes: number }) => [
+        r.selector,
+        r.pages,
+        r.nodes,
+      ]),
+    ).toEqual([
+      ['article h1', 11, 11],
+      ['//li/a[contains(@href, "docs")]', 6, 9],
+      ['.nothing-here', 0, 0],
+    ]);
+    expect(match.body.selectors[0]).toMatchObject({ scanned: 11, unscanned: 1 });
+    const bad = await t.call('POST', `/projects/${project}/selectors/match`, { key, body: { selectors: ['a[['] } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatch(/^body\.selectors\[0\]: /);
+
+    const home = await t.call('POST', `/projects/${project}/content/preview`, { key, body: {} });
+    expect(home.status).toBe(200);
+    expect(home.body).toMatchObject({ runId: run2, url: `${origin()}/`, verdict: expect.any(String) });
+    expect(home.body.markdown.length).toBeGreaterThan(0);
+    // Unsaved changes apply to the preview only: a field, and the whole page instead of its main content.
+    const draft = await t.call('POST', `/projects/${project}/content/preview`, {
+      key,
+      body: { page: `${origin()}/docs/a`, config: { fields: { heading: 'h1' }, only_main_content: false } },
+    });
+    expect(draft.status).toBe(200);
+    expect(draft.body.fields).toEqual({ heading: 'Doc A' });
+    const main = await t.call('POST', `/projects/${project}/content/preview`, {
+      key,
+      body: { page: `${origin()}/docs/a` },
+    });
+    expect(draft.body.words).toBeGreaterThan(main.body.words);
+    expect((await get(`/projects/${project}`)).body.config.content.fields).toEqual({});
+    // A page whose html was not stored cannot be previewed; a bad config key is named.
+    const mdOnly = await makeProject(key, { useSitemap: false, limit: 3 });
+    await runOf(key, mdOnly);
+    const notStored = await t.call('POST', `/projects/${mdOnly}/content/preview`, {
+      key,
+      body: { page: `${origin()}/about` },
+    });
+    expect(notStored.status).toBe(409);
+    const badKey = await t.call('POST', `/projects/${project}/content/preview`, { key, body: { config: { nope: 1 } } });
+    expect(badKey.status).toBe(422);
+    expect((await t.call('POST', `/projects/${project}/content/preview`, { key: otherKey, body: {} })).status).toBe(
+      404,
+    );
+  });
+
   it('answers 404 for another workspace, and for a run of another workspace named under this project', async () => {
     const url = encodeURIComponent(`${origin()}/`);
     for (const p of [

@@ -86,6 +86,7 @@ export const buildApp = async (
   const pages = new PagesService(jobs, frontier, new StoredPagesRepository(prisma), {
     rowsAt: rows.rowsAt,
     scan: (req) => scrape.call('scanPages', req, 120_000),
+    preview: (req) => scrape.call('previewContent', req, 30_000),
   });
   server.addService(
     crawlPagesV1.PagesServiceService,

@@ -14,6 +14,7 @@ import { HttpRung } from './ladder/http-rung.js';
 import { LadderService } from './ladder/ladder.service.js';
 import { JobRepository } from './repositories/job.repository.js';
 import { PageRepository, toCachedResult } from './repositories/page.repository.js';
+import { contentPreviewRpc } from './rpc/content-preview.rpc.js';
 import { pageScanRpc } from './rpc/page-scan.rpc.js';
 import { scrapeRpc } from './rpc/scrape.rpc.js';
 import { scrapeCrawlHandler } from './work/scrape-crawl.handler.js';
@@ -57,7 +58,10 @@ export const buildApp = async (
   const server = new grpc.Server();
   server.addService(
     scrapeV1.ScrapeServiceService,
-    unaryService<scrapeV1.ScrapeServiceServer>({ ...scrapeRpc(jobs), ...pageScanRpc(pageRepo) }, logger),
+    unaryService<scrapeV1.ScrapeServiceServer>(
+      { ...scrapeRpc(jobs), ...pageScanRpc(pageRepo), ...contentPreviewRpc(pageRepo) },
+      logger,
+    ),
   );
   const consumers: RunningConsumer[] = [];
 

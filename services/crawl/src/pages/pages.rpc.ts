@@ -41,4 +41,8 @@ export const pagesRpc = (pages: PagesService) => ({
     json(await pages.links(req.workspaceId, req.projectId, req.runId, kindOf(req.kind), req.cursor || null, req.limit)),
   searchPages: async (req: crawlPagesV1.SearchPagesRequest) =>
     json(await pages.search(req.workspaceId, req.projectId, req.runId || null, req.mode, req.q)),
+  matchSelectors: async (req: crawlPagesV1.MatchSelectorsRequest) =>
+    json(await pages.matchSelectors(req.workspaceId, req.projectId, req.runId || null, req.selectors)),
+  previewContent: async (req: crawlPagesV1.PreviewContentRequest) =>
+    json(await pages.previewContent(req.workspaceId, req.projectId, req.url || null, req.draftJson)),
 });

@@ -12,7 +12,7 @@ import {
   type scrapeV1,
 } from '@tidemark/contracts';
 import { Prisma, type Run } from '@tidemark/db';
-import { NotFoundError, ValidationError } from '@tidemark/errors';
+import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import { resolveCrawl } from '../crawl/crawl-options.js';
 import { lookupKeys } from '../frontier/normalize-url.js';
 import { graphRow } from '../frontier/graph-row.js';
@@ -28,7 +28,11 @@ import type { StoredPagesRepository } from './stored-pages.repository.js';
 export interface ScrapePagesPort {
   rowsAt(workspaceId: string, jobId: string, positions: number[], formats: string[]): Promise<Map<number, PageRow>>;
   scan(req: scrapeV1.ScanPagesRequest): Promise<scrapeV1.ScanPagesResponse>;
+  preview(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse>;
 }
+
+const MAX_SELECTORS = 20;
+const SELECTOR_EXAMPLES = 5;
 
 const MAX_LIMIT = 1000;
 const MAX_VERSIONS = 100;
@@ -202,6 +206,57 @@ export class PagesService {
       data: shown.map(linkEntry),
       cursor: found.length > take ? encode(shown.at(-1)!.urlKey) : null,
     };
+  }
+
+  /**
+   * POST /projects/{id}/selectors/match: per selector, the pages of a run whose stored html it
+   * matches and how many nodes; a scan of stored bodies, nothing fetched.
+   */
+  async matchSelectors(workspaceId: string, projectId: string, runId: string | null, selectors: string[]) {
+    if (!selectors.length || selectors.length > MAX_SELECTORS)
+      throw new ValidationError(`body.selectors: 1 to ${MAX_SELECTORS} selectors`);
+    const results = [];
+    for (const [i, selector] of selectors.entries()) {
+      const found = await this.search(workspaceId, projectId, runId, 'selector', selector).catch((err: unknown) => {
+        // The scan names the selector it could not read; say which one of the list it was.
+        if (err instanceof ApiError && err.code === 'validation')
+          throw new ValidationError(`body.selectors[${i}]: ${err.message.replace(/^q: /, '')}`);
+        throw err;
+      });
+      results.push({
+        selector,
+        pages: found.counts.matched,
+        nodes: found.matches.reduce((n, m) => n + m.count, 0),
+        scanned: found.counts.scanned,
+        unscanned: found.counts.unscanned,
+        examples: found.matches.slice(0, SELECTOR_EXAMPLES).map((m) => ({ url: m.url, count: m.count })),
+        runId: found.runId,
+      });
+    }
+    return { runId: results[0]?.runId ?? null, selectors: results.map(({ runId: _r, ...r }) => r) };
+  }
+
+  /**
+   * POST /projects/{id}/content/preview: what the content filters make of one stored page (the
+   * home page by default) under the saved config with `draft` on top. Nothing fetched.
+   */
+  async previewContent(workspaceId: string, projectId: string, url: string | null, draft: string) {
+    const project = await this.jobs.findProject(workspaceId, projectId);
+    if (!project) throw new NotFoundError('project');
+    const { job } = await this.resolveRun(workspaceId, projectId, null);
+    const target = url ?? project.seed;
+    const keys = lookupKeys(target);
+    if (!keys.length) throw new ValidationError('body.page: an http or https URL');
+    const found = await this.frontier.findByKeys(job.runId, keys);
+    if (!found || found.state !== 'done') throw new NotFoundError('page of the last finished run');
+    const res = await this.scrape.preview({
+      workspaceId,
+      jobId: job.id,
+      position: found.position,
+      savedConfigJson: JSON.stringify(project.config),
+      draftJson: draft || '{}',
+    });
+    return { runId: job.runId, ...(JSON.parse(res.previewJson) as object) };
   }
 
   async search(

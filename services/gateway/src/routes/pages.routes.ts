@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import {
+  configInputSchema,
   formatsSchema,
   LINK_SETS,
   linkSetSchema,
@@ -266,6 +267,55 @@ export const pageRoutes = (
           SEARCH_DEADLINE_MS,
         ),
       );
+      return { status: 200, body: JSON.parse(res.json) as unknown };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/projects/:id/selectors/match',
+    tag: 'Pages',
+    summary: 'Match counts per selector on the stored html of a run; nothing fetched',
+    description:
+      'Per selector (CSS, or XPath starting with / or (): the pages it matches, the nodes, the first pages, and how many pages had html to scan. Up to 20 selectors.',
+    scope: 'read',
+    params: idParam,
+    body: z.strictObject({
+      selectors: z.array(z.string().min(1).max(1000)).min(1).max(20),
+      run_id: runId,
+    }),
+    responses: { 200: { description: 'counts per selector', schema: z.object({}).passthrough() } },
+    handler: async ({ auth, params, body }) => {
+      await projects.get(auth, params.id);
+      const res = await pages.call(
+        'matchSelectors',
+        { workspaceId: auth.workspaceId, projectId: params.id, runId: body.run_id ?? '', selectors: body.selectors },
+        SEARCH_DEADLINE_MS,
+      );
+      return { status: 200, body: JSON.parse(res.json) as unknown };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/projects/:id/content/preview',
+    tag: 'Pages',
+    summary: 'What the content filters make of one stored page, with unsaved config changes',
+    description:
+      'Runs the content pipeline on the stored html of a page of the last finished run (the home page by default) under the saved config with `config` on top: verdict, words, language, markdown, fields. Needs the page’s html (STORE_HTML home keeps the home page’s); 409 otherwise. Nothing is fetched or saved.',
+    scope: 'read',
+    params: idParam,
+    body: z.strictObject({
+      config: configInputSchema.optional(),
+      page: z.string().min(1).max(2048).optional().describe('default: the project’s home page (its seed)'),
+    }),
+    responses: { 200: { description: 'the preview', schema: z.object({}).passthrough() } },
+    handler: async ({ auth, params, body }) => {
+      await projects.get(auth, params.id);
+      const res = await pages.call('previewContent', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        url: body.page ?? '',
+        draftJson: JSON.stringify(body.config ?? {}),
+      });
       return { status: 200, body: JSON.parse(res.json) as unknown };
     },
   }),
