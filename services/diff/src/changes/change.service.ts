@@ -2,7 +2,7 @@ import type { Bus } from '@tidemark/bus';
 import type { ChangeSummary } from '@tidemark/contracts';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
-import { compareRuns } from '../compare/compare-runs.js';
+import { compareRuns, type ChangeRecord } from '../compare/compare-runs.js';
 import { compareMarkup } from '../compare/markup-diff.js';
 import type { ChangeEntry } from '../compare/types.js';
 import { diffWords } from '../compare/word-diff.js';
@@ -54,11 +54,43 @@ export class ChangeService {
           fields: configValue(run, 'content', 'fields', {}),
         },
       });
+      if (baseline) await this.unreachableIsNotRemoved(record, baseline.id, run.id);
       await this.changes.save(run, record, noise);
       stored = (await this.changes.byRun(run.id))!;
       this.logger.info({ runId, counts: record.counts }, 'run compared');
     }
     await this.publish(run, stored);
+  }
+
+  /**
+   * A page missing from this run is not "removed" when the run could not have reached it: the
+   * page that linked it in the baseline was not read this time (blocked, failed) or is itself
+   * unreachable. It is unverified instead, so a blocked section never reads as deleted.
+   */
+  private async unreachableIsNotRemoved(record: ChangeRecord, baselineId: string, runId: string): Promise<void> {
+    const removed = record.entries.filter((e) => e.kind === 'removed');
+    if (!removed.length) return;
+    const found = await this.runs.referers(
+      baselineId,
+      removed.map((e) => e.url),
+    );
+    const referers = [...new Set(found.map((f) => f.first_referer).filter((r): r is string => r !== null))];
+    const read = await this.runs.readIn(runId, referers);
+    const unreachable = new Set<string>();
+    // Shallow first: a page under an unreachable page is unreachable too.
+    for (const f of found.sort((a, b) => a.depth - b.depth)) {
+      if (f.first_referer && (!read.has(f.first_referer) || unreachable.has(f.first_referer))) unreachable.add(f.url);
+    }
+    for (const entry of removed) {
+      if (!unreachable.has(entry.url)) continue;
+      const via = found.find((f) => f.url === entry.url)?.first_referer;
+      entry.kind = 'unverified';
+      entry.reason = `not reached: the page that links it (${via}) could not be read this run`;
+      entry.wordsRemoved = 0;
+      entry.notify = false;
+      record.counts.removed -= 1;
+      record.counts.unverified += 1;
+    }
   }
 
   private async publish(run: RunToCompare, stored: StoredChange): Promise<void> {

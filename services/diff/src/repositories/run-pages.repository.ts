@@ -156,4 +156,20 @@ export class RunPagesRepository {
       select: { id: true, status: true },
     });
   }
+
+  /** How a run found these URLs: the page that first linked each, and its depth. */
+  async referers(runId: string, urls: string[]) {
+    if (!urls.length) return [];
+    return this.prisma.$queryRaw<{ url: string; first_referer: string | null; depth: number }[]>`
+      SELECT url, first_referer, depth FROM crawl_url WHERE run_id = ${runId} AND url = ANY(${urls}::text[])`;
+  }
+
+  /** Which of these URLs a run read (verdict ok, thin or cached). */
+  async readIn(runId: string, urls: string[]): Promise<Set<string>> {
+    if (!urls.length) return new Set();
+    const rows = await this.prisma.$queryRaw<{ url: string }[]>`
+      SELECT url FROM page WHERE run_id = ${runId} AND url = ANY(${urls}::text[])
+         AND verdict IN ('ok', 'thin', 'cached')`;
+    return new Set(rows.map((r) => r.url));
+  }
 }
