@@ -6,6 +6,7 @@ import { benchBrowser } from './browser.bench.js';
 import { benchContent } from './content.bench.js';
 import { benchCrawl } from './crawl.bench.js';
 import { benchDelivery } from './delivery.bench.js';
+import { benchDiff } from './diff.bench.js';
 import { benchGateway } from './gateway.bench.js';
 import { benchScrape } from './scrape.bench.js';
 
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<string>> = {
   browser: benchBrowser,
   crawl: benchCrawl,
   delivery: benchDelivery,
+  diff: benchDiff,
 };
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 const names = wanted.length ? wanted : Object.keys(benches);
