@@ -15,7 +15,7 @@ const harbour = (state: { run: number }): Site => {
       (_, i) => `<p>The ${topic} guide, part ${i + 1}, covers moorings, tides and the walk along the quay.</p>`,
     ).join('');
   const page =
-    (title: string, body: string, links: string[] = []) =>
+    (title: string, body: string, links: [string, string][] = []) =>
     () => {
       const run = state.run;
       const ad = ['Sail with Harbour Bank', 'Fresh fish daily at the quay', 'Rent a kayak by the hour'][run % 3]!;
@@ -53,14 +53,14 @@ const harbour = (state: { run: number }): Site => {
         'Blog',
         prose('blog'),
         state.run === 1
-          ? [
+          ? ([
               ['/blog/storm', 'The spring storm'],
               ['/blog/old', 'Old news from the quay'],
-            ]
-          : [
+            ] as [string, string][])
+          : ([
               ['/blog/storm', 'The spring storm'],
               ['/blog/new', 'The new pier opens'],
-            ],
+            ] as [string, string][]),
       )(),
     '/blog/storm': page('Storm', prose('storm')),
     '/blog/old': page('Old news', prose('old')),
