@@ -1,23 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as crawl from '@tidemark/crawl';
 import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
-
-// Forced collections make heap figures comparable: what is left is what the crawl holds.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapAfterGc = () => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-};
+import { heapAfterGc, MB, readJsonlSlowly } from '../support/memory.js';
 
 const workerScript = fileURLToPath(new URL('../support/crawl-worker.ts', import.meta.url));
-const MB = 1024 * 1024;
 
 describe('crawls at scale: 10,000 pages, and crawl workers that come and go', () => {
   let web: TestWeb;
@@ -100,6 +89,21 @@ describe('crawls at scale: 10,000 pages, and crawl workers that come and go', ()
     // The frontier and the rows live in PostgreSQL: 8,000 more pages leave the heap where it was,
     // give or take what one batch of work in flight holds.
     expect((late - early) / MB).toBeLessThan(32);
+
+    // Kept as a project, its 10,001 pages export as one streamed file, read slowly: the fleet
+    // holds a batch or two of it at a time, never the file.
+    const kept = await t.call('POST', `/crawl/${id}/keep`, { key, body: { name: 'Big' } });
+    expect(kept.status).toBe(200);
+    const file = await fetch(`${t.apiUrl}/projects/${kept.body.projectId}/export?dataset=markdown`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(file.status).toBe(200);
+    const { urls, bytes, rest, peak } = await readJsonlSlowly(file, { sampleBytes: 4 * MB, pauseMs: 20 });
+    expect(rest).toBe('');
+    expect(urls.size).toBe(10_001);
+    // About 8 MB went through; a fleet that buffered the file would have held all of it.
+    expect(bytes / MB).toBeGreaterThan(7);
+    expect(peak).toBeLessThan(bytes / 2);
   }, 1_200_000);
 
   it('shares one crawl between two workers; a killed worker loses no page and none is fetched twice', async () => {

@@ -1,21 +1,8 @@
 import { gunzipSync } from 'node:zlib';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Page, type Site, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
-
-// Forced collections make heap figures comparable (as in crawl-scale.int.spec.ts).
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-/** The JavaScript heap and the Buffers outside it (where streamed bytes wait). */
-const memoryAfterGc = () => {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
-};
-const MB = 1024 * 1024;
+import { MB, readJsonlSlowly } from '../support/memory.js';
 
 /** Prose that reads as a real page (the verdict's word floor and the main-content finder). */
 const prose = (topic: string, n: number) =>
@@ -644,32 +631,12 @@ describe('exports: datasets of a run streamed as files', () => {
     const run = await runToEnd(project.body.id);
     expect(await t.db.prisma.page.count({ where: { runId: run, verdict: 'ok' } })).toBe(2001);
 
-    const before = memoryAfterGc();
     const res = await fetch(`${t.apiUrl}/projects/${project.body.id}/export?dataset=markdown`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let bytes = 0;
-    let rest = '';
-    let peak = 0;
-    let nextSample = 0;
-    const urls = new Set<string>();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.length;
-      const lines = (rest + decoder.decode(value, { stream: true })).split('\n');
-      rest = lines.pop()!;
-      for (const line of lines) urls.add((JSON.parse(line) as { url: string }).url);
-      if (bytes >= nextSample) {
-        // A slow reader: the gateway and the export service must wait for it, not read ahead.
-        await new Promise((r) => setTimeout(r, 50));
-        peak = Math.max(peak, memoryAfterGc() - before);
-        nextSample += 2 * MB;
-      }
-    }
+    // A slow reader: the gateway and the export service must wait for it, not read ahead.
+    const { urls, bytes, rest, peak } = await readJsonlSlowly(res, { sampleBytes: 2 * MB, pauseMs: 50 });
     expect(rest).toBe('');
     expect(urls.size).toBe(2001);
     // About 32 MB went through; what the fleet held at any time was a batch or two of it.
