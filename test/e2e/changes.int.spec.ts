@@ -15,9 +15,9 @@ const prose = (topic: string, n: number) =>
       `<p>The ${topic} harbour guide, part ${i + 1}, covers moorings, tides and the walk along the quay for visitors.</p>`,
   ).join('');
 
-const page = (title: string, body: string) => ({
+const page = (title: string, body: string, headTitle = title) => ({
   type: 'text/html; charset=utf-8',
-  body: `<!doctype html><html lang="en"><head><title>${title}</title></head><body>
+  body: `<!doctype html><html lang="en"><head><title>${headTitle}</title></head><body>
 <nav><a href="/">Home</a> <a href="/a">Prices</a> <a href="/b">Moorings</a></nav><main><h1>${title}</h1>${body}</main></body></html>`,
 });
 
@@ -35,6 +35,8 @@ const changingSite = (state: { edition: number }): Site => ({
           `<p>Updated ${state.edition === 1 ? '2026-11-20 10:00:01' : '2026-11-21 08:14:55'}</p>${prose('home', 8)}
        <ul><li><a href="/a">Prices</a></li><li><a href="/b">Moorings</a></li>
        <li><a href="${state.edition === 1 ? '/gone' : '/new'}">News</a></li></ul>`,
+          // The head's title changes on the second run (the page's text does not): field.canonical.
+          state.edition === 1 ? 'Harbour' : 'Harbour – visitors welcome',
         ),
   '/a': () =>
     page(
@@ -179,6 +181,18 @@ describe('change records through the fleet: a run compared with the run before',
         counts: second.counts,
         coverage: second.coverage,
         changes: expect.arrayContaining([expect.objectContaining({ kind: 'modified', section: 'Pricing' })]),
+      }),
+    ]);
+    // Site events follow run.finished.
+    for (let i = 0; i < 50 && !seen.some((e) => e.kind === 'field.canonical'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const canonical = seen.filter((e) => e.kind === 'field.canonical').map((e) => e.data);
+    expect(canonical).toEqual([
+      expect.objectContaining({
+        projectId: id,
+        runId: second.runId,
+        url: web.url('harbour.test', '/'),
+        changes: [{ field: 'title', before: 'Harbour', after: 'Harbour – visitors welcome' }],
       }),
     ]);
     const changed = seen.filter((e) => e.kind === 'page.changed').map((e) => e.data);

@@ -150,7 +150,8 @@ export class ChangeService {
   }
 
   /**
-   * page.blocked, page.orphaned / page.linked against the baseline, and site.failing /
+   * page.blocked, field.canonical (a read page's canonical, robots or title changed),
+   * page.orphaned / page.linked against the baseline, and site.failing /
    * site.recovered when the site's health flipped since the last compared full run. A run is
    * failing when it ended in error or read too little of the site for a verdict.
    */
@@ -164,6 +165,17 @@ export class ChangeService {
           { ...base, url: p.url, errorCode: p.error_code, httpStatus: p.http_status },
           { msgId: `${run.id}:page.blocked:${p.url}` },
         );
+      for (const p of await this.runs.headChanges(run.id, stored.baselineRunId, MAX_PAGE_EVENTS)) {
+        const changes = (['canonical', 'robots', 'title'] as const)
+          .map((field) => ({ field, before: p[`${field}_before`], after: p[`${field}_after`] }))
+          .filter((c) => c.before !== c.after);
+        await this.bus.publishEvent(
+          run.workspaceId,
+          'field.canonical',
+          { ...base, url: p.url, changes },
+          { msgId: `${run.id}:field.canonical:${p.url}` },
+        );
+      }
       for (const p of await this.runs.linkFlips(run.id, stored.baselineRunId, MAX_PAGE_EVENTS))
         await this.bus.publishEvent(
           run.workspaceId,

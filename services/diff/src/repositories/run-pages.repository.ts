@@ -172,4 +172,30 @@ export class RunPagesRepository {
          AND verdict IN ('ok', 'thin', 'cached')`;
     return new Set(rows.map((r) => r.url));
   }
+
+  /** Pages whose head canonical, robots or title differs between the baseline and this run (both read). */
+  async headChanges(runId: string, baselineId: string, take: number) {
+    return this.prisma.$queryRaw<
+      {
+        url: string;
+        canonical_before: string | null;
+        canonical_after: string | null;
+        robots_before: string | null;
+        robots_after: string | null;
+        title_before: string | null;
+        title_after: string | null;
+      }[]
+    >`
+      SELECT c.url,
+             b.data->'head'->>'canonical' AS canonical_before, c.data->'head'->>'canonical' AS canonical_after,
+             b.data->'head'->>'robots' AS robots_before, c.data->'head'->>'robots' AS robots_after,
+             b.data->'head'->>'title' AS title_before, c.data->'head'->>'title' AS title_after
+        FROM page c JOIN page b ON b.run_id = ${baselineId} AND b.url = c.url
+       WHERE c.run_id = ${runId}
+         AND c.verdict IN ('ok', 'thin', 'cached') AND b.verdict IN ('ok', 'thin', 'cached')
+         AND (b.data->'head'->>'canonical' IS DISTINCT FROM c.data->'head'->>'canonical'
+           OR b.data->'head'->>'robots' IS DISTINCT FROM c.data->'head'->>'robots'
+           OR b.data->'head'->>'title' IS DISTINCT FROM c.data->'head'->>'title')
+       ORDER BY c.url LIMIT ${take}`;
+  }
 }
