@@ -126,6 +126,39 @@ describe('project runs through the fleet: start, conflict, history, cancel, sche
     });
     expect(count('sitemap')).toBeGreaterThan(0);
     expect((await t.call('GET', `/projects/${id}/sources`, { key: otherKey })).status).toBe(404);
+
+    // Trying sources before saving them: nothing queued, nothing saved.
+    const runsBefore = await t.db.prisma.run.count({ where: { projectId: id } });
+    const feed = web.url('maps.test', '/news/feed.xml');
+    const preview = await t.call('POST', `/projects/${id}/sources/preview`, {
+      key,
+      body: {
+        include_paths: ['/docs/**'],
+        sitemap_exclude: ['/docs/**'],
+        feeds: [feed],
+        url_list: [
+          web.url('crawl.test', '/orphan'),
+          web.url('crawl.test', '/private/secret'),
+          'https://elsewhere.example/x',
+        ],
+      },
+    });
+    expect(preview.status).toBe(200);
+    expect(preview.body.include_paths).toEqual([expect.objectContaining({ pattern: '/docs/**', count: docs.length })]);
+    const listedDocs = await t.db.prisma.crawlUrl.count({
+      where: { runId: run.id, inSitemap: true, url: { contains: '/docs' } },
+    });
+    expect(preview.body.sitemap_exclude).toEqual([expect.objectContaining({ pattern: '/docs/**', count: listedDocs })]);
+    expect(preview.body.feeds).toEqual([expect.objectContaining({ feed, entries: 3 })]);
+    expect(preview.body.urlList).toEqual([
+      // Judged by the draft: include_paths /docs/** leaves them out.
+      { url: web.url('crawl.test', '/orphan'), scope: 'not_included', robotsAllowed: true, known: true },
+      { url: web.url('crawl.test', '/private/secret'), scope: 'not_included', robotsAllowed: false, known: true },
+      { url: 'https://elsewhere.example/x', scope: 'other_host', robotsAllowed: true, known: false },
+    ]);
+    expect(preview.body.creditsUsed).toBe(1);
+    expect(await t.db.prisma.run.count({ where: { projectId: id } })).toBe(runsBefore);
+    expect((await t.call('GET', `/projects/${id}`, { key })).body.config.version).toBe(1);
   });
 
   it('pages the run history newest first', async () => {

@@ -42,7 +42,7 @@ export const buildApp = async (
     discover: async (req) => {
       const res = await map.call('discover', req, req.timeoutMs + 10_000);
       return {
-        entries: res.entries.map((e) => ({ url: e.url, source: e.source })),
+        entries: res.entries.map((e) => ({ url: e.url, source: e.source, file: e.file })),
         robotsTxt: res.robotsTxt,
         robotsStatus: res.robotsStatus,
         creditsUsed: res.creditsUsed,
@@ -76,7 +76,7 @@ export const buildApp = async (
   );
   const crawls = new CrawlService(jobs, frontier, engine, rows, bus);
   const runs = new RunService(jobs, engine, bus);
-  const scopes = new ProjectScopeService(jobs, frontier);
+  const scopes = new ProjectScopeService(jobs, frontier, discovery, cfg.SCRAPE_USER_AGENT);
   const server = new grpc.Server();
   server.addService(
     crawlV1.CrawlServiceService,

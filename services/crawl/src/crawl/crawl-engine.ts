@@ -27,7 +27,7 @@ export interface DiscoveryPort {
     /** robots.txt alone: the crawl uses no sitemap (the home page is the seed's to fetch). */
     robotsOnly: boolean;
   }): Promise<{
-    entries: { url: string; source: string }[];
+    entries: { url: string; source: string; file: string }[];
     robotsTxt: string;
     robotsStatus: number;
     creditsUsed: number;

@@ -53,7 +53,8 @@ export class CrawlScope {
 
 const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
-const matcher = (globs: string[]): ((path: string) => boolean) | null => {
+/** A path matcher for globs under the rules above; null for none. */
+export const matcher = (globs: string[]): ((path: string) => boolean) | null => {
   if (!globs.length) return null;
   const isMatch = picomatch(
     globs.map((g) => (g.startsWith('/') ? g : `**/${g}`)),

@@ -263,6 +263,13 @@ export class FrontierRepository {
        ORDER BY url_key, array_position(${runIds}::text[], run_id)`;
   }
 
+  /** The URLs of a run its sitemaps listed. */
+  async sitemapUrls(runId: string): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<{ url: string }[]>`
+      SELECT url FROM crawl_url WHERE run_id = ${runId} AND in_sitemap ORDER BY position`;
+    return rows.map((r) => r.url);
+  }
+
   /** How many URLs of a run came in by each source (seed, link, sitemap, feed). */
   async foundVia(runId: string): Promise<Record<string, number>> {
     const rows = await this.prisma.$queryRaw<{ via: string; n: number }[]>`

@@ -1,7 +1,7 @@
 import { crawlKeepSchema, crawlV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import type { CrawlService } from '../crawl/crawl.service.js';
-import type { ProjectScopeService, ScopeDraft } from '../runs/project-scope.service.js';
+import type { ProjectScopeService, ScopeDraft, SourcesDraft } from '../runs/project-scope.service.js';
 import type { RunService } from '../runs/run.service.js';
 
 const parseJson = (json: string, what: string): Record<string, unknown> => {
@@ -17,6 +17,11 @@ export const crawlRpc = (crawls: CrawlService, runs: RunService, scopes: Project
   dryRun: async (req: crawlV1.DryRunRequest): Promise<crawlV1.JsonReply> => ({
     json: JSON.stringify(
       await scopes.dryRun(req.workspaceId, req.projectId, parseJson(req.draftJson, 'draft') as ScopeDraft),
+    ),
+  }),
+  previewSources: async (req: crawlV1.DryRunRequest): Promise<crawlV1.JsonReply> => ({
+    json: JSON.stringify(
+      await scopes.previewSources(req.workspaceId, req.projectId, parseJson(req.draftJson, 'draft') as SourcesDraft),
     ),
   }),
   getSources: async (req: crawlV1.ProjectRef): Promise<crawlV1.JsonReply> => ({

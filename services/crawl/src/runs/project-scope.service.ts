@@ -1,12 +1,26 @@
 import { applyConfigPatch, type ResolvedConfig } from '@tidemark/contracts';
-import { NotFoundError } from '@tidemark/errors';
+import { NotFoundError, ValidationError } from '@tidemark/errors';
+import { robotsFromResponse } from '@tidemark/robots';
+import type { DiscoveryPort } from '../crawl/crawl-engine.js';
 import { normalizeUrl } from '../frontier/normalize-url.js';
-import { CrawlScope, type ScopeVerdict } from '../frontier/scope.js';
+import { CrawlScope, matcher, type ScopeVerdict } from '../frontier/scope.js';
 import type { CrawlJobRepository } from '../repositories/crawl-job.repository.js';
 import type { FrontierRepository } from '../repositories/frontier.repository.js';
 
 /** URLs shown per verdict or pattern; the counts are always whole. */
 const EXAMPLES = 10;
+const MAX_PREVIEW_URLS = 1000;
+const MAX_PREVIEW_FEEDS = 20;
+
+/** What sources/preview may try without saving it. */
+export interface SourcesDraft {
+  include_paths?: string[];
+  exclude_paths?: string[];
+  sitemap_include?: string[];
+  sitemap_exclude?: string[];
+  feeds?: string[];
+  url_list?: string[];
+}
 
 /** Scope keys a dry run may try without saving them. */
 export interface ScopeDraft {
@@ -27,7 +41,77 @@ export class ProjectScopeService {
   constructor(
     private readonly jobs: CrawlJobRepository,
     private readonly frontier: FrontierRepository,
+    private readonly discovery: DiscoveryPort,
+    private readonly userAgent: string,
   ) {}
+
+  /**
+   * POST /projects/{id}/sources/preview: each pattern's count and first URLs over the URLs the
+   * project knows (sitemap patterns over those its sitemaps listed), each feed read now with its
+   * entry count (billed as a map: 1 credit a file), and each listed URL checked against the scope
+   * and robots.txt. Nothing is queued or saved.
+   */
+  async previewSources(workspaceId: string, projectId: string, draft: SourcesDraft) {
+    const { project, config, runs } = await this.context(workspaceId, projectId);
+    const known = await this.frontier.knownUrls([runs.finished, runs.running].filter((r) => r !== null));
+    const listed = runs.finished ? new Set(await this.frontier.sitemapUrls(runs.finished)) : new Set<string>();
+    const pathOf = (u: string) => {
+      const url = new URL(u);
+      return url.pathname + url.search;
+    };
+    const patterns = (globs: string[] | undefined, over: string[]) =>
+      (globs ?? []).map((glob) => {
+        const isMatch = matcher([glob])!;
+        const urls = over.filter((u) => isMatch(pathOf(u)));
+        return { pattern: glob, count: urls.length, urls: urls.slice(0, EXAMPLES) };
+      });
+    const all = known.map((k) => k.url);
+    const sitemap = all.filter((u) => listed.has(u));
+    const feeds = (draft.feeds ?? config.scope.feeds).slice(0, MAX_PREVIEW_FEEDS);
+    const urlList = (draft.url_list ?? config.scope.url_list).slice(0, MAX_PREVIEW_URLS);
+    if ((draft.url_list?.length ?? 0) > MAX_PREVIEW_URLS || (draft.feeds?.length ?? 0) > MAX_PREVIEW_FEEDS)
+      throw new ValidationError(`body: at most ${MAX_PREVIEW_URLS} url_list URLs and ${MAX_PREVIEW_FEEDS} feeds`);
+    // One read of robots.txt and the feeds (no sitemap, not the home page).
+    const read =
+      feeds.length || urlList.length
+        ? await this.discovery.discover({
+            workspaceId,
+            url: project.seed,
+            sitemapMode: 'skip',
+            robotsOnly: feeds.length === 0,
+            limit: 50_000,
+            timeoutMs: 30_000,
+            billingReference: `sources-preview:${projectId}:${Date.now()}`,
+            feeds,
+          })
+        : null;
+    const robots = read ? robotsFromResponse(read.robotsStatus || null, read.robotsTxt, this.userAgent) : null;
+    const scope = new CrawlScope(project.seed, { ...config.scope, ...draft });
+    const knownKeys = new Set(all.map((u) => normalizeUrl(u)));
+    return {
+      runId: runs.finished,
+      known: all.length,
+      sitemapUrls: sitemap.length,
+      include_paths: patterns(draft.include_paths ?? config.scope.include_paths, all),
+      exclude_paths: patterns(draft.exclude_paths ?? config.scope.exclude_paths, all),
+      sitemap_include: patterns(draft.sitemap_include ?? config.scope.sitemap_include, sitemap),
+      sitemap_exclude: patterns(draft.sitemap_exclude ?? config.scope.sitemap_exclude, sitemap),
+      feeds: feeds.map((feed) => {
+        const entries = (read?.entries ?? []).filter((e) => e.source === 'feed' && e.file === feed);
+        return { feed, entries: entries.length, urls: entries.slice(0, EXAMPLES).map((e) => e.url) };
+      }),
+      urlList: urlList.map((url) => {
+        const key = normalizeUrl(url);
+        return {
+          url,
+          scope: key ? scope.check(new URL(key), 0) : 'not a URL',
+          robotsAllowed: robots && key ? robots.isAllowed(url) : null,
+          known: key !== null && knownKeys.has(key),
+        };
+      }),
+      creditsUsed: read?.creditsUsed ?? 0,
+    };
+  }
 
   /** POST /projects/{id}/dry-run: every known URL judged by the saved scope and by the draft. */
   async dryRun(workspaceId: string, projectId: string, draft: ScopeDraft) {

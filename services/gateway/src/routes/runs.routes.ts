@@ -152,6 +152,34 @@ export const runRoutes = (
     },
   }),
   defineRoute({
+    method: 'post',
+    path: '/projects/:id/sources/preview',
+    tag: 'Projects',
+    summary: 'Try sources before saving them: pattern counts, feeds read now, listed URLs checked',
+    description:
+      'Each pattern (include_paths, exclude_paths over the URLs the project knows; sitemap_include, sitemap_exclude over those its sitemaps listed) with its count and first URLs; each feed read now with its entry count (billed as a map, 1 credit a file); each url_list URL checked against the scope and robots.txt. Keys not given are the saved ones. Nothing is queued or saved.',
+    scope: 'write',
+    params: idParam,
+    body: scopeDraftSchema
+      .pick({ include_paths: true, exclude_paths: true, sitemap_include: true, sitemap_exclude: true })
+      .extend({
+        feeds: z.array(z.string().url().max(2048)).max(20).optional(),
+        url_list: z.array(z.string().min(1).max(2048)).max(1000).optional(),
+      })
+      .strict()
+      .meta({ id: 'SourcesDraft' }),
+    responses: { 200: { description: 'the preview', schema: z.object({}).passthrough() } },
+    handler: async ({ auth, params, body }) => {
+      await projects.get(auth, params.id);
+      const res = await crawl.call(
+        'previewSources',
+        { workspaceId: auth.workspaceId, projectId: params.id, draftJson: JSON.stringify(body) },
+        60_000,
+      );
+      return { status: 200, body: JSON.parse(res.json) as unknown };
+    },
+  }),
+  defineRoute({
     method: 'get',
     path: '/projects/:id/sources',
     tag: 'Projects',
