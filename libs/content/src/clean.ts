@@ -11,7 +11,11 @@ export interface CleanOptions {
   stripAttributes: boolean;
   /** The page's <noscript>s and streamed segments when already found (scanPage). */
   scan?: Pick<PageScan, 'noscripts' | 'segments'>;
+  /** Told of each element removed, just before it goes (pages/removed explains a page with it). */
+  onRemove?: (el: Element, why: RemovalReason) => void;
 }
+
+export type RemovalReason = 'excluded' | 'hidden' | 'non-content' | 'banner' | 'base64 image';
 
 /** Elements that never carry readable content. */
 const DROP = new Set([
@@ -54,7 +58,10 @@ const CODE_LANG = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#
  */
 export function cleanDocument(doc: Document, opts: CleanOptions): void {
   for (const selector of opts.excludeTags) {
-    for (const el of safeSelectAll(doc, selector)) el.remove();
+    for (const el of safeSelectAll(doc, selector)) {
+      opts.onRemove?.(el, 'excluded');
+      el.remove();
+    }
   }
   const root = doc.documentElement;
   if (!root) return;
@@ -64,12 +71,14 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
     const tag = el.localName;
     if (DROP.has(tag) || el.hasAttribute('hidden') || isStyledHidden(el)) {
       if (tag !== 'body' && tag !== 'head') {
+        opts.onRemove?.(el, DROP.has(tag) ? 'non-content' : 'hidden');
         el.remove();
         return false;
       }
     }
     if (tag === 'head') return false;
     if (opts.removeBanners && isBanner(el, tag)) {
+      opts.onRemove?.(el, 'banner');
       el.remove();
       return false;
     }
@@ -171,6 +180,7 @@ function fixImage(img: Element, opts: CleanOptions): boolean {
   const finalSrc = img.getAttribute('src') ?? '';
   if (finalSrc.startsWith('data:')) {
     if (opts.removeBase64Images) {
+      opts.onRemove?.(img, 'base64 image');
       const alt = (img.getAttribute('alt') ?? '').trim();
       if (alt) img.replaceWith(img.ownerDocument.createTextNode(alt));
       else img.remove();

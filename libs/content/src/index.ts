@@ -5,3 +5,4 @@ export { readHead } from './head.js';
 export { collectLinks } from './links.js';
 export { readFields } from './fields.js';
 export { detectLanguage, primaryLanguage } from './language.js';
+export { explainRemovals, type Removal, type RemovalOptions } from './removals.js';

@@ -87,6 +87,7 @@ export const buildApp = async (
     rowsAt: rows.rowsAt,
     scan: (req) => scrape.call('scanPages', req, 120_000),
     preview: (req) => scrape.call('previewContent', req, 30_000),
+    explainRemovals: (req) => scrape.call('explainRemovals', req, 30_000),
   });
   server.addService(
     crawlPagesV1.PagesServiceService,

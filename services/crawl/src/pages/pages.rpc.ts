@@ -43,6 +43,8 @@ export const pagesRpc = (pages: PagesService) => ({
     json(await pages.search(req.workspaceId, req.projectId, req.runId || null, req.mode, req.q)),
   matchSelectors: async (req: crawlPagesV1.MatchSelectorsRequest) =>
     json(await pages.matchSelectors(req.workspaceId, req.projectId, req.runId || null, req.selectors)),
+  removedContent: async (req: crawlPagesV1.RemovedContentRequest) =>
+    json(await pages.removed(req.workspaceId, req.projectId, req.url, req.runId || null)),
   previewContent: async (req: crawlPagesV1.PreviewContentRequest) =>
     json(await pages.previewContent(req.workspaceId, req.projectId, req.url || null, req.draftJson)),
 });

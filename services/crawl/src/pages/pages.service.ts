@@ -29,6 +29,7 @@ export interface ScrapePagesPort {
   rowsAt(workspaceId: string, jobId: string, positions: number[], formats: string[]): Promise<Map<number, PageRow>>;
   scan(req: scrapeV1.ScanPagesRequest): Promise<scrapeV1.ScanPagesResponse>;
   preview(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse>;
+  explainRemovals(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse>;
 }
 
 const MAX_SELECTORS = 20;
@@ -255,6 +256,29 @@ export class PagesService {
       position: found.position,
       savedConfigJson: JSON.stringify(project.config),
       draftJson: draft || '{}',
+    });
+    return { runId: job.runId, ...(JSON.parse(res.previewJson) as object) };
+  }
+
+  /**
+   * GET /projects/{id}/pages/removed: what the content filters take out of one stored page under
+   * the saved config (banners, widgets, base64 images, excluded selectors, what lies outside the
+   * main content). Needs the page's stored html.
+   */
+  async removed(workspaceId: string, projectId: string, url: string, runId: string | null) {
+    const project = await this.jobs.findProject(workspaceId, projectId);
+    if (!project) throw new NotFoundError('project');
+    const { job } = await this.resolveRun(workspaceId, projectId, runId);
+    const keys = lookupKeys(url);
+    if (!keys.length) throw new ValidationError('query.url: an http or https URL', undefined, 400);
+    const found = await this.frontier.findByKeys(job.runId, keys);
+    if (!found || found.state !== 'done') throw new NotFoundError('page of this run');
+    const res = await this.scrape.explainRemovals({
+      workspaceId,
+      jobId: job.id,
+      position: found.position,
+      savedConfigJson: JSON.stringify(project.config),
+      draftJson: '{}',
     });
     return { runId: job.runId, ...(JSON.parse(res.previewJson) as object) };
   }

@@ -319,4 +319,26 @@ export const pageRoutes = (
       return { status: 200, body: JSON.parse(res.json) as unknown };
     },
   }),
+  defineRoute({
+    method: 'get',
+    path: '/projects/:id/pages/removed',
+    tag: 'Pages',
+    summary: 'What the content filters take out of one stored page under the current config',
+    description:
+      'Excluded selectors, hidden and non-content elements, banners and cookie notices, base64 images and, with only_main_content, what lies outside the main content: each with its reason, a short selector, its words and the start of its text; counts per reason. Needs the page’s stored html (409 otherwise). Pages present in an earlier run and absent from this one are the `removed` entries of GET /projects/{id}/changes.',
+    scope: 'read',
+    params: idParam,
+    query: z.object({ url: z.string().min(1).max(2048), run_id: runId }),
+    responses: { 200: { description: 'what was taken out', schema: z.object({}).passthrough() } },
+    handler: async ({ auth, params, query }) => {
+      await projects.get(auth, params.id);
+      const res = await pages.call('removedContent', {
+        workspaceId: auth.workspaceId,
+        projectId: params.id,
+        url: query.url,
+        runId: query.run_id ?? '',
+      });
+      return { status: 200, body: JSON.parse(res.json) as unknown };
+    },
+  }),
 ];

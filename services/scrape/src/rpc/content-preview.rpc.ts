@@ -5,6 +5,7 @@ import {
   type ResolvedConfig,
   type scrapeV1,
 } from '@tidemark/contracts';
+import { explainRemovals, parseDocument } from '@tidemark/content';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import { readPage } from '../ladder/read-page.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
@@ -13,16 +14,38 @@ import { storedBodies, type PageRepository } from '../repositories/page.reposito
  * gRPC in: what the content filters make of one stored page under a config (the project's saved
  * one with unsaved changes on top). Reads the page's stored raw html; nothing is fetched.
  */
+const storedHtml = async (pages: PageRepository, req: scrapeV1.PreviewContentRequest) => {
+  const [row] = await pages.atPositions(req.workspaceId, req.jobId, [req.position]);
+  if (!row) throw new NotFoundError('page of this run');
+  const html = storedBodies(row).html;
+  if (!html)
+    throw new ApiError(
+      'conflict',
+      'this page’s html was not stored: it is needed here (STORE_HTML home keeps the home page’s, always keeps every page’s)',
+    );
+  return { row, html };
+};
+
 export const contentPreviewRpc = (pages: PageRepository) => ({
+  /** What the content filters take out of a stored page under the saved config. */
+  explainRemovals: async (req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse> => {
+    const { row, html } = await storedHtml(pages, req);
+    const config = applyConfigPatch(JSON.parse(req.savedConfigJson || '{}') as ResolvedConfig, {});
+    const c = config.content;
+    const removed = explainRemovals(parseDocument(html), {
+      url: (row.data as { finalUrl?: string | null }).finalUrl ?? row.url,
+      onlyMainContent: c.only_main_content,
+      includeTags: c.include_tags,
+      excludeTags: c.exclude_tags,
+      removeBanners: c.remove_banners,
+      removeBase64Images: c.remove_base64_images,
+    });
+    const counts: Record<string, number> = {};
+    for (const r of removed) counts[r.why] = (counts[r.why] ?? 0) + 1;
+    return { previewJson: JSON.stringify({ url: row.url, counts, removed: removed.slice(0, 500) }) };
+  },
   previewContent: async (req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse> => {
-    const [row] = await pages.atPositions(req.workspaceId, req.jobId, [req.position]);
-    if (!row) throw new NotFoundError('page of this run');
-    const html = storedBodies(row).html;
-    if (!html)
-      throw new ApiError(
-        'conflict',
-        'this page’s html was not stored: the preview needs it (STORE_HTML home keeps the home page’s, always keeps every page’s)',
-      );
+    const { row, html } = await storedHtml(pages, req);
     let config: ResolvedConfig;
     try {
       const saved = JSON.parse(req.savedConfigJson || '{}') as ResolvedConfig;
