@@ -292,6 +292,26 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     }
   });
 
+  it('tries a page again after no answer or a 5xx, and follows its links once it reads', async () => {
+    let tries = 0;
+    const html = (title: string, links: string[]) => ({
+      type: 'text/html; charset=utf-8',
+      body: `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${'Tide tables and berths. '.repeat(
+        30,
+      )}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main></body></html>`,
+    });
+    web.addSite('flaky.test', {
+      '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' },
+      '/': html('Home', ['/a']),
+      '/a': () => (++tries === 1 ? { status: 503, type: 'text/plain', body: 'busy' } : html('A', ['/b'])),
+      '/b': html('B', []),
+    });
+    const res = await crawl({ url: web.url('flaky.test', '/'), useSitemap: false });
+    const end = await finished(res.body.id);
+    expect(end).toMatchObject({ status: 'done', progress: { done: 3, total: 3 }, counts: { ok: 3 } });
+    expect(tries).toBe(2);
+  });
+
   it('refuses bad requests in the error envelope and changes nothing', async () => {
     const jobs = await t.db.prisma.job.count({ where: { workspaceId, kind: 'crawl' } });
     for (const body of [

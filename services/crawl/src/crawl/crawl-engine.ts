@@ -63,6 +63,8 @@ interface SettleQueue {
 }
 
 const READ_VERDICTS = new Set(['ok', 'thin', 'cached']);
+/** First wait before a page that got no answer or a 5xx is tried again (doubling each time). */
+const TRANSIENT_RETRY_MS = 1000;
 /** Most results settled in one step (one transaction). */
 const MAX_SETTLE_BATCH = 200;
 const ENDED = new Set(['done', 'error', 'cancelled']);
@@ -255,6 +257,19 @@ export class CrawlEngine {
               next.hostNextAt = hostNextAt;
               continue;
             }
+          }
+        }
+        // No answer, or a server error: worth another try or two (the page's own, not the host's).
+        const transient =
+          msg.errorCode === 'NETWORK' ||
+          msg.errorCode === 'TIMEOUT' ||
+          (msg.httpStatus !== null && msg.httpStatus >= 500) ||
+          (msg.status === 'error' && msg.errorCode === null);
+        if (transient && view.status === 'running') {
+          const page = await this.frontier.at(tx, view.runId, msg.position);
+          if (page && page.attempts <= ctx.options.config.advanced.max_retries) {
+            const wait = TRANSIENT_RETRY_MS * 2 ** (page.attempts - 1);
+            if (await this.frontier.requeue(tx, view.runId, msg.position, new Date(Date.now() + wait))) continue;
           }
         }
         settling.push(msg);
