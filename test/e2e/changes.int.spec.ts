@@ -319,4 +319,42 @@ describe('change records through the fleet: a run compared with the run before',
     ]);
     expect(count('site.failing')).toBe(1);
   }, 120_000);
+
+  it('tells page.orphaned and page.linked when a sitemap page loses or gains its links', async () => {
+    const links = { to: '/a' };
+    const origin = () => web.url('links.test', '').replace(/\/$/, '');
+    // Pages of their own (no shared navigation): a link comes and goes only where we put it.
+    const bare = (title: string, body: string) => ({
+      type: 'text/html; charset=utf-8',
+      body: `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`,
+    });
+    web.addSite('links.test', {
+      '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' },
+      '/sitemap.xml': () => ({
+        type: 'application/xml',
+        body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${['/a', '/b']
+          .map((p) => `<url><loc>${origin()}${p}</loc></url>`)
+          .join('')}</urlset>`,
+      }),
+      '/': () => bare('Links home', `${prose('links', 6)}<p><a href="${links.to}">Read this</a></p>`),
+      '/a': bare('Page A', prose('first', 6)),
+      '/b': bare('Page B', prose('second', 6)),
+    });
+    const project = await t.call('POST', '/projects', { key, body: { seed: `${origin()}/` } });
+    const id = project.body.id as string;
+    await run(id);
+    links.to = '/b';
+    const second = await run(id);
+    const flips = () =>
+      seen.filter((e) => (e.kind === 'page.orphaned' || e.kind === 'page.linked') && e.data.projectId === id);
+    for (let i = 0; i < 50 && flips().length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(
+      flips()
+        .map((e) => [e.kind, e.data.url, e.data.runId])
+        .sort(),
+    ).toEqual([
+      ['page.linked', `${origin()}/b`, second.runId],
+      ['page.orphaned', `${origin()}/a`, second.runId],
+    ]);
+  }, 60_000);
 });
