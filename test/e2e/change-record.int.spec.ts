@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
@@ -76,8 +78,35 @@ describe('a change record through the fleet, against a site that changed between
   let t: TestFleet;
   let key: string;
   const state = { run: 1 };
+  // Just enough of the OpenAI chat-completions protocol for the change digest.
+  const DIGEST = {
+    summary: 'The harbour is now run by a trust of boat owners; a new pier post appeared.',
+    points: ['About: run by a trust of local boat owners', 'Blog: the new pier opens'],
+    significant: true,
+  };
+  let model: Server;
+  const prompts: string[] = [];
 
   beforeAll(async () => {
+    model = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        prompts.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            choices: [
+              { index: 0, message: { role: 'assistant', content: JSON.stringify(DIGEST) }, finish_reason: 'stop' },
+            ],
+            usage: { prompt_tokens: 100, completion_tokens: 40, total_tokens: 140 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((ok) => model.listen(0, '127.0.0.1', ok));
     web = await startTestWeb();
     web.addSite('quay.test', harbour(state));
     t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50' });
@@ -88,6 +117,7 @@ describe('a change record through the fleet, against a site that changed between
   afterAll(async () => {
     await t.stop();
     await web.close();
+    await new Promise((ok) => model.close(ok));
   });
 
   const run = async (projectId: string) => {
@@ -107,11 +137,26 @@ describe('a change record through the fleet, against a site that changed between
       .sort();
 
   it('counts what changed, sets noise aside, withholds the blocked section and repoints the moved field', async () => {
+    const connection = await t.call('POST', '/connections', {
+      key,
+      body: {
+        provider: 'openai_compatible',
+        name: 'local model',
+        config: { base_url: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`, model: 'tiny' },
+        secrets: { api_key: 'sk-local' },
+      },
+    });
+    expect(connection.status).toBe(201);
     const project = await t.call('POST', '/projects', {
       key,
       body: {
         seed: web.url('quay.test', '/'),
-        config: { useSitemap: false, formats: ['markdown', 'rawHtml'], fields: { price: '.meta .price' } },
+        config: {
+          useSitemap: false,
+          formats: ['markdown', 'rawHtml'],
+          fields: { price: '.meta .price' },
+          change_digest: { connection_id: connection.body.id, focus: 'who runs the harbour' },
+        },
       },
     });
     const id = project.body.id as string;
@@ -155,5 +200,14 @@ describe('a change record through the fleet, against a site that changed between
     expect(rates.selectorBreaks[0].repointed.confidence).toBeGreaterThanOrEqual(0.65);
     // The same value: nothing changed on the page but where the price sits.
     expect(rates.kind).toBe('same');
+
+    // The model-written digest of the change set lands on the record (delivery writes it).
+    let digest = null;
+    for (let i = 0; i < 100 && !digest; i++) {
+      digest = (await t.call('GET', `/projects/${id}/changes?run_id=${second.runId}`, { key })).body.digest;
+      if (!digest) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(digest).toEqual(DIGEST);
+    expect(prompts.some((p) => p.includes('who runs the harbour'))).toBe(true);
   }, 120_000);
 });

@@ -4,6 +4,7 @@ import {
   crawlPageResultMessage,
   crawlStartMessage,
   diffCompareMessage,
+  diffDigestMessage,
   mapJobEvent,
   mapRunMessage,
   pageChangedEvent,
@@ -31,6 +32,7 @@ export const WORK_SUBJECTS = {
   'work.crawl.start': crawlStartMessage,
   'work.crawl.page': crawlPageResultMessage,
   'work.diff.compare': diffCompareMessage,
+  'work.diff.digest': diffDigestMessage,
 } as const satisfies Record<`work.${string}`, z.ZodType>;
 
 export const EVENT_KINDS = {

@@ -139,3 +139,11 @@ export const diffCompareMessage = z.object({
   runId: z.string().min(1),
 });
 export type DiffCompareMessage = z.infer<typeof diffCompareMessage>;
+
+/** work.diff.digest: the model-written digest of a run's changes, to keep on its change record. */
+export const diffDigestMessage = z.object({
+  workspaceId: z.string().min(1),
+  runId: z.string().min(1),
+  digest: z.object({ summary: z.string(), points: z.array(z.string()).max(5), significant: z.boolean() }),
+});
+export type DiffDigestMessage = z.infer<typeof diffDigestMessage>;

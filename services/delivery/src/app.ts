@@ -85,6 +85,8 @@ export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): 
     box,
     mail: mailer ? { host: mailer.host } : null,
     onQueued,
+    onDigest: (workspaceId, runId, digest) =>
+      bus.publishWork('work.diff.digest', { workspaceId, runId, digest }, { msgId: `${runId}:digest` }),
     logger: logger.child({ module: 'event-router' }),
   });
   const webhooks = new WebhookService(sources, deliveries, secrets, router, onQueued);

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { ChangeRepository } from './repositories/change.repository.js';
 import { RunPagesRepository } from './repositories/run-pages.repository.js';
 import { diffRpc } from './rpc/diff.rpc.js';
-import { diffCompareHandler } from './work/diff-compare.handler.js';
+import { diffCompareHandler, diffDigestHandler } from './work/diff-compare.handler.js';
 
 export interface DiffApp {
   changes: ChangeService;
@@ -48,6 +48,11 @@ export const buildApp = async (
             concurrency: cfg.DIFF_CONCURRENCY,
           },
           diffCompareHandler(changes),
+        ),
+        await bus.consumeWork(
+          'work.diff.digest',
+          { durable: 'diff-digest', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4 },
+          diffDigestHandler(changes),
         ),
       );
       const grpcPort = await listen(server, cfg.DIFF_GRPC_LISTEN);

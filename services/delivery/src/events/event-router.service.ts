@@ -1,5 +1,6 @@
 import type { ReceivedEvent } from '@tidemark/bus';
 import {
+  type Digest,
   PROJECT_EVENT_KINDS,
   type CrawlJobEvent,
   type ProjectEventKind,
@@ -54,6 +55,8 @@ export class EventRouter {
       mail: MailRoute | null;
       /** Called when deliveries were added, so the dispatcher looks now. */
       onQueued: () => void;
+      /** A digest was written: the diff service keeps it on the run's change record. */
+      onDigest: (workspaceId: string, runId: string, digest: Digest) => Promise<void>;
       logger: Logger;
     },
   ) {}
@@ -302,6 +305,7 @@ export class EventRouter {
         counts: run.counts,
         changes: run.changes ?? [],
       });
+      if (digest) await this.deps.onDigest(project.workspaceId, run.runId, digest);
       return { ...run, digest };
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;

@@ -206,6 +206,12 @@ export class ChangeService {
     );
   }
 
+  /** work.diff.digest: delivery wrote the run's digest (from run.finished); the record keeps it. */
+  async storeDigest(runId: string, digest: object): Promise<void> {
+    if (!(await this.changes.setDigest(runId, digest)))
+      this.logger.warn({ runId }, 'digest for a run without a record');
+  }
+
   /** The change record of a run (the project's latest finished run by default). */
   async get(workspaceId: string, projectId: string, runId: string | null) {
     if (!(await this.runs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');

@@ -59,6 +59,15 @@ export class ChangeRepository {
     }
   }
 
+  /** Keeps the model-written digest on a run's record; false when the run has none. */
+  async setDigest(runId: string, digest: object): Promise<boolean> {
+    const { count } = await this.prisma.changeRecord.updateMany({
+      where: { runId },
+      data: { digest: digest as Prisma.InputJsonValue },
+    });
+    return count > 0;
+  }
+
   async coverageOf(runId: string): Promise<unknown> {
     return (
       (await this.prisma.changeRecord.findUnique({ where: { runId }, select: { coverage: true } }))?.coverage ?? null

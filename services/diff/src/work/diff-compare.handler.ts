@@ -6,3 +6,9 @@ export const diffCompareHandler =
   (changes: ChangeService): WorkHandler<'work.diff.compare'> =>
   (msg) =>
     changes.compare(msg.runId);
+
+/** NATS in: `work.diff.digest`, the model-written digest of a compared run. */
+export const diffDigestHandler =
+  (changes: ChangeService): WorkHandler<'work.diff.digest'> =>
+  (msg) =>
+    changes.storeDigest(msg.runId, msg.digest);
