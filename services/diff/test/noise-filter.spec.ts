@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { tokenizeMarkdown } from '../src/compare/markdown-tokens.js';
 import { emptyNoiseState, parseNoiseState, type PageNoise } from '../src/compare/noise-state.js';
 import { comparePageContent, type PageComparison } from '../src/compare/page-compare.js';
+import { maskVolatile } from '../src/compare/volatile-patterns.js';
 import { blockSketch, TemplateIndex } from '../src/compare/template-blocks.js';
 
 const article = (parts: { stamp?: string; quote?: string; body?: string; extra?: string }) =>
@@ -175,5 +176,14 @@ describe('noise state', () => {
     expect(parseNoiseState(JSON.parse(JSON.stringify(state)))).toEqual(state);
     expect(parseNoiseState({ format: 9 })).toEqual(emptyNoiseState());
     expect(parseNoiseState(null)).toEqual(emptyNoiseState());
+  });
+});
+
+describe('volatile counters', () => {
+  it('masks audience counters, viewers included, and leaves other numbers', () => {
+    for (const text of ['12,345 viewers', '1.2k views', '87 visitors', '3 people watching']) {
+      expect(maskVolatile(`Live: ${text} now`)).not.toContain(text.split(' ')[0]);
+    }
+    expect(maskVolatile('A day mooring costs 25 euros')).toContain('25');
   });
 });

@@ -49,7 +49,7 @@ const RULES: VolatileRule[] = [
     kind: 'counter',
     gate: /view|visit|reader|reads|plays|likes|shares|hits|impression|online|viewing|watching/i,
     pattern:
-      /\b\d[\d,.\u00a0 ]*[kKmM]?\s*(?:views?|page\s?views|visits?|visitors?|readers?|reads|plays|likes|shares|hits|impressions|(?:users?|people|members)\s+(?:are\s+)?(?:online|here|viewing|watching)|online\s+now|watching)\b/g,
+      /\b\d[\d,.\u00a0 ]*[kKmM]?\s*(?:views?|viewers?|page\s?views|visits?|visitors?|readers?|reads|plays|likes|shares|hits|impressions|(?:users?|people|members)\s+(?:are\s+)?(?:online|here|viewing|watching)|online\s+now|watching)\b/g,
   },
   {
     kind: 'duration',
