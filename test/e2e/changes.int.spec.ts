@@ -2,9 +2,8 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Bus, consumeEvents, type RunningConsumer } from '@tidemark/bus';
-import { createLogger } from '@tidemark/telemetry';
-import { startTestWeb, TEST_INFRA, type Site, type TestWeb } from '@tidemark/testkit';
+import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
+import { recordEvents, type RecordedEvent } from '../support/events.js';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 /** Prose that reads as a real page (the verdict's word floor and the main-content finder). */
@@ -59,9 +58,8 @@ describe('change records through the fleet: a run compared with the run before',
   let key: string;
   let workspaceId: string;
   let otherKey: string;
-  let events: Bus;
-  let consumer: RunningConsumer;
-  const seen: { kind: string; data: Record<string, unknown> }[] = [];
+  let events: Awaited<ReturnType<typeof recordEvents>>;
+  let seen: RecordedEvent[] = [];
   const state = { edition: 1 };
   // The project's webhook receiver: what delivery sends once a run is compared.
   let hooks: Server;
@@ -85,23 +83,11 @@ describe('change records through the fleet: a run compared with the run before',
     workspaceId = ws.workspaceId;
     await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
     otherKey = (await t.createWorkspace('other')).apiKey;
-    events = await Bus.connect({
-      url: TEST_INFRA.natsUrl,
-      prefix: t.env.NATS_PREFIX!,
-      name: 'changes-test',
-      logger: createLogger('t', 'silent'),
-    });
-    consumer = await consumeEvents(
-      events,
-      { durable: 'changes-test' },
-      async (e) =>
-        void (e.workspaceId === workspaceId && seen.push({ kind: e.kind, data: e.data as Record<string, unknown> })),
-      createLogger('t', 'silent'),
-    );
+    events = await recordEvents(t, workspaceId, 'changes-test');
+    seen = events.seen;
   });
   afterAll(async () => {
-    await consumer.stop();
-    await events.close();
+    await events.stop();
     await t.stop();
     await web.close();
     await new Promise((ok) => hooks.close(ok));

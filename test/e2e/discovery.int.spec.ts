@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Bus, consumeEvents, type RunningConsumer } from '@tidemark/bus';
-import { createLogger } from '@tidemark/telemetry';
-import { startTestWeb, TEST_INFRA, type Site, type TestWeb } from '@tidemark/testkit';
+import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
+import { recordEvents, type RecordedEvent } from '../support/events.js';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 const xml = (body: string) => ({ type: 'application/xml', body: `<?xml version="1.0" encoding="UTF-8"?>${body}` });
@@ -49,9 +48,8 @@ describe('discovery snapshots through the fleet', () => {
   let key: string;
   let workspaceId: string;
   let otherKey: string;
-  let events: Bus;
-  let consumer: RunningConsumer;
-  const seen: { kind: string; data: Record<string, unknown> }[] = [];
+  let events: Awaited<ReturnType<typeof recordEvents>>;
+  let seen: RecordedEvent[] = [];
   const state = { edition: 1, origin: '' };
 
   beforeAll(async () => {
@@ -64,23 +62,11 @@ describe('discovery snapshots through the fleet', () => {
     workspaceId = ws.workspaceId;
     await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
     otherKey = (await t.createWorkspace('other')).apiKey;
-    events = await Bus.connect({
-      url: TEST_INFRA.natsUrl,
-      prefix: t.env.NATS_PREFIX!,
-      name: 'discovery-test',
-      logger: createLogger('t', 'silent'),
-    });
-    consumer = await consumeEvents(
-      events,
-      { durable: 'discovery-test' },
-      async (e) =>
-        void (e.workspaceId === workspaceId && seen.push({ kind: e.kind, data: e.data as Record<string, unknown> })),
-      createLogger('t', 'silent'),
-    );
+    events = await recordEvents(t, workspaceId, 'discovery-test');
+    seen = events.seen;
   });
   afterAll(async () => {
-    await consumer.stop();
-    await events.close();
+    await events.stop();
     await t.stop();
     await web.close();
   });

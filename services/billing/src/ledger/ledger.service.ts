@@ -87,7 +87,9 @@ export class LedgerService {
     const byWorkspace = new Map<string, number[]>();
     items.forEach((item, i) => {
       if (outcomes[i]) return;
-      byWorkspace.set(item.workspaceId, [...(byWorkspace.get(item.workspaceId) ?? []), i]);
+      const indexes = byWorkspace.get(item.workspaceId);
+      if (indexes) indexes.push(i);
+      else byWorkspace.set(item.workspaceId, [i]);
     });
     for (const [workspaceId, indexes] of byWorkspace) {
       const holds = indexes.map((i) => ({

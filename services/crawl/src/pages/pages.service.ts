@@ -216,9 +216,12 @@ export class PagesService {
   async matchSelectors(workspaceId: string, projectId: string, runId: string | null, selectors: string[]) {
     if (!selectors.length || selectors.length > MAX_SELECTORS)
       throw new ValidationError(`body.selectors: 1 to ${MAX_SELECTORS} selectors`);
+    // The run and its pages are read once for every selector.
+    const { job } = await this.resolveRun(workspaceId, projectId, runId);
+    const positions = await this.frontier.settledPositions(job.runId);
     const results = [];
     for (const [i, selector] of selectors.entries()) {
-      const found = await this.search(workspaceId, projectId, runId, 'selector', selector).catch((err: unknown) => {
+      const found = await this.scan(workspaceId, job.id, positions, 'selector', selector).catch((err: unknown) => {
         // The scan names the selector it could not read; say which one of the list it was.
         if (err instanceof ApiError && err.code === 'validation')
           throw new ValidationError(`body.selectors[${i}]: ${err.message.replace(/^q: /, '')}`);
@@ -226,15 +229,14 @@ export class PagesService {
       });
       results.push({
         selector,
-        pages: found.counts.matched,
+        pages: found.matches.length,
         nodes: found.matches.reduce((n, m) => n + m.count, 0),
-        scanned: found.counts.scanned,
-        unscanned: found.counts.unscanned,
+        scanned: found.scanned,
+        unscanned: found.unscanned,
         examples: found.matches.slice(0, SELECTOR_EXAMPLES).map((m) => ({ url: m.url, count: m.count })),
-        runId: found.runId,
       });
     }
-    return { runId: results[0]?.runId ?? null, selectors: results.map(({ runId: _r, ...r }) => r) };
+    return { runId: job.runId, selectors: results };
   }
 
   /**
@@ -293,6 +295,21 @@ export class PagesService {
     if (mode !== 'content' && mode !== 'selector') throw new ValidationError('body.mode: content or selector');
     const { job } = await this.resolveRun(workspaceId, projectId, runId);
     const positions = await this.frontier.settledPositions(job.runId);
+    const { matches, scanned, unscanned } = await this.scan(workspaceId, job.id, positions, mode, q);
+    return {
+      runId: job.runId,
+      mode,
+      q,
+      counts: { pages: positions.length, scanned, unscanned, matched: matches.length },
+      matches: matches
+        .slice(0, MAX_MATCHES)
+        .map((m) => ({ url: m.url, count: m.count, snippet: m.snippet, body: m.body })),
+      truncated: matches.length > MAX_MATCHES,
+    };
+  }
+
+  /** Scans a run's stored bodies in scrape, chunk by chunk; every match, most first. */
+  private async scan(workspaceId: string, jobId: string, positions: number[], mode: string, q: string) {
     const chunks: number[][] = [];
     for (let i = 0; i < positions.length; i += SCAN_CHUNK) chunks.push(positions.slice(i, i + SCAN_CHUNK));
     // One call even for a run without pages: scrape checks q (a bad selector is refused).
@@ -302,27 +319,16 @@ export class PagesService {
     const worker = async () => {
       while (next < chunks.length) {
         const chunk = chunks[next++]!;
-        results.push(await this.scrape.scan({ workspaceId, jobId: job.id, positions: chunk, mode, q }));
+        results.push(await this.scrape.scan({ workspaceId, jobId, positions: chunk, mode, q }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(SCAN_PARALLEL, chunks.length) }, worker));
-    const matches = results
-      .flatMap((r) => r.matches)
-      .sort((a, b) => b.count - a.count || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
     return {
-      runId: job.runId,
-      mode,
-      q,
-      counts: {
-        pages: positions.length,
-        scanned: results.reduce((n, r) => n + r.scanned, 0),
-        unscanned: results.reduce((n, r) => n + r.unscanned, 0),
-        matched: matches.length,
-      },
-      matches: matches
-        .slice(0, MAX_MATCHES)
-        .map((m) => ({ url: m.url, count: m.count, snippet: m.snippet, body: m.body })),
-      truncated: matches.length > MAX_MATCHES,
+      matches: results
+        .flatMap((r) => r.matches)
+        .sort((a, b) => b.count - a.count || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0)),
+      scanned: results.reduce((n, r) => n + r.scanned, 0),
+      unscanned: results.reduce((n, r) => n + r.unscanned, 0),
     };
   }
 

@@ -52,6 +52,8 @@ export class ProjectScopeService {
    * and robots.txt. Nothing is queued or saved.
    */
   async previewSources(workspaceId: string, projectId: string, draft: SourcesDraft) {
+    if ((draft.url_list?.length ?? 0) > MAX_PREVIEW_URLS || (draft.feeds?.length ?? 0) > MAX_PREVIEW_FEEDS)
+      throw new ValidationError(`body: at most ${MAX_PREVIEW_URLS} url_list URLs and ${MAX_PREVIEW_FEEDS} feeds`);
     const { project, config, runs } = await this.context(workspaceId, projectId);
     const known = await this.frontier.knownUrls([runs.finished, runs.running].filter((r) => r !== null));
     const listed = runs.finished ? new Set(await this.frontier.sitemapUrls(runs.finished)) : new Set<string>();
@@ -69,8 +71,6 @@ export class ProjectScopeService {
     const sitemap = all.filter((u) => listed.has(u));
     const feeds = (draft.feeds ?? config.scope.feeds).slice(0, MAX_PREVIEW_FEEDS);
     const urlList = (draft.url_list ?? config.scope.url_list).slice(0, MAX_PREVIEW_URLS);
-    if ((draft.url_list?.length ?? 0) > MAX_PREVIEW_URLS || (draft.feeds?.length ?? 0) > MAX_PREVIEW_FEEDS)
-      throw new ValidationError(`body: at most ${MAX_PREVIEW_URLS} url_list URLs and ${MAX_PREVIEW_FEEDS} feeds`);
     // One read of robots.txt and the feeds (no sitemap, not the home page).
     const read =
       feeds.length || urlList.length

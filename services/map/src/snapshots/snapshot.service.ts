@@ -59,16 +59,14 @@ export class SnapshotService {
   async get(workspaceId: string, projectId: string) {
     const project = await this.snapshots.project(workspaceId, projectId);
     if (!project) throw new NotFoundError('project');
-    let latest = await this.snapshots.latest(projectId);
+    const latest = await this.snapshots.latest(projectId);
     let running = latest && latest.summary === null ? await this.jobs.get(workspaceId, latest.jobId) : null;
     if (running && running.status !== 'queued' && running.status !== 'running') {
       // Its job ended but the summary was not written (the end hook failed): write it now.
       await this.onJobEnd(running);
-      latest = await this.snapshots.latest(projectId);
       running = null;
     }
     const done = await this.snapshots.latestDone(projectId);
-    void latest;
     return {
       discovery: done ? present(done) : null,
       job: running ? jobView(running) : null,
