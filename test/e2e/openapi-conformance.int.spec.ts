@@ -81,6 +81,92 @@ describe('answers match the OpenAPI document', () => {
     conforms('/projects', 'get', await t.call('GET', '/projects?limit=-1', { key: admin }));
   });
 
+  it('for the session and member routes', async () => {
+    const signup = await t.call('POST', '/auth/signup', {
+      body: { email: 'owner@conformance.test', password: 'conformance-pass-1' },
+    });
+    conforms('/auth/signup', 'post', signup);
+    const cookie = /tidemark_session=[^;]*/.exec(signup.headers.get('set-cookie') ?? '')![0];
+    const as = { headers: { cookie } };
+    conforms('/auth/signup', 'post', await t.call('POST', '/auth/signup', { body: { email: 'x', password: 'y' } }));
+    conforms(
+      '/auth/signup',
+      'post',
+      await t.call(
+        'POST',
+        '/auth/signup',
+        signup.status === 201 ? { body: { email: 'owner@conformance.test', password: 'conformance-pass-2' } } : {},
+      ),
+    );
+    conforms(
+      '/auth/login',
+      'post',
+      await t.call('POST', '/auth/login', {
+        body: { email: 'owner@conformance.test', password: 'conformance-pass-1' },
+      }),
+    );
+    conforms(
+      '/auth/login',
+      'post',
+      await t.call('POST', '/auth/login', { body: { email: 'owner@conformance.test', password: 'wrong' } }),
+    );
+    conforms('/auth/session', 'get', await t.call('GET', '/auth/session', as));
+    conforms('/auth/session', 'get', await t.call('GET', '/auth/session', { key: admin }));
+    conforms('/me', 'get', await t.call('GET', '/me', as));
+    const invite = await t.call('POST', '/auth/invites', {
+      ...as,
+      body: { email: 'new@conformance.test', role: 'viewer' },
+    });
+    conforms('/auth/invites', 'post', invite);
+    conforms('/auth/invites/{token}', 'get', await t.call('GET', `/auth/invites/${invite.body.token}`));
+    conforms('/auth/invites/{token}', 'get', await t.call('GET', `/auth/invites/${'x'.repeat(43)}`));
+    conforms('/auth/members', 'get', await t.call('GET', '/auth/members', as));
+    conforms('/auth/invites/{id}', 'delete', await t.call('DELETE', `/auth/invites/${invite.body.id}`, as));
+    conforms(
+      '/auth/invites/accept',
+      'post',
+      await t.call('POST', '/auth/invites/accept', { body: { token: invite.body.token, password: 'whatever-123' } }),
+    );
+    conforms(
+      '/auth/members/{user}',
+      'patch',
+      await t.call('PATCH', `/auth/members/${signup.body.user.id}`, { ...as, body: { role: 'admin' } }),
+    );
+    conforms('/auth/profile', 'patch', await t.call('PATCH', '/auth/profile', { ...as, body: { name: 'Owner' } }));
+    conforms(
+      '/auth/workspace',
+      'patch',
+      await t.call('PATCH', '/auth/workspace', { ...as, body: { name: 'Conformance' } }),
+    );
+    conforms(
+      '/auth/switch',
+      'post',
+      await t.call('POST', '/auth/switch', { ...as, body: { workspace_id: signup.body.workspace.id } }),
+    );
+    conforms('/auth/verify/request', 'post', await t.call('POST', '/auth/verify/request', as));
+    conforms('/auth/verify', 'post', await t.call('POST', '/auth/verify', { body: { token: 'y'.repeat(43) } }));
+    conforms(
+      '/auth/forgot',
+      'post',
+      await t.call('POST', '/auth/forgot', { body: { email: 'owner@conformance.test' } }),
+    );
+    conforms(
+      '/auth/reset',
+      'post',
+      await t.call('POST', '/auth/reset', { body: { token: 'z'.repeat(43), password: 'conformance-pass-3' } }),
+    );
+    conforms(
+      '/auth/password',
+      'post',
+      await t.call('POST', '/auth/password', { ...as, body: { current: 'wrong', password: 'conformance-pass-4' } }),
+    );
+    conforms('/auth/sessions', 'get', await t.call('GET', '/auth/sessions', as));
+    conforms('/auth/sessions', 'delete', await t.call('DELETE', '/auth/sessions', as));
+    conforms('/auth/members/{user}', 'delete', await t.call('DELETE', `/auth/members/${signup.body.user.id}`, as));
+    conforms('/auth/logout', 'post', await t.call('POST', '/auth/logout', as));
+    conforms('/auth/logout', 'post', await t.call('POST', '/auth/logout', as));
+  });
+
   it('for the scrape and playground routes', async () => {
     const one = await t.call('POST', '/scrape', {
       key: admin,

@@ -291,6 +291,12 @@ export const deliveryRequests = {
   }),
   seenNotification: z.object({ workspaceId: z.string().min(1), userId: z.string().min(1), notificationId: z.string() }),
   mailStatus: z.object({}),
+  /** An account e-mail from the gateway (address verification, password reset, invitation). */
+  accountMail: z.object({
+    to: z.string().email(),
+    subject: z.string().min(1).max(200),
+    text: z.string().min(1).max(20_000),
+  }),
 } as const;
 export type DeliveryRequestName = keyof typeof deliveryRequests;
 export type DeliveryRequest<N extends DeliveryRequestName> = z.input<(typeof deliveryRequests)[N]>;
@@ -314,4 +320,6 @@ export interface DeliveryAnswers {
   listNotifications: { data: NotificationView[]; more: boolean; mail: boolean };
   seenNotification: { seen: true };
   mailStatus: { mail: boolean };
+  /** `sent` is false when no mail host is configured or the server refused it. */
+  accountMail: { sent: boolean };
 }

@@ -101,10 +101,7 @@ export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): 
     notifications,
     webhooks,
     async start() {
-      serveDeliveryRequests(
-        bus,
-        deliveryHandlers({ webhooks, connections, digests, notifications, mail: mailer !== null }),
-      );
+      serveDeliveryRequests(bus, deliveryHandlers({ webhooks, connections, digests, notifications, mailer }));
       dispatcher.start();
       consumer = await consumeEvents(
         bus,

@@ -17,20 +17,23 @@ import {
 } from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
 import type { Config } from './config.js';
-import { authenticate } from './http/auth.js';
+import { authenticate, memberContext } from './http/auth.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
 import { idempotency } from './http/idempotency.js';
 import { KeyCache } from './http/key-cache.js';
-import { installRateLimitScript, rateLimit } from './http/rate-limit.js';
+import { countAttempt, installRateLimitScript, rateLimit } from './http/rate-limit.js';
+import { sessionToken } from './http/session-cookie.js';
 import { requestId } from './http/request-id.js';
 import type { AnyRoute } from './http/route.js';
 import { mountRoutes } from './http/router.js';
 import { renderDocsPage } from './openapi/docs-page.js';
 import { buildOpenApi } from './openapi/openapi.js';
+import { AccountRepository } from './repositories/account.repository.js';
 import { ApiKeyRepository } from './repositories/api-key.repository.js';
 import { IdempotencyRepository } from './repositories/idempotency.repository.js';
 import { ProjectRepository } from './repositories/project.repository.js';
 import { WorkspaceRepository } from './repositories/workspace.repository.js';
+import { authRoutes } from './routes/auth.routes.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
 import { keyRoutes } from './routes/keys.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
@@ -49,6 +52,7 @@ import { DeliveryClient } from './clients/delivery.client.js';
 import { connectionRoutes } from './routes/connections.routes.js';
 import { notificationRoutes } from './routes/notifications.routes.js';
 import { webhookRoutes } from './routes/webhooks.routes.js';
+import { AccountService } from './services/account.service.js';
 import { ApiKeyService } from './services/api-key.service.js';
 import { ProjectService } from './services/project.service.js';
 import { WorkspaceService } from './services/workspace.service.js';
@@ -115,8 +119,20 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   );
   const keys = new ApiKeyService(keyRepo, projectRepo, keyCache);
   const projects = new ProjectService(projectRepo);
+  const sessionTtlMs = cfg.GATEWAY_SESSION_DAYS * 24 * 3600_000;
+  const accounts = new AccountService(
+    new AccountRepository(prisma),
+    workspaces,
+    delivery,
+    { sessionTtlMs, ...(cfg.GATEWAY_APP_URL ? { appUrl: cfg.GATEWAY_APP_URL } : {}) },
+    logger.child({ module: 'account.service' }),
+  );
+  const accountRoutes = authRoutes(accounts, workspaces, redis, sessionTtlMs);
+  // Sign-up, sign-in and the token routes answer before authentication.
+  const publicRoutes = accountRoutes.filter((r) => r.auth === 'none');
 
   const routes: AnyRoute[] = [
+    ...accountRoutes.filter((r) => r.auth !== 'none'),
     ...meRoutes(workspaces),
     ...keyRoutes(keys, cfg.PUBLIC_BASE_URL),
     ...metaRoutes(),
@@ -135,7 +151,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     ...connectionRoutes(delivery),
     ...notificationRoutes(delivery, cfg.PUBLIC_BASE_URL),
   ];
-  const openapi = buildOpenApi(routes);
+  const openapi = buildOpenApi([...publicRoutes, ...routes]);
   const docsPage = renderDocsPage(openapi);
 
   const app = express();
@@ -147,9 +163,27 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   v1.use(requestId);
   v1.get('/docs/openapi.json', (_req, res) => void res.json(openapi));
   v1.get('/docs', (_req, res) => void res.type('html').send(docsPage));
-  v1.use(authenticate(keyCache, keyRepo));
+  const jsonBody = express.json({ limit: cfg.GATEWAY_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  v1.use(
+    mountRoutes(publicRoutes, [
+      // Per client address, so nobody mass-creates accounts or floods an inbox with codes.
+      async (req, _res, next) => {
+        await countAttempt(redis, `auth-ip:${req.ip ?? 'unknown'}`, cfg.GATEWAY_AUTH_IP_RPM, 60_000);
+        next();
+      },
+      // A signed-in member accepting an invitation: their session, when the cookie is valid.
+      async (req, res, next) => {
+        const token = req.get('authorization') ? undefined : sessionToken(req);
+        const signedIn = token ? await accounts.authenticate(token) : null;
+        if (signedIn) res.locals.auth = memberContext(signedIn);
+        next();
+      },
+      jsonBody,
+    ]),
+  );
+  v1.use(authenticate(keyCache, keyRepo, accounts));
   v1.use(rateLimit(redis, logger));
-  v1.use(express.json({ limit: cfg.GATEWAY_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  v1.use(jsonBody);
   v1.use(idempotency(idempotencyRepo));
   v1.use(mountRoutes(routes));
   v1.use(unknownRoute);
@@ -166,7 +200,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
 
   return {
     app,
-    routes,
+    routes: [...publicRoutes, ...routes],
     workspaces,
     start: () =>
       new Promise((resolve, reject) => {

@@ -11,6 +11,12 @@ const schema = baseEnv.merge(grpcEnv).extend({
    * they are built from the request's own Host. Set it behind a proxy that rewrites Host.
    */
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /** A member's session lasts this long after its last use. */
+  GATEWAY_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** The web application's address: account e-mails (verify, reset, invite) link to it when set. */
+  GATEWAY_APP_URL: z.string().url().optional(),
+  /** Sign-up and password-reset requests per minute from one client address. */
+  GATEWAY_AUTH_IP_RPM: z.coerce.number().int().min(1).default(30),
   /** Trust X-Forwarded-* from this many proxies (express "trust proxy"). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
 });

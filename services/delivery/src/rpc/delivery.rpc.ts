@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { ConnectionService } from '../connections/connection.service.js';
 import { PROVIDERS } from '../connections/providers.js';
 import type { DigestService } from '../digest/digest.service.js';
+import type { Mailer } from '../notify/mailer.js';
 import type { NotificationService } from '../notify/notification.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
 
@@ -21,7 +22,7 @@ export const deliveryHandlers = (deps: {
   connections: ConnectionService;
   digests: DigestService;
   notifications: NotificationService;
-  mail: boolean;
+  mailer: Mailer | null;
 }): Handlers => ({
   listChannels: (r) => deps.webhooks.listChannels(r, r),
   projectWebhooks: (r) => deps.webhooks.projectWebhooks(r, r.projectId, r.revealSecret),
@@ -45,7 +46,9 @@ export const deliveryHandlers = (deps: {
     await deps.notifications.seen(r.workspaceId, r.userId, r.notificationId);
     return { seen: true as const };
   },
-  mailStatus: async () => ({ mail: deps.mail }),
+  mailStatus: async () => ({ mail: deps.mailer !== null }),
+  // Sent once, now: the person is waiting for it and can ask again (no retry queue).
+  accountMail: async (r) => ({ sent: deps.mailer ? (await deps.mailer.send(r)).answer === 'delivered' : false }),
 });
 
 export const serveDeliveryRequests = (bus: Bus, handlers: Handlers): void => {

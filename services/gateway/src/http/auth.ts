@@ -1,9 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { planOf } from '@tidemark/contracts';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '@tidemark/errors';
+import { ApiError, ForbiddenError, NotFoundError, UnauthorizedError } from '@tidemark/errors';
 import type { ApiKeyRepository } from '../repositories/api-key.repository.js';
+import type { Role, SignedIn } from '../repositories/account.repository.js';
+import type { AccountService } from '../services/account.service.js';
 import type { KeyCache } from './key-cache.js';
 import { hashKeySecret, KEY_PREFIX } from '../services/key-secret.js';
+import { sessionToken } from './session-cookie.js';
 import { SCOPE_LEVEL, type AuthContext, type Scope } from './route.js';
 
 const TOUCH_EVERY_MS = 60_000;
@@ -15,15 +18,55 @@ const highest = (scopes: string[]): Scope =>
 export const effectiveRpm = (keyRpm: number | null, maxRpm: number | null, plan: string): number =>
   Math.min(keyRpm ?? Infinity, maxRpm ?? Infinity, planOf(plan).rpm);
 
+/** What a member's role lets them do, in key scopes: a member writes, an admin or owner administers. */
+export const ROLE_SCOPE: Record<Role, Scope> = { owner: 'admin', admin: 'admin', member: 'write', viewer: 'read' };
+
+/** The auth context of a signed-in member: the key fields empty, the scope their role's. */
+export const memberContext = (s: SignedIn): AuthContext => {
+  const scope = ROLE_SCOPE[s.role];
+  return {
+    member: {
+      userId: s.user.id,
+      email: s.user.email,
+      role: s.role,
+      sessionId: s.session.id,
+      emailVerified: s.user.emailVerifiedAt !== null,
+      signedIn: s,
+    },
+    rateKey: `user:${s.user.id}`,
+    keyId: '',
+    keyName: '',
+    keyPrefix: '',
+    workspaceId: s.workspace.id,
+    scope,
+    scopes: [scope],
+    projects: [],
+    keyRpm: null,
+    expiresAt: s.session.expiresAt,
+    workspace: s.workspace,
+    rpm: effectiveRpm(null, s.workspace.maxRpm, s.workspace.plan),
+  };
+};
+
 /**
- * Bearer API key authentication: the key is looked up by its hash; a revoked, unknown or
- * expired key is 401. The caller's workspace, scope and allow-list land in res.locals.auth.
+ * Who is calling: a Bearer API key, looked up by its hash (a revoked, unknown or expired key is
+ * 401), or else the web application's session cookie (an ended or expired session is 401). The
+ * caller's workspace, scope and allow-list land in res.locals.auth.
  */
 export const authenticate =
-  (cache: KeyCache, keys: ApiKeyRepository) =>
+  (cache: KeyCache, keys: ApiKeyRepository, accounts: AccountService) =>
   async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
-    if (!header) throw new UnauthorizedError('missing API key: send Authorization: Bearer <key>');
+    if (!header) {
+      const token = sessionToken(req);
+      if (!token) throw new UnauthorizedError('missing API key: send Authorization: Bearer <key> (or sign in)');
+      const signedIn = await accounts.authenticate(token);
+      if (!signedIn) throw new UnauthorizedError('the session has ended or expired: sign in again');
+      const tenant = req.get('x-service-tenant');
+      if (tenant && tenant !== signedIn.workspace.id) throw new NotFoundError('workspace');
+      res.locals.auth = memberContext(signedIn);
+      return next();
+    }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m?.[1] || !m[1].startsWith(KEY_PREFIX)) throw new UnauthorizedError('invalid API key');
     const key = await cache.findActiveByHash(hashKeySecret(m[1]));
@@ -42,6 +85,8 @@ export const authenticate =
     }
     const ws = key.workspace;
     const auth: AuthContext = {
+      member: null,
+      rateKey: `key:${key.id}`,
       keyId: key.id,
       keyName: key.name,
       keyPrefix: key.prefix,
@@ -65,11 +110,23 @@ export const authenticate =
     next();
   };
 
-/** 403 forbidden when the key's scope is below what the route needs. */
+/**
+ * 403 forbidden when the caller's scope is below what the route needs; a member whose e-mail is
+ * not verified may read but not change anything (email_unverified).
+ */
 export const requireScope = (auth: AuthContext, needed: Scope): void => {
   if (SCOPE_LEVEL[auth.scope] < SCOPE_LEVEL[needed]) {
+    if (auth.member)
+      throw new ForbiddenError(
+        `this route needs the ${needed === 'write' ? 'member' : needed} role; you are ${auth.member.role}`,
+      );
     throw new ForbiddenError(`this route needs a key with ${needed} scope; this key has ${auth.scope}`);
   }
+  if (auth.member && !auth.member.emailVerified && needed !== 'read')
+    throw new ApiError(
+      'email_unverified',
+      'confirm your e-mail address first (POST /v1/auth/verify/request sends the code again)',
+    );
 };
 
 /** A project outside the key's allow-list is invisible: 404, never 403. */

@@ -42,7 +42,7 @@ export const rateLimit =
     let count: number;
     let msLeft: number;
     try {
-      [count, msLeft] = await (redis as RateLimitRedis).rateWindow(`rl:${auth.keyId}`, WINDOW_MS);
+      [count, msLeft] = await (redis as RateLimitRedis).rateWindow(`rl:${auth.rateKey}`, WINDOW_MS);
     } catch (err) {
       logger.warn({ err }, 'rate limiter unavailable; request let through');
       return next();
@@ -54,3 +54,18 @@ export const rateLimit =
     if (count > auth.rpm) throw new RateLimitedError(reset);
     next();
   };
+
+/**
+ * Counts an attempt under `key` in a window and answers 429 past `max` (sign-in failures by
+ * address, sign-up and token routes by client address). Redis down: let through, as above.
+ */
+export const countAttempt = async (redis: Redis, key: string, max: number, windowMs: number): Promise<void> => {
+  let count: number;
+  let msLeft: number;
+  try {
+    [count, msLeft] = await (redis as RateLimitRedis).rateWindow(`attempts:${key}`, windowMs);
+  } catch {
+    return;
+  }
+  if (count > max) throw new RateLimitedError(Math.max(1, Math.ceil(msLeft / 1000)));
+};

@@ -1,11 +1,28 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import type { Role, SignedIn } from '../repositories/account.repository.js';
 
 export type Scope = 'read' | 'write' | 'admin';
 export const SCOPE_LEVEL: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
 
-/** Who is calling, settled by the auth step for every authenticated request. */
+/** A signed-in member calling with a session cookie (the web application), instead of a key. */
+export interface MemberCaller {
+  userId: string;
+  email: string;
+  role: Role;
+  sessionId: string;
+  emailVerified: boolean;
+  signedIn: SignedIn;
+}
+
+/**
+ * Who is calling, settled by the auth step for every authenticated request: an API key, or a
+ * member's session (then `member` is set, the key fields are empty and `scope` follows the role).
+ */
 export interface AuthContext {
+  member: MemberCaller | null;
+  /** What the rate limit counts by: `key:<id>` or `user:<id>`. */
+  rateKey: string;
   keyId: string;
   keyName: string;
   keyPrefix: string;
@@ -31,6 +48,7 @@ export interface Reply {
 }
 
 export interface HandlerInput<P, Q, B> {
+  /** For `auth: 'none'` routes: a signed-in member's context when a valid cookie came along, else absent. */
   auth: AuthContext;
   params: P;
   query: Q;
@@ -57,6 +75,11 @@ export interface RouteDef<
   description?: string;
   tag: string;
   scope: Scope;
+  /**
+   * Who may call: anyone with a key or a session (default); only a signed-in member
+   * (`session`); or anyone at all, before authentication (`none`: sign-up, sign-in, tokens).
+   */
+  auth?: 'any' | 'session' | 'none';
   params?: P;
   query?: Q;
   body?: B;

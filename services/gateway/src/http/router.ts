@@ -1,17 +1,24 @@
-import { Router, type Request, type Response } from 'express';
-import { ValidationError } from '@tidemark/errors';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { ForbiddenError, ValidationError } from '@tidemark/errors';
 import { requireScope } from './auth.js';
 import { sendReply } from './reply.js';
 import type { AnyRoute, AuthContext } from './route.js';
 import { validate } from './validate.js';
 
-/** Mounts route definitions: scope check → zod validation → handler → reply. */
-export const mountRoutes = (routes: AnyRoute[]): Router => {
+/**
+ * Mounts route definitions: who may call → scope check → zod validation → handler → reply.
+ * `before` runs first on every matched route (the public routes' rate limit).
+ */
+export const mountRoutes = (routes: AnyRoute[], before: RequestHandler[] = []): Router => {
   const router = Router();
   for (const route of routes) {
-    router[route.method](route.path, async (req: Request, res: Response) => {
+    router[route.method](route.path, ...before, async (req: Request, res: Response) => {
       const auth = res.locals.auth as AuthContext;
-      requireScope(auth, route.scope);
+      if (route.auth !== 'none') {
+        if (route.auth === 'session' && !auth.member)
+          throw new ForbiddenError('this route is for a signed-in member; an API key cannot use it');
+        requireScope(auth, route.scope);
+      }
       const params = route.params ? validate(route.params, req.params, 'path') : undefined;
       const query = route.query ? validate(route.query, req.query, 'query') : undefined;
       let body: unknown;

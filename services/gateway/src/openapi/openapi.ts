@@ -75,17 +75,25 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
           : {}),
       };
     }
-    responses['401'] = errorResponse('missing, invalid or expired key (unauthorized)');
-    if (r.scope !== 'read') responses['403'] = errorResponse(`the key's scope is below ${r.scope} (forbidden)`);
-    if (r.params) responses['404'] = errorResponse('absent, or not visible to this key (not_found)');
+    const open = r.auth === 'none';
+    if (!open) responses['401'] ??= errorResponse('missing, invalid or expired key or session (unauthorized)');
+    if (r.auth === 'session') responses['403'] ??= errorResponse('an API key cannot use this route (forbidden)');
+    if (r.scope !== 'read' && !open)
+      responses['403'] ??= errorResponse(
+        `the key's scope or the member's role is below ${r.scope} (forbidden), or the member's e-mail is unconfirmed (email_unverified)`,
+      );
+    if (r.params) responses['404'] ??= errorResponse('absent, or not visible to this key (not_found)');
     if (r.body || r.query) responses['400'] = errorResponse('malformed JSON or query (validation)');
     if (r.body)
       responses['422'] = errorResponse('the body does not match the schema; the message names the field (validation)');
-    if (r.method === 'post') {
+    if (r.method === 'post' && !open)
       responses['409'] ??= errorResponse('the same Idempotency-Key is still being answered (conflict)');
-      responses['413'] = errorResponse('the body is larger than the limit (too_large)');
-    }
-    responses['429'] = errorResponse('per-key rate exceeded; see Retry-After (rate_limited)');
+    if (r.method === 'post') responses['413'] = errorResponse('the body is larger than the limit (too_large)');
+    responses['429'] ??= errorResponse(
+      open
+        ? 'too many requests from this address; see Retry-After (rate_limited)'
+        : 'per-key rate exceeded; see Retry-After (rate_limited)',
+    );
     responses['500'] = errorResponse('a fault of ours; the request id finds it in our logs (internal)');
     responses['503'] = errorResponse('a service behind this route cannot be reached now (unavailable)');
     (paths[path] ??= {})[r.method] = {
@@ -94,10 +102,11 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
       'x-scope': r.scope,
+      ...(open ? { security: [] } : r.auth === 'session' ? { security: [{ session: [] }] } : {}),
       parameters: [
         ...parameters(r.params, 'path', components),
         ...parameters(r.query, 'query', components),
-        ...(r.method === 'post'
+        ...(r.method === 'post' && !open
           ? [
               {
                 name: 'Idempotency-Key',
@@ -129,9 +138,17 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
         'Web content capture and change tracking. Every response carries X-Request-Id; authenticated ones carry X-RateLimit-Limit, -Remaining and -Reset (seconds). Errors are {error, code, request_id}.',
     },
     servers: [{ url: serverUrl }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { session: [] }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: service_<secret>' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'API key: service_<secret>' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'tidemark_session',
+          description: 'a signed-in member (POST /auth/login); the web application’s way in',
+        },
+      },
       schemas: components,
     },
     paths,

@@ -1,6 +1,6 @@
 import { newId, type Prisma, type PrismaClient, type Workspace } from '@tidemark/db';
 
-/** The only file of the gateway that touches workspace, user and member. */
+/** Workspaces and their first key (users, members, sessions, invites: account.repository.ts). */
 export class WorkspaceRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -22,7 +22,7 @@ export class WorkspaceRepository {
     return this.prisma.workspace.findFirst({ where: { name }, orderBy: { id: 'asc' } });
   }
 
-  update(id: string, data: { maxRpm?: number | null }): Promise<Workspace> {
+  update(id: string, data: { maxRpm?: number | null; name?: string }): Promise<Workspace> {
     return this.prisma.workspace.update({ where: { id }, data });
   }
 }

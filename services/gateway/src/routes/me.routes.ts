@@ -27,17 +27,29 @@ export const meSchema = z
       listLimitMax: z.number().int(),
     }),
     credits: z.object({ used: z.number().int(), remaining: z.number().int(), granted: z.number().int() }),
-    key: z.object({
-      id: z.string(),
-      name: z.string(),
-      prefix: z.string(),
-      scope: scopeEnum,
-      scopes: z.array(scopeEnum),
-      projects: z.array(z.string()),
-      rpm: z.number().int().nullable(),
-      expiresAt: z.string().nullable(),
-    }),
-    can: z.object({ read: z.boolean(), write: z.boolean(), admin: z.boolean() }).describe('what this key may do'),
+    key: z
+      .object({
+        id: z.string(),
+        name: z.string(),
+        prefix: z.string(),
+        scope: scopeEnum,
+        scopes: z.array(scopeEnum),
+        projects: z.array(z.string()),
+        rpm: z.number().int().nullable(),
+        expiresAt: z.string().nullable(),
+      })
+      .nullable()
+      .describe('the key calling; null when a signed-in member calls'),
+    member: z
+      .object({
+        id: z.string(),
+        email: z.string(),
+        role: z.enum(['owner', 'admin', 'member', 'viewer']),
+        emailVerified: z.boolean(),
+      })
+      .nullable()
+      .describe('the signed-in member calling; null when a key calls'),
+    can: z.object({ read: z.boolean(), write: z.boolean(), admin: z.boolean() }).describe('what the caller may do'),
   })
   .meta({ id: 'Me' });
 
@@ -64,20 +76,31 @@ const presentMe = (
       listLimitMax: 1000,
     },
     credits: { used: credits.used, remaining: credits.remaining, granted: credits.granted },
-    key: {
-      id: auth.keyId,
-      name: auth.keyName,
-      prefix: auth.keyPrefix,
-      scope: auth.scope,
-      scopes: auth.scopes,
-      projects: auth.projects,
-      rpm: auth.keyRpm,
-      expiresAt: auth.expiresAt?.toISOString() ?? null,
-    },
+    key: auth.member
+      ? null
+      : {
+          id: auth.keyId,
+          name: auth.keyName,
+          prefix: auth.keyPrefix,
+          scope: auth.scope,
+          scopes: auth.scopes,
+          projects: auth.projects,
+          rpm: auth.keyRpm,
+          expiresAt: auth.expiresAt?.toISOString() ?? null,
+        },
+    member: auth.member
+      ? {
+          id: auth.member.userId,
+          email: auth.member.email,
+          role: auth.member.role,
+          emailVerified: auth.member.emailVerified,
+        }
+      : null,
     can: {
       read: true,
-      write: SCOPE_LEVEL[auth.scope] >= SCOPE_LEVEL.write,
-      admin: SCOPE_LEVEL[auth.scope] >= SCOPE_LEVEL.admin,
+      // An unverified member reads only (email_unverified).
+      write: SCOPE_LEVEL[auth.scope] >= SCOPE_LEVEL.write && (auth.member?.emailVerified ?? true),
+      admin: SCOPE_LEVEL[auth.scope] >= SCOPE_LEVEL.admin && (auth.member?.emailVerified ?? true),
     },
   };
 };
@@ -89,7 +112,7 @@ export const meRoutes = (workspaces: WorkspaceService) => [
     method: 'get',
     path: '/me',
     tag: 'Workspace',
-    summary: 'The workspace, its plan, limits and credits, and what this key may do',
+    summary: 'The workspace, its plan, limits and credits, and what the caller (key or member) may do',
     scope: 'read',
     responses: { 200: { description: 'the workspace', schema: meSchema } },
     handler: async ({ auth }) => ({ status: 200, body: presentMe(auth, await workspaces.credits(auth.workspaceId)) }),

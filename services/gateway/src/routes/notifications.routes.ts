@@ -6,16 +6,10 @@ import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js'
 import { encodeCursor, nextLink, pageQuery } from '../http/pagination.js';
 import { defineRoute, type AuthContext } from '../http/route.js';
 
-/**
- * The signed-in member behind a request. API keys have none: a key has no inbox. Session
- * sign-in is not built yet, so today every caller is a key; a session's auth context will
- * carry `userId`.
- */
+/** The signed-in member behind a request. API keys have none: a key has no inbox. */
 const memberOf = (auth: AuthContext): string => {
-  const userId = (auth as AuthContext & { userId?: unknown }).userId;
-  if (typeof userId !== 'string')
-    throw new ForbiddenError('an API key has no inbox: notifications belong to signed-in members');
-  return userId;
+  if (!auth.member) throw new ForbiddenError('an API key has no inbox: notifications belong to signed-in members');
+  return auth.member.userId;
 };
 
 const noInbox = { description: 'an API key has no inbox (forbidden)', schema: errorEnvelopeSchema };

@@ -37,19 +37,29 @@ export class WorkspaceService {
       rpm: null,
       expiresAt: null,
     });
-    try {
-      await this.bus.publishWork('work.billing.welcome', { workspaceId: ws.id }, { msgId: `welcome:${ws.id}` });
-    } catch (err) {
-      this.logger.warn({ err, workspaceId: ws.id }, 'welcome message not published; billing grants on first balance');
-    }
+    await this.grantWelcome(ws.id);
     this.logger.info({ workspaceId: ws.id }, 'workspace created');
     return { workspaceId: ws.id, apiKey };
+  }
+
+  /** Asks billing, durably, for a new workspace's welcome credits (at most once per workspace). */
+  async grantWelcome(workspaceId: string): Promise<void> {
+    try {
+      await this.bus.publishWork('work.billing.welcome', { workspaceId }, { msgId: `welcome:${workspaceId}` });
+    } catch (err) {
+      this.logger.warn({ err, workspaceId }, 'welcome message not published; billing grants on first balance');
+    }
   }
 
   async setMaxRpm(workspaceId: string, maxRpm: number | null): Promise<void> {
     if (!(await this.workspaces.find(workspaceId))) throw new NotFoundError('workspace');
     await this.workspaces.update(workspaceId, { maxRpm });
     // Keys carry their workspace's ceiling in the auth cache.
+    this.keyCache.invalidate({ workspaceId });
+  }
+
+  async rename(workspaceId: string, name: string): Promise<void> {
+    await this.workspaces.update(workspaceId, { name });
     this.keyCache.invalidate({ workspaceId });
   }
 

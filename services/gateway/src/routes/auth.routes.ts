@@ -1,0 +1,548 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import { errorEnvelopeSchema } from '../http/common.schemas.js';
+import { countAttempt } from '../http/rate-limit.js';
+import { defineRoute, type AuthContext } from '../http/route.js';
+import { clearSessionCookie, setSessionCookie } from '../http/session-cookie.js';
+import type { Redis } from 'ioredis';
+import type { Role, SessionRow, SignedIn } from '../repositories/account.repository.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../services/password.js';
+import type { AccountService, ClientMeta } from '../services/account.service.js';
+import type { WorkspaceService } from '../services/workspace.service.js';
+
+const roleEnum = z.enum(['owner', 'admin', 'member', 'viewer']);
+const email = z.string().trim().max(254).email();
+const password = z
+  .string()
+  .min(PASSWORD_MIN)
+  .max(PASSWORD_MAX)
+  .describe(`${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+const token = z.string().min(20).max(100);
+const LOGIN_ATTEMPTS = { max: 20, windowMs: 15 * 60_000 };
+
+const sessionViewSchema = z
+  .object({
+    user: z.object({
+      id: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      emailVerified: z.boolean(),
+      createdAt: z.string(),
+    }),
+    workspace: z.object({ id: z.string(), name: z.string(), plan: z.string() }),
+    role: roleEnum,
+    workspaces: z.array(z.object({ id: z.string(), name: z.string(), role: roleEnum })).describe('every membership'),
+    session: z.object({ id: z.string(), createdAt: z.string(), expiresAt: z.string() }),
+  })
+  .meta({ id: 'Session' });
+
+const memberSchema = z
+  .object({
+    id: z.string().describe('the user id'),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: roleEnum,
+    emailVerified: z.boolean(),
+    joinedAt: z.string(),
+  })
+  .meta({ id: 'Member' });
+
+const inviteSchema = z
+  .object({ id: z.string(), email: z.string(), role: roleEnum, createdAt: z.string(), expiresAt: z.string() })
+  .meta({ id: 'Invite' });
+
+const sessionRowSchema = z.object({
+  id: z.string(),
+  current: z.boolean(),
+  userAgent: z.string().nullable(),
+  ip: z.string().nullable(),
+  createdAt: z.string(),
+  lastSeenAt: z.string(),
+  expiresAt: z.string(),
+});
+
+const envelope = (description: string) => ({ description, schema: errorEnvelopeSchema });
+
+const metaOf = (req: Request): ClientMeta => ({ userAgent: req.get('user-agent') ?? null, ip: req.ip ?? null });
+
+export const authRoutes = (
+  accounts: AccountService,
+  workspaces: WorkspaceService,
+  redis: Redis,
+  sessionTtlMs: number,
+) => {
+  const presentSession = async (s: SignedIn): Promise<z.infer<typeof sessionViewSchema>> => ({
+    user: {
+      id: s.user.id,
+      email: s.user.email,
+      name: s.user.name,
+      emailVerified: s.user.emailVerifiedAt !== null,
+      createdAt: s.user.createdAt.toISOString(),
+    },
+    workspace: { id: s.workspace.id, name: s.workspace.name, plan: s.workspace.plan },
+    role: s.role,
+    workspaces: await accounts.memberships(s.user.id),
+    session: {
+      id: s.session.id,
+      createdAt: s.session.createdAt.toISOString(),
+      expiresAt: s.session.expiresAt.toISOString(),
+    },
+  });
+  const presentSessionRow = (r: SessionRow, currentId: string) => ({
+    id: r.id,
+    current: r.id === currentId,
+    userAgent: r.userAgent,
+    ip: r.ip,
+    createdAt: r.createdAt.toISOString(),
+    lastSeenAt: r.lastSeenAt.toISOString(),
+    expiresAt: r.expiresAt.toISOString(),
+  });
+  const signedIn = (auth: AuthContext): SignedIn => auth.member!.signedIn;
+  /** The role a caller acts with on members: a member's own, or its key scope's (never owner). */
+  const actorRole = (auth: AuthContext): Role =>
+    auth.member?.role ?? ({ admin: 'admin', write: 'member', read: 'viewer' } as const)[auth.scope];
+
+  return [
+    // --- signed out ----------------------------------------------------------------------------
+    defineRoute({
+      method: 'post',
+      path: '/auth/signup',
+      tag: 'Session',
+      summary: 'Create an account and its own workspace (you are its owner); signs in',
+      description:
+        'Sets the session cookie. With a mail host configured the address must be confirmed (POST /auth/verify) before anything can be changed; without one it is taken as confirmed.',
+      scope: 'read',
+      auth: 'none',
+      body: z.strictObject({
+        email,
+        password,
+        name: z.string().trim().min(1).max(100).optional(),
+        workspace: z.string().trim().min(1).max(100).optional().describe('name of the new workspace'),
+      }),
+      responses: {
+        201: { description: 'signed in', schema: sessionViewSchema.extend({ verificationSent: z.boolean() }) },
+        409: envelope('an account with this e-mail exists'),
+      },
+      handler: async ({ body, req, res }) => {
+        const opened = await accounts.signup(body, metaOf(req));
+        setSessionCookie(req, res, opened.token, sessionTtlMs);
+        return {
+          status: 201,
+          body: { ...(await presentSession(opened.signedIn)), verificationSent: opened.verificationSent },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/login',
+      tag: 'Session',
+      summary: 'Sign in with e-mail and password; sets the session cookie',
+      scope: 'read',
+      auth: 'none',
+      body: z.strictObject({
+        email,
+        password: z.string().min(1).max(PASSWORD_MAX),
+        workspace_id: z.string().min(1).max(100).optional().describe('open the session in this workspace'),
+      }),
+      responses: {
+        200: { description: 'signed in', schema: sessionViewSchema },
+        401: envelope('wrong e-mail or password'),
+        429: envelope('too many attempts for this address'),
+      },
+      handler: async ({ body, req, res }) => {
+        await countAttempt(redis, `login:${body.email.toLowerCase()}`, LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
+        const opened = await accounts.login(
+          { email: body.email, password: body.password, workspaceId: body.workspace_id },
+          metaOf(req),
+        );
+        setSessionCookie(req, res, opened.token, sessionTtlMs);
+        return { status: 200, body: await presentSession(opened.signedIn) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/verify',
+      tag: 'Session',
+      summary: 'Confirm an e-mail address with the code mailed to it',
+      scope: 'read',
+      auth: 'none',
+      body: z.strictObject({ token }),
+      responses: {
+        200: { description: 'confirmed', schema: z.object({ verified: z.literal(true) }) },
+        404: envelope('unknown, used or expired'),
+      },
+      handler: async ({ body }) => {
+        await accounts.verify(body.token);
+        return { status: 200, body: { verified: true as const } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/forgot',
+      tag: 'Session',
+      summary: 'Mail a password-reset code (the answer is the same whether the address has an account)',
+      scope: 'read',
+      auth: 'none',
+      body: z.strictObject({ email }),
+      responses: { 202: { description: 'accepted', schema: z.object({ accepted: z.literal(true) }) } },
+      handler: async ({ body }) => {
+        await accounts.forgot(body.email);
+        return { status: 202, body: { accepted: true as const } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/reset',
+      tag: 'Session',
+      summary: 'Set a new password with a reset code; every session of the account ends',
+      scope: 'read',
+      auth: 'none',
+      body: z.strictObject({ token, password }),
+      responses: {
+        200: { description: 'password set', schema: z.object({ reset: z.literal(true) }) },
+        404: envelope('unknown, used or expired'),
+      },
+      handler: async ({ body }) => {
+        await accounts.reset(body.token, body.password);
+        return { status: 200, body: { reset: true as const } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/invites/:token',
+      tag: 'Session',
+      summary: 'What an invitation is for (workspace, address, role), before accepting it',
+      scope: 'read',
+      auth: 'none',
+      params: z.object({ token }),
+      responses: {
+        200: {
+          description: 'the invitation',
+          schema: z.object({
+            workspace: z.object({ name: z.string() }),
+            email: z.string(),
+            role: roleEnum,
+            expiresAt: z.string(),
+            accountExists: z.boolean().describe('accept with that account’s password; otherwise one is created'),
+          }),
+        },
+        404: envelope('unknown, used or expired'),
+      },
+      handler: async ({ params }) => {
+        const { invite, accountExists } = await accounts.inviteInfo(params.token);
+        return {
+          status: 200,
+          body: {
+            workspace: { name: invite.workspace.name },
+            email: invite.email,
+            role: invite.role as Role,
+            expiresAt: invite.expiresAt.toISOString(),
+            accountExists,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/invites/accept',
+      tag: 'Session',
+      summary: 'Accept an invitation: signed in as the invited address, or signed out with a password',
+      description:
+        'Signed out, an existing account gives its password and a new one is created with the password (and name) given. Answers a session in the invited workspace and sets the cookie.',
+      scope: 'read',
+      auth: 'none',
+      body: z.strictObject({
+        token,
+        password: z.string().min(1).max(PASSWORD_MAX).optional(),
+        name: z.string().trim().min(1).max(100).optional(),
+      }),
+      responses: {
+        200: { description: 'joined', schema: sessionViewSchema },
+        403: envelope('signed in as another address'),
+        404: envelope('unknown, used or expired'),
+      },
+      handler: async ({ auth, body, req, res }) => {
+        const current = (auth as AuthContext | undefined)?.member?.signedIn ?? null;
+        const opened = await accounts.acceptInvite(body.token, body, current, metaOf(req));
+        if (opened.token) setSessionCookie(req, res, opened.token, sessionTtlMs);
+        return { status: 200, body: await presentSession(opened.signedIn) };
+      },
+    }),
+
+    // --- signed in -----------------------------------------------------------------------------
+    defineRoute({
+      method: 'get',
+      path: '/auth/session',
+      tag: 'Session',
+      summary: 'Who is signed in, in which workspace, with which role',
+      scope: 'read',
+      auth: 'session',
+      responses: { 200: { description: 'the session', schema: sessionViewSchema } },
+      handler: async ({ auth }) => ({ status: 200, body: await presentSession(signedIn(auth)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/logout',
+      tag: 'Session',
+      summary: 'End this session and clear its cookie',
+      scope: 'read',
+      auth: 'session',
+      responses: { 200: { description: 'signed out', schema: z.object({ signedOut: z.literal(true) }) } },
+      handler: async ({ auth, req, res }) => {
+        await accounts.logout(signedIn(auth));
+        clearSessionCookie(req, res);
+        return { status: 200, body: { signedOut: true as const } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/switch',
+      tag: 'Session',
+      summary: 'Move this session to another workspace you are a member of',
+      scope: 'read',
+      auth: 'session',
+      body: z.strictObject({ workspace_id: z.string().min(1).max(100) }),
+      responses: { 200: { description: 'the session', schema: sessionViewSchema }, 404: envelope('not a member') },
+      handler: async ({ auth, body }) => ({
+        status: 200,
+        body: await presentSession(await accounts.switchWorkspace(signedIn(auth), body.workspace_id)),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/verify/request',
+      tag: 'Session',
+      summary: 'Mail a new confirmation code for your address',
+      scope: 'read',
+      auth: 'session',
+      responses: {
+        200: {
+          description: 'sent (false when no mail host is configured) or already confirmed',
+          schema: z.object({ sent: z.boolean(), verified: z.boolean() }),
+        },
+      },
+      handler: async ({ auth }) => ({ status: 200, body: await accounts.requestVerification(signedIn(auth)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/password',
+      tag: 'Session',
+      summary: 'Change your password (the current one is asked); your other sessions end',
+      scope: 'read',
+      auth: 'session',
+      body: z.strictObject({ current: z.string().min(1).max(PASSWORD_MAX), password }),
+      responses: {
+        200: {
+          description: 'changed',
+          schema: z.object({ changed: z.literal(true), endedSessions: z.number().int() }),
+        },
+        403: envelope('the current password is not right'),
+      },
+      handler: async ({ auth, body }) => ({
+        status: 200,
+        body: {
+          changed: true as const,
+          endedSessions: await accounts.changePassword(signedIn(auth), body.current, body.password),
+        },
+      }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/auth/profile',
+      tag: 'Session',
+      summary: 'Your name',
+      scope: 'read',
+      auth: 'session',
+      body: z.strictObject({ name: z.string().trim().min(1).max(100).nullable() }),
+      responses: { 200: { description: 'the session after the change', schema: sessionViewSchema } },
+      handler: async ({ auth, body }) => {
+        const s = signedIn(auth);
+        const user = await accounts.updateProfile(s, body.name);
+        return { status: 200, body: await presentSession({ ...s, user }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/sessions',
+      tag: 'Session',
+      summary: 'Your open sessions (this one marked current)',
+      scope: 'read',
+      auth: 'session',
+      responses: { 200: { description: 'sessions', schema: z.object({ data: z.array(sessionRowSchema) }) } },
+      handler: async ({ auth }) => {
+        const s = signedIn(auth);
+        const rows = await accounts.sessions(s.user.id);
+        return { status: 200, body: { data: rows.map((r) => presentSessionRow(r, s.session.id)) } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/auth/sessions',
+      tag: 'Session',
+      summary: 'End one of your sessions (`id`), or every one but this',
+      scope: 'read',
+      auth: 'session',
+      query: z.strictObject({ id: z.string().min(1).max(100).optional() }),
+      responses: {
+        200: { description: 'ended', schema: z.object({ ended: z.number().int() }) },
+        404: envelope('no such session of yours'),
+      },
+      handler: async ({ auth, query }) => {
+        const s = signedIn(auth);
+        if (query.id) {
+          await accounts.endSession(s, query.id);
+          return { status: 200, body: { ended: 1 } };
+        }
+        return { status: 200, body: { ended: await accounts.endOtherSessions(s) } };
+      },
+    }),
+
+    // --- members and invitations (a member's session, or a key) ------------------------------
+    defineRoute({
+      method: 'get',
+      path: '/auth/members',
+      tag: 'Session',
+      summary: 'The workspace’s members and (for admins) its pending invitations',
+      scope: 'read',
+      responses: {
+        200: {
+          description: 'members',
+          schema: z.object({ data: z.array(memberSchema), invites: z.array(inviteSchema) }),
+        },
+      },
+      handler: async ({ auth }) => {
+        const members = await accounts.members(auth.workspaceId);
+        const invites = auth.scope === 'admin' ? await accounts.pendingInvites(auth.workspaceId) : [];
+        return {
+          status: 200,
+          body: {
+            data: members.map((m) => ({
+              id: m.userId,
+              email: m.email,
+              name: m.name,
+              role: m.role,
+              emailVerified: m.emailVerified,
+              joinedAt: m.joinedAt.toISOString(),
+            })),
+            invites: invites.map((i) => ({
+              id: i.id,
+              email: i.email,
+              role: i.role as Role,
+              createdAt: i.createdAt.toISOString(),
+              expiresAt: i.expiresAt.toISOString(),
+            })),
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/invites',
+      tag: 'Session',
+      summary: 'Invite an address with a role (admin; only an owner invites owners)',
+      description:
+        'The code is mailed when a mail host is configured, and answered here once either way so you can hand it over yourself. It works once, for seven days.',
+      scope: 'admin',
+      body: z.strictObject({ email, role: roleEnum.default('member') }),
+      responses: {
+        201: {
+          description: 'invited',
+          schema: inviteSchema.extend({
+            token: z.string().describe('the invitation code: shown in this answer only'),
+            sent: z.boolean().describe('whether it was mailed'),
+          }),
+        },
+        409: envelope('already a member'),
+      },
+      handler: async ({ auth, body }) => {
+        const {
+          invite,
+          token: code,
+          sent,
+        } = await accounts.invite(
+          {
+            userId: auth.member?.userId ?? null,
+            role: actorRole(auth),
+            workspaceId: auth.workspaceId,
+            workspaceName: auth.workspace.name,
+          },
+          body,
+        );
+        return {
+          status: 201,
+          body: {
+            id: invite.id,
+            email: invite.email,
+            role: invite.role as Role,
+            createdAt: invite.createdAt.toISOString(),
+            expiresAt: invite.expiresAt.toISOString(),
+            token: code,
+            sent,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/auth/invites/:id',
+      tag: 'Session',
+      summary: 'Withdraw a pending invitation (admin)',
+      scope: 'admin',
+      params: z.object({ id: z.string().min(1).max(100) }),
+      responses: { 200: { description: 'withdrawn', schema: z.object({ deleted: z.literal(true) }) } },
+      handler: async ({ auth, params }) => {
+        await accounts.deleteInvite(auth.workspaceId, params.id);
+        return { status: 200, body: { deleted: true as const } };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/auth/members/:user',
+      tag: 'Session',
+      summary: 'Change a member’s role (admin; ownership only by an owner; never the last owner)',
+      scope: 'admin',
+      params: z.object({ user: z.string().min(1).max(100) }),
+      body: z.strictObject({ role: roleEnum }),
+      responses: {
+        200: { description: 'changed', schema: z.object({ id: z.string(), role: roleEnum }) },
+        409: envelope('it would leave the workspace without an owner'),
+      },
+      handler: async ({ auth, params, body }) => {
+        await accounts.setRole({ role: actorRole(auth), workspaceId: auth.workspaceId }, params.user, body.role);
+        return { status: 200, body: { id: params.user, role: body.role } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/auth/members/:user',
+      tag: 'Session',
+      summary: 'Remove a member (admin), or leave the workspace yourself; their sessions in it end',
+      scope: 'read',
+      params: z.object({ user: z.string().min(1).max(100) }),
+      responses: {
+        200: { description: 'removed', schema: z.object({ removed: z.literal(true) }) },
+        409: envelope('it would leave the workspace without an owner'),
+      },
+      handler: async ({ auth, params }) => {
+        await accounts.removeMember(
+          { role: actorRole(auth), workspaceId: auth.workspaceId, userId: auth.member?.userId ?? null },
+          params.user,
+        );
+        return { status: 200, body: { removed: true as const } };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/auth/workspace',
+      tag: 'Session',
+      summary: 'Rename the workspace (admin)',
+      scope: 'admin',
+      body: z.strictObject({ name: z.string().trim().min(1).max(100) }),
+      responses: { 200: { description: 'renamed', schema: z.object({ id: z.string(), name: z.string() }) } },
+      handler: async ({ auth, body }) => {
+        await workspaces.rename(auth.workspaceId, body.name);
+        return { status: 200, body: { id: auth.workspaceId, name: body.name } };
+      },
+    }),
+  ];
+};

@@ -1,0 +1,375 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
+import { SmtpServer } from '../../services/delivery/test/support/smtp-server.js';
+import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+
+/** The session cookie a response set, as a browser would send it back. */
+const cookieOf = (res: Answer): string => {
+  const set = res.headers.get('set-cookie') ?? '';
+  const m = /tidemark_session=([^;]*)/.exec(set);
+  if (!m) throw new Error(`no session cookie in ${res.status} ${JSON.stringify(res.body)}`);
+  return `tidemark_session=${m[1]}`;
+};
+
+const prose = (topic: string, n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => `<p>The ${topic} guide, part ${i + 1}, covers moorings, tides and the walk along the quay.</p>`,
+  ).join('');
+
+/** A two-page site whose price changes between runs: the second run has news for every member. */
+const priceSite = (state: { price: number }): Site => ({
+  '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' },
+  '/': () => ({
+    type: 'text/html; charset=utf-8',
+    body: `<!doctype html><html lang="en"><head><title>Harbour</title></head><body><main><h1>Harbour</h1>${prose('home', 8)}<a href="/prices">Prices</a></main></body></html>`,
+  }),
+  '/prices': () => ({
+    type: 'text/html; charset=utf-8',
+    body: `<!doctype html><html lang="en"><head><title>Prices</title></head><body><main><h1>Prices</h1><p>A day mooring costs $${state.price} at the visitor pontoon.</p>${prose('price', 6)}</main></body></html>`,
+  }),
+});
+
+describe('signed-in members (no mail host)', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  const state = { price: 19 };
+  let ana: string; // the owner's session cookie
+  let anaId: string;
+  let workspaceId: string;
+  let ben: string;
+  let benId: string;
+  let adminKey: string;
+
+  const as = (cookie: string) => ({ headers: { cookie } });
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    web.addSite('harbour.test', priceSite(state));
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50', DELIVERY_POLL_MS: '50' });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await web.close();
+  });
+
+  it('signs up: an owner of a new workspace, signed in with an HttpOnly cookie', async () => {
+    const res = await t.call('POST', '/auth/signup', {
+      body: { email: 'Ana@Harbour.test', password: 'tide-tables-2026', name: 'Ana', workspace: 'Harbour' },
+    });
+    expect(res.status).toBe(201);
+    const set = res.headers.get('set-cookie')!;
+    expect(set).toMatch(/^tidemark_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=2592000$/);
+    expect(res.body).toMatchObject({
+      user: { email: 'ana@harbour.test', name: 'Ana', emailVerified: true },
+      workspace: { name: 'Harbour', plan: 'free' },
+      role: 'owner',
+      verificationSent: false,
+    });
+    ana = cookieOf(res);
+    anaId = res.body.user.id;
+    workspaceId = res.body.workspace.id;
+    // Only a hash of the token is stored.
+    const stored = await t.db.prisma.session.findFirstOrThrow({ where: { userId: anaId } });
+    expect(stored.hash).not.toContain(ana.split('=')[1]);
+
+    const me = await t.call('GET', '/me', as(ana));
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      workspace: { id: workspaceId, name: 'Harbour' },
+      key: null,
+      member: { id: anaId, email: 'ana@harbour.test', role: 'owner', emailVerified: true },
+      can: { read: true, write: true, admin: true },
+    });
+    expect(me.headers.get('x-ratelimit-limit')).toBeTruthy();
+    // The welcome credits reach a workspace made by sign-up too.
+    expect(me.body.credits.granted).toBeGreaterThan(0);
+    const session = await t.call('GET', '/auth/session', as(ana));
+    expect(session.body).toMatchObject({
+      role: 'owner',
+      workspaces: [{ id: workspaceId, name: 'Harbour', role: 'owner' }],
+    });
+  });
+
+  it('refuses bad sign-ups and sign-ins with the envelope, changing nothing', async () => {
+    const users = await t.db.prisma.user.count();
+    for (const body of [
+      { email: 'short@harbour.test', password: 'short' },
+      { email: 'not-an-address', password: 'long-enough-pass' },
+      { email: 'x@harbour.test', password: 'long-enough-pass', admin: true },
+    ]) {
+      const res = await t.call('POST', '/auth/signup', { body });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ code: 'validation', request_id: expect.any(String) });
+    }
+    const broken = await t.call('POST', '/auth/signup', {
+      rawBody: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(broken.status).toBe(400);
+    const again = await t.call('POST', '/auth/signup', {
+      body: { email: 'ana@harbour.test', password: 'another-pass-1' },
+    });
+    expect(again.status).toBe(409);
+    expect(await t.db.prisma.user.count()).toBe(users);
+
+    const wrong = await t.call('POST', '/auth/login', {
+      body: { email: 'ana@harbour.test', password: 'not-her-pass' },
+    });
+    const unknown = await t.call('POST', '/auth/login', {
+      body: { email: 'nobody@harbour.test', password: 'whatever-1' },
+    });
+    for (const res of [wrong, unknown]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'unauthorized', error: 'wrong e-mail or password' });
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    const garbage = await t.call('GET', '/me', as('tidemark_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+    expect(garbage.status).toBe(401);
+    const keyOnly = await t.call('GET', '/auth/session', { key: (await t.createWorkspace('keyed')).apiKey });
+    expect(keyOnly.status).toBe(403);
+  });
+
+  it('invites a member who joins signed out; roles decide what each may do', async () => {
+    const invited = await t.call('POST', '/auth/invites', { ...as(ana), body: { email: 'ben@harbour.test' } });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toMatchObject({ email: 'ben@harbour.test', role: 'member', sent: false });
+    const code = invited.body.token as string;
+
+    const info = await t.call('GET', `/auth/invites/${code}`);
+    expect(info.body).toMatchObject({
+      workspace: { name: 'Harbour' },
+      email: 'ben@harbour.test',
+      role: 'member',
+      accountExists: false,
+    });
+    const tooShort = await t.call('POST', '/auth/invites/accept', { body: { token: code, password: 'short' } });
+    expect(tooShort.status).toBe(422);
+    const joined = await t.call('POST', '/auth/invites/accept', {
+      body: { token: code, password: 'moorings-and-tides', name: 'Ben' },
+    });
+    expect(joined.status).toBe(200);
+    expect(joined.body).toMatchObject({
+      workspace: { id: workspaceId },
+      role: 'member',
+      user: { emailVerified: true },
+    });
+    ben = cookieOf(joined);
+    benId = joined.body.user.id;
+    // An invitation admits one person.
+    expect(
+      (await t.call('POST', '/auth/invites/accept', { body: { token: code, password: 'x-1234567890' } })).status,
+    ).toBe(404);
+
+    // A member writes but does not administer; an owner does both.
+    const project = await t.call('POST', '/projects', { ...as(ben), body: { seed: web.url('harbour.test', '/') } });
+    expect(project.status).toBe(201);
+    const key = await t.call('POST', '/me/keys', { ...as(ben), body: { name: 'ben', scopes: ['read'] } });
+    expect(key.status).toBe(403);
+    expect(key.body.error).toMatch(/admin role; you are member/);
+    const made = await t.call('POST', '/me/keys', { ...as(ana), body: { name: 'ci', scopes: ['admin'] } });
+    expect(made.status).toBe(201);
+    adminKey = made.body.key;
+
+    const members = await t.call('GET', '/auth/members', as(ben));
+    expect(members.body.data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+      ['ana@harbour.test', 'owner'],
+      ['ben@harbour.test', 'member'],
+    ]);
+    expect(members.body.invites).toEqual([]);
+    // Only an owner makes owners; the last owner stays one.
+    expect((await t.call('PATCH', `/auth/members/${benId}`, { key: adminKey, body: { role: 'owner' } })).status).toBe(
+      403,
+    );
+    const demote = await t.call('PATCH', `/auth/members/${anaId}`, { ...as(ana), body: { role: 'admin' } });
+    expect(demote.status).toBe(409);
+    // Another workspace is not one to switch to.
+    expect((await t.call('POST', '/auth/switch', { ...as(ben), body: { workspace_id: 'ws_elsewhere' } })).status).toBe(
+      404,
+    );
+  });
+
+  it('keeps each member’s notifications their own; a key has no inbox', async () => {
+    const created = await t.call('POST', '/projects', {
+      ...as(ana),
+      body: { name: 'harbour', seed: web.url('harbour.test', '/') },
+    });
+    expect(created.status).toBe(201);
+    const projectId = created.body.id as string;
+    const run = async () => {
+      const started = await t.call('POST', `/projects/${projectId}/runs`, as(ana));
+      expect(started.status).toBe(202);
+      for (let i = 0; i < 600; i++) {
+        const changes = await t.call('GET', `/projects/${projectId}/changes?run_id=${started.body.id}`, as(ana));
+        if (changes.status === 200) return started.body.id as string;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('the run was never compared');
+    };
+    await run();
+    state.price = 24;
+    const second = await run();
+
+    const inbox = async (cookie: string) => {
+      for (let i = 0; i < 100; i++) {
+        const res = await t.call('GET', '/me/notifications', as(cookie));
+        if (res.status === 200 && res.body.data.some((n: { runId: string }) => n.runId === second)) return res;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('no notification for the run');
+    };
+    const anas = await inbox(ana);
+    const bens = await inbox(ben);
+    const anaNote = anas.body.data.find((n: { runId: string }) => n.runId === second);
+    const benNote = bens.body.data.find((n: { runId: string }) => n.runId === second);
+    expect(anaNote).toMatchObject({ kind: 'run', event: 'run.finished', projectId, title: 'harbour: 1 page changed' });
+    expect(benNote.id).not.toBe(anaNote.id);
+
+    // Ben cannot see or dismiss Ana's; a key has no inbox at all.
+    const theirs = await t.call('POST', `/me/notifications/${anaNote.id}/seen`, as(ben));
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.code).toBe('not_found');
+    expect((await t.call('GET', '/me/notifications', { key: adminKey })).status).toBe(403);
+    const mine = await t.call('POST', `/me/notifications/${anaNote.id}/seen`, as(ana));
+    expect(mine.body).toEqual({ seen: true });
+    const after = await t.call('GET', '/me/notifications', as(ana));
+    expect(after.body.data.map((n: { id: string }) => n.id)).not.toContain(anaNote.id);
+    expect((await t.call('GET', '/me/notifications', as(ben))).body.data.map((n: { id: string }) => n.id)).toContain(
+      benNote.id,
+    );
+  }, 120_000);
+
+  it('lists and ends sessions; a removed member is signed out of the workspace', async () => {
+    const second = await t.call('POST', '/auth/login', {
+      body: { email: 'ana@harbour.test', password: 'tide-tables-2026' },
+      headers: { 'user-agent': 'second-browser' },
+    });
+    expect(second.status).toBe(200);
+    const other = cookieOf(second);
+    const list = await t.call('GET', '/auth/sessions', as(ana));
+    expect(list.body.data).toHaveLength(2);
+    expect(list.body.data.filter((s: { current: boolean }) => s.current)).toHaveLength(1);
+    expect(list.body.data.map((s: { userAgent: string }) => s.userAgent)).toContain('second-browser');
+    expect((await t.call('DELETE', '/auth/sessions', as(ana))).body).toEqual({ ended: 1 });
+    expect((await t.call('GET', '/me', as(other))).status).toBe(401);
+
+    expect((await t.call('DELETE', `/auth/members/${benId}`, as(ana))).body).toEqual({ removed: true });
+    const gone = await t.call('GET', '/me', as(ben));
+    expect(gone.status).toBe(401);
+
+    const out = await t.call('POST', '/auth/logout', as(ana));
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toMatch(/^tidemark_session=; .*Max-Age=0/);
+    expect((await t.call('GET', '/me', as(ana))).status).toBe(401);
+  });
+});
+
+describe('members with a mail host: confirming the address, resetting the password', () => {
+  let smtp: SmtpServer;
+  let t: TestFleet;
+
+  beforeAll(async () => {
+    smtp = await SmtpServer.start();
+    t = await startTestFleet({ DELIVERY_SMTP_URL: smtp.url, GATEWAY_AUTH_IP_RPM: '1000' });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await smtp.close();
+  });
+
+  /** The one-time code of the last mail to `to` (it stands on a line of its own). */
+  const codeMailedTo = async (to: string, count: number): Promise<string> => {
+    for (let i = 0; i < 100 && smtp.mails.filter((m) => m.to.includes(to)).length < count; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const mails = smtp.mails.filter((m) => m.to.includes(to));
+    expect(mails).toHaveLength(count);
+    // The body is quoted-printable: soft line breaks out, =XX escapes decoded.
+    const body = mails[count - 1]!.data.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) =>
+      String.fromCharCode(parseInt(hex, 16)),
+    );
+    const code = /\r?\n([A-Za-z0-9_-]{43})(?:\r?\n|$)/.exec(body)?.[1];
+    if (!code) throw new Error(`no code in ${mails[count - 1]!.data}`);
+    return code;
+  };
+
+  it('reads but changes nothing until the address is confirmed', async () => {
+    const res = await t.call('POST', '/auth/signup', { body: { email: 'cy@quay.test', password: 'quay-side-walks' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ user: { emailVerified: false }, verificationSent: true });
+    const cy = cookieOf(res);
+    const code = await codeMailedTo('cy@quay.test', 1);
+
+    const me = await t.call('GET', '/me', { headers: { cookie: cy } });
+    expect(me.body.can).toEqual({ read: true, write: false, admin: false });
+    const refused = await t.call('POST', '/projects', {
+      headers: { cookie: cy },
+      body: { seed: 'https://quay.test/' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('email_unverified');
+    expect(await t.db.prisma.project.count()).toBe(0);
+
+    expect((await t.call('POST', '/auth/verify', { body: { token: code } })).body).toEqual({ verified: true });
+    expect((await t.call('POST', '/auth/verify', { body: { token: code } })).status).toBe(404);
+    const allowed = await t.call('POST', '/projects', {
+      headers: { cookie: cy },
+      body: { seed: 'https://quay.test/' },
+    });
+    expect(allowed.status).toBe(201);
+  });
+
+  it('resets a forgotten password by mail, ending every session', async () => {
+    const signup = await t.call('POST', '/auth/signup', {
+      body: { email: 'di@quay.test', password: 'first-password-1' },
+    });
+    const di = cookieOf(signup);
+    await codeMailedTo('di@quay.test', 1);
+
+    const nobody = await t.call('POST', '/auth/forgot', { body: { email: 'nobody@quay.test' } });
+    expect(nobody.status).toBe(202);
+    expect(await t.call('POST', '/auth/forgot', { body: { email: 'di@quay.test' } })).toMatchObject({
+      status: 202,
+      body: nobody.body,
+    });
+    const code = await codeMailedTo('di@quay.test', 2);
+    expect(smtp.mails.some((m) => m.to.includes('nobody@quay.test'))).toBe(false);
+
+    expect((await t.call('POST', '/auth/reset', { body: { token: code, password: 'second-password-2' } })).status).toBe(
+      200,
+    );
+    expect((await t.call('GET', '/me', { headers: { cookie: di } })).status).toBe(401);
+    expect(
+      (await t.call('POST', '/auth/login', { body: { email: 'di@quay.test', password: 'first-password-1' } })).status,
+    ).toBe(401);
+    const back = await t.call('POST', '/auth/login', {
+      body: { email: 'di@quay.test', password: 'second-password-2' },
+    });
+    expect(back.status).toBe(200);
+    // Receiving the reset mail proved the address too.
+    expect(back.body.user.emailVerified).toBe(true);
+    expect((await t.call('POST', '/auth/reset', { body: { token: code, password: 'third-password-3' } })).status).toBe(
+      404,
+    );
+  });
+
+  it('slows password guessing: past 20 sign-ins for one address in 15 minutes, 429 even for the right password', async () => {
+    await t.call('POST', '/auth/signup', { body: { email: 'ed@quay.test', password: 'the-right-pass' } });
+    for (let i = 0; i < 19; i++)
+      expect(
+        (await t.call('POST', '/auth/login', { body: { email: 'ed@quay.test', password: `guess-${i}` } })).status,
+      ).toBe(401);
+    expect(
+      (await t.call('POST', '/auth/login', { body: { email: 'ed@quay.test', password: 'the-right-pass' } })).status,
+    ).toBe(200);
+    const limited = await t.call('POST', '/auth/login', {
+      body: { email: 'ED@quay.test', password: 'the-right-pass' },
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address is not held up.
+    expect(
+      (await t.call('POST', '/auth/login', { body: { email: 'di@quay.test', password: 'second-password-2' } })).status,
+    ).toBe(200);
+  });
+});
