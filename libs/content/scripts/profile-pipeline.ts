@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { cleanDocument } from '../src/clean.js';
-import { compactHtmlBlocks } from '../src/compact-html.js';
+import { contentBlocks } from '../src/compact-html.js';
 import { scanPage } from '../src/dom-walk.js';
 import { extractContent } from '../src/extract-content.js';
 import { readHead } from '../src/head.js';
@@ -71,7 +71,7 @@ for (let r = 0; r < ROUNDS; r++) {
     const main = time('main content', () => findMainContent(body));
     for (const el of main.pruned) el.remove();
     const text = time('text', () => toText([main.root]));
-    const blocks = time('compact html', () => compactHtmlBlocks([main.root]));
+    const blocks = time('blocks', () => contentBlocks([main.root]));
     time('markdown (NHM)', () => blocksToMarkdown(blocks, false));
     time('words + language', () => [countWords(text), detectLanguage(head.lang, text)]);
     perPage.set(p.id, Math.min(perPage.get(p.id) ?? Infinity, cpuMs() - t0));

@@ -2,7 +2,7 @@
 // re-serialised with only what the markdown needs: no class soup, data-* or aria-*, and
 // <span>s unwrapped. On WCXB pages this shrinks the input several times over.
 
-const KEEP_ATTRS: Record<string, readonly string[]> = {
+export const KEEP_ATTRS: Record<string, readonly string[]> = {
   a: ['href', 'title'],
   img: ['src', 'alt', 'title'],
   td: ['colspan', 'rowspan'],
@@ -11,8 +11,8 @@ const KEEP_ATTRS: Record<string, readonly string[]> = {
   pre: ['class'],
   code: ['class'],
 };
-const VOID = new Set(['area', 'br', 'col', 'hr', 'img', 'source', 'track', 'wbr']);
-const UNWRAP = new Set(['span', 'font', 'small', 'big', 'abbr', 'time', 'label', 'bdi', 'bdo', 'data', 'mark']);
+export const VOID = new Set(['area', 'br', 'col', 'hr', 'img', 'source', 'track', 'wbr']);
+export const UNWRAP = new Set(['span', 'font', 'small', 'big', 'abbr', 'time', 'label', 'bdi', 'bdo', 'data', 'mark']);
 
 const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
@@ -67,36 +67,40 @@ const INLINE = new Set([
 ]);
 
 /**
- * The same HTML as compactHtml, cut into top-level blocks: containers are opened, and each block
- * element, or run of inline content, inside them becomes one piece. node-html-markdown
- * re-scans its whole output after every node (it reads the trailing whitespace of a string
- * built by concatenation, which flattens it), so one long page cost time quadratic in its
- * length; converting block by block keeps each conversion short.
+ * A top-level piece of the content: a block element, or a run of inline content (text and
+ * inline elements) that is rendered as one paragraph.
  */
-export function compactHtmlBlocks(roots: Element[]): string[] {
-  const blocks: string[] = [];
-  let inline: string[] = [];
+export type ContentBlock = { element: Element; inline?: undefined } | { element?: undefined; inline: Node[] };
+
+/**
+ * The content cut into top-level blocks: containers are opened, and each block element, or run
+ * of inline content, inside them becomes one piece. node-html-markdown re-scans its whole output
+ * after every node (it reads the trailing whitespace of a string built by concatenation, which
+ * flattens it), so one long page cost time quadratic in its length; converting block by block
+ * keeps each conversion short.
+ */
+export function contentBlocks(roots: Element[]): ContentBlock[] {
+  const blocks: ContentBlock[] = [];
+  let inline: Node[] = [];
   const flush = () => {
-    if (inline.length) blocks.push(`<p>${inline.join('')}</p>`);
+    if (inline.length) blocks.push({ inline });
     inline = [];
   };
   const open = (el: Element): void => {
     for (let n = el.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 3) {
-        const data = (n as Text).data;
-        if (inline.length || data.trim()) inline.push(escapeText(data));
+        // Blank text does not open a run.
+        if (inline.length || NOT_BLANK.test((n as Text).data)) inline.push(n);
       } else if (n.nodeType === 1) {
         const child = n as Element;
         const tag = child.localName;
-        if (INLINE.has(tag)) compactInto(child, inline);
-        else {
+        if (INLINE.has(tag)) {
+          // Nor does an unwrapped element that leaves nothing in its place.
+          if (inline.length || !UNWRAP.has(tag) || leavesSomething(child)) inline.push(child);
+        } else {
           flush();
           if (CONTAINERS.has(tag)) open(child);
-          else {
-            const out: string[] = [];
-            compactInto(child, out);
-            blocks.push(out.join(''));
-          }
+          else blocks.push({ element: child });
         }
       }
     }
@@ -104,13 +108,41 @@ export function compactHtmlBlocks(roots: Element[]): string[] {
   };
   for (const root of roots) {
     if (CONTAINERS.has(root.localName)) open(root);
-    else {
-      const out: string[] = [];
-      compactInto(root, out);
-      blocks.push(out.join(''));
-    }
+    else blocks.push({ element: root });
   }
   return blocks;
+}
+
+const NOT_BLANK = /\S/;
+
+/** Whether an unwrapped element leaves anything in the compact HTML: text (even empty) or a tag. */
+function leavesSomething(el: Element): boolean {
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 3) return true;
+    if (n.nodeType === 1 && (!UNWRAP.has((n as Element).localName) || leavesSomething(n as Element))) return true;
+  }
+  return false;
+}
+
+/** A block's compact HTML; a run of inline content is wrapped in a <p>. */
+export function blockHtml(block: ContentBlock): string {
+  const out: string[] = [];
+  if (block.element) {
+    compactInto(block.element, out);
+    return out.join('');
+  }
+  out.push('<p>');
+  for (const n of block.inline) {
+    if (n.nodeType === 3) out.push(escapeText((n as Text).data));
+    else compactInto(n as Element, out);
+  }
+  out.push('</p>');
+  return out.join('');
+}
+
+/** The same HTML as compactHtml, cut into top-level blocks (contentBlocks). */
+export function compactHtmlBlocks(roots: Element[]): string[] {
+  return contentBlocks(roots).map(blockHtml);
 }
 
 function compactInto(root: Element, out: string[]): void {

@@ -1,6 +1,6 @@
 import { cleanDocument, safeSelectAll } from './clean.js';
 import { scanPage } from './dom-walk.js';
-import { compactHtmlBlocks } from './compact-html.js';
+import { contentBlocks } from './compact-html.js';
 import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
@@ -60,7 +60,7 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
  */
 function markdownOrText(roots: Element[], text: string, keepDataImages: boolean): string {
   try {
-    return blocksToMarkdown(compactHtmlBlocks(roots), keepDataImages);
+    return blocksToMarkdown(contentBlocks(roots), keepDataImages);
   } catch (err) {
     if (err instanceof RangeError) return text;
     throw err;

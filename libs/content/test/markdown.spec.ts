@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { compactHtml, compactHtmlBlocks } from '../src/compact-html.js';
+import { NodeHtmlMarkdown } from 'node-html-markdown';
+import { compactHtml, compactHtmlBlocks, contentBlocks } from '../src/compact-html.js';
 import { extractContent, parseDocument } from '../src/index.js';
-import { blocksToMarkdown, toMarkdown } from '../src/markdown.js';
+import { blockTree } from '../src/markdown-tree.js';
+import { NHM_OPTIONS, blocksToMarkdown, htmlBlocksToMarkdown, toMarkdown } from '../src/markdown.js';
 import { FIXTURES, FIXTURE_URL, expectedMarkdown, fixtureHtml } from './support/fixtures.js';
 
 const mainMarkdown = (html: string): string =>
@@ -101,6 +103,78 @@ describe('block-by-block conversion', () => {
       `<html><body><main>${Array.from({ length: 3000 }, (_, i) => para(i)).join('')}</main></body></html>`,
     );
     const main = doc.querySelector('main')!;
-    expect(blocksToMarkdown(compactHtmlBlocks([main]), false)).toBe(toMarkdown(compactHtml([main]), false));
+    expect(blocksToMarkdown(contentBlocks([main]), false)).toBe(toMarkdown(compactHtml([main]), false));
+  });
+});
+
+describe("node-html-markdown on the linkedom tree (its parser's tree, rebuilt)", () => {
+  // Each case is rendered twice: NHM's visitor on the tree blockTree builds, and translate() on
+  // the block's compact HTML (NHM parses it with node-html-parser). They must agree.
+  const both = (body: string) => {
+    const doc = parseDocument(`<html><body><div id="r">${body}</div></body></html>`);
+    const root = doc.getElementById('r')!;
+    return {
+      tree: blocksToMarkdown(contentBlocks([root]), false),
+      html: htmlBlocksToMarkdown(compactHtmlBlocks([root]), false),
+    };
+  };
+  const cases: Record<string, string> = {
+    'plain blocks and inline runs': '<h2>Title</h2>lead <b>bold</b> <i>it</i> text<p>Para &amp; more &lt;x&gt;</p>',
+    'entities, quotes and escapes in attributes':
+      '<p><a href="https://x.example/?a=1&amp;b=&quot;2&quot;" title="it\'s &quot;q&quot;">l</a> <img src="/i.png" alt="a &amp; b"></p>',
+    'a link inside a link (node-html-parser closes the outer one)':
+      '<ul><li><a href="/card"><img src="/c.png">Card <div><a href="/c?x=1">One</a><a href="/c?x=2">Two</a></div> $5</a></li></ul>',
+    'a div opening inside a paragraph or a bold run': '<p>a<div>b</div>c</p><b>d<div>e</div>f</b><i>g<div>h</div></i>',
+    'an item in an item, a heading in a heading, a cell in a cell':
+      '<ul><li>a<li>b</li></li></ul><h2>x<h2>y</h2></h2><table><tr><td>1<td>2</td></td></tr></table>',
+    'spans unwrapped, text merged across them and across comments':
+      '<p>a<span>b</span><!-- c -->d<span></span> <font>e</font></p><span><!-- only a comment --></span> <span></span>x',
+    'code blocks, inline code, lists with numbers and breaks':
+      '<pre class="language-js"><code>let a = 1;\n  b();</code></pre><p>run <code>x`y</code></p><ol><li>one<br>two  </li><li>2021. three</li></ol>',
+    'tables with captions and empty cells':
+      '<table><caption>Cap</caption><thead><tr><th>h1</th><th></th></tr></thead><tbody><tr><td>a|b</td><td><a href="/t">t</a></td></tr></tbody></table>',
+    'unknown and odd tag names': '<p>a<my-widget>b</my-widget><o:p>c</o:p></p><x-y><p>z</p></x-y>',
+    'void elements with content': '<p>a<embed>b</embed><br>c<hr>d</p>',
+    'block quotes, definition lists, nested lists':
+      '<blockquote><p>q1</p><blockquote>q2</blockquote></blockquote><dl><dt>t</dt><dd>d</dd></dl><ul><li>a<ul><li>b<ol><li>c</li></ol></li></ul></li></ul>',
+    'whitespace only, nbsp and newlines': '<p>\n  </p><p>&nbsp;</p><p>a\n b  \n</p>   <em> </em><strong>s </strong>t',
+  };
+  for (const [name, body] of Object.entries(cases)) {
+    it(name, () => {
+      const { tree, html } = both(body);
+      expect(tree).toBe(html);
+    });
+  }
+
+  it('leaves to translate() what the tree does not cover', () => {
+    const doc = parseDocument('<html><body><div id="r"><p>a</p></div></body></html>');
+    const p = doc.querySelector('p')!;
+    p.appendChild(doc.createElement('noscript')).textContent = 'raw';
+    const [block] = contentBlocks([doc.getElementById('r')!]);
+    expect(blockTree(block!)).toBeNull();
+    expect(blocksToMarkdown([block!], false)).toBe(
+      htmlBlocksToMarkdown(compactHtmlBlocks([doc.getElementById('r')!]), false),
+    );
+  });
+});
+
+describe('list items', () => {
+  it("render as NHM's own list item translator renders them", () => {
+    const stock = new NodeHtmlMarkdown({ ...NHM_OPTIONS, keepDataImages: false });
+    const html =
+      '<ul><li>one  <br>two <a href="https://x.example/a/very/long/path">l</a>  </li><li> <ul><li>n  </li><li>1. m</li></ul></li><li>   </li></ul><ol><li>a</li><li>b\n\n- c</li></ol>';
+    expect(toMarkdown(html, false)).toBe(
+      stock
+        .translate(html)
+        .replace(/[ \t]+$/gm, '')
+        .trim(),
+    );
+  });
+
+  it('take linear time in the length of a word', () => {
+    const word = 'x'.repeat(200_000);
+    const t0 = Date.now();
+    expect(toMarkdown(`<ul><li>a ${word}  </li></ul>`, false)).toBe(`- a ${word}`);
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 });

@@ -1,0 +1,235 @@
+// A content block as node-html-markdown's visitor reads it, built straight from the linkedom
+// tree. NHM's translate() takes an HTML string and parses it with node-html-parser; serialising
+// our tree (blockHtml) only for NHM to parse it again cost more than the conversion itself.
+//
+// The tree built here is the one node-html-parser makes of blockHtml's output, node for node, so
+// that the markdown stays the same: the tags and text of the compact HTML are replayed through
+// node-html-parser's tree-building rules, which are not the browser's. It closes an open <p>
+// when a <p> or <div> starts, an <li> at an <li>, a <b> at a <div>, a cell at a cell, a heading
+// at the same heading; a closing </div> also closes an <a>, <b>, <i> or <p> left open; a link
+// that starts inside a link closes the outer one (and whatever was opened inside it); closing
+// tags that match nothing are ignored. Text between two tags is one text node. A block this
+// replay does not cover (an element whose text node-html-parser keeps raw, a tag name it does
+// not read as a tag, an element left open at the end) answers null and goes the string way.
+
+import { KEEP_ATTRS, UNWRAP, VOID, type ContentBlock } from './compact-html.js';
+
+/** What node-html-parser's TextNode offers NHM's visitor. */
+export class MdText {
+  readonly nodeType = 3;
+  /** Set by the visitor: whether the node has content worth rendering. */
+  preserve?: boolean;
+  constructor(
+    public text: string,
+    public parentNode: MdElement,
+  ) {}
+  get rawText(): string {
+    return this.text;
+  }
+  get textContent(): string {
+    return this.text;
+  }
+  get isWhitespace(): boolean {
+    return !NOT_BLANK.test(this.text);
+  }
+  /** Whitespace trimmed, but a single space kept at either end where there was one. */
+  get trimmedText(): string {
+    const t = this.text;
+    let start = 0;
+    while (start < t.length && !NOT_BLANK.test(t[start]!)) start++;
+    let end = t.length - 1;
+    while (end > start && !NOT_BLANK.test(t[end]!)) end--;
+    if (start >= t.length) start = 0;
+    if (end < 0) end = t.length - 1;
+    const lead = start > 0 && SPACE.test(t[start - 1]!);
+    const trail = end < t.length - 1 && SPACE.test(t[end + 1]!);
+    return (lead ? ' ' : '') + t.slice(start, end + 1) + (trail ? ' ' : '');
+  }
+}
+
+/** What node-html-parser's HTMLElement offers NHM's visitor and translators. */
+export class MdElement {
+  readonly nodeType = 1;
+  childNodes: MdNode[] = [];
+  preserve?: boolean;
+  constructor(
+    /** Lower case, as written in the compact HTML; '' for the root of a block. */
+    readonly rawTagName: string,
+    public parentNode: MdElement | null,
+    private readonly attrs: Record<string, string> | null,
+  ) {
+    this.tagName = rawTagName.toUpperCase();
+  }
+  /** Upper case, as node-html-parser reports it. */
+  readonly tagName: string;
+  getAttribute(name: string): string | undefined {
+    return this.attrs?.[name];
+  }
+  /** node-html-parser reads a <br> as a line break. */
+  get textContent(): string {
+    if (this.rawTagName === 'br') return '\n';
+    let s = '';
+    for (const c of this.childNodes) s += c.textContent;
+    return s;
+  }
+  get rawText(): string {
+    return this.textContent;
+  }
+}
+
+export type MdNode = MdText | MdElement;
+
+const NOT_BLANK = /\S/;
+const SPACE = /[^\S\r\n]/;
+
+// node-html-parser's tree-building rules (see the head of this file).
+const CLOSED_BY_OPENING: Record<string, Set<string> | undefined> = {
+  li: new Set(['li']),
+  p: new Set(['p', 'div']),
+  b: new Set(['div']),
+  td: new Set(['td', 'th']),
+  th: new Set(['td', 'th']),
+  h1: new Set(['h1']),
+  h2: new Set(['h2']),
+  h3: new Set(['h3']),
+  h4: new Set(['h4']),
+  h5: new Set(['h5']),
+  h6: new Set(['h6']),
+};
+const CLOSED_BY_CLOSING: Record<string, Set<string> | undefined> = {
+  li: new Set(['ul', 'ol']),
+  a: new Set(['div']),
+  b: new Set(['div']),
+  i: new Set(['div']),
+  p: new Set(['div']),
+  td: new Set(['tr', 'table']),
+  th: new Set(['tr', 'table']),
+};
+/** Elements node-html-parser closes as soon as they open. */
+const PARSER_VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
+/** Elements whose content node-html-parser (as NHM configures it) skips as raw text. */
+const RAW_TEXT = new Set(['script', 'noscript', 'style']);
+/** A tag name node-html-parser reads as a tag; anything else stays text. */
+const TAG_NAME = /^[a-zA-Z][-.:0-9_a-zA-Z]*$/;
+const validTags = new Map<string, boolean>();
+
+class Unsupported extends Error {}
+
+class TreeBuilder {
+  readonly root = new MdElement('', null, null);
+  private readonly stack: MdElement[] = [this.root];
+  private current = this.root;
+  /** Stack depth at which the open <a> sits, while one is open. */
+  private openLink: number | undefined;
+  /** The text node the last event wrote to; text after text extends it. */
+  private lastText: MdText | null = null;
+
+  text(data: string): void {
+    if (!data) return;
+    if (this.lastText) this.lastText.text += data;
+    else {
+      this.lastText = new MdText(data, this.current);
+      this.current.childNodes.push(this.lastText);
+    }
+  }
+
+  open(tag: string, attrs: Record<string, string> | null): void {
+    this.lastText = null;
+    if (CLOSED_BY_OPENING[this.current.rawTagName]?.has(tag)) this.pop();
+    if (tag === 'a') {
+      if (this.openLink !== undefined && this.openLink < this.stack.length) {
+        this.stack.length = this.openLink;
+        this.current = this.stack[this.stack.length - 1]!;
+      }
+      this.openLink = this.stack.length;
+    }
+    const el = new MdElement(tag, this.current, attrs);
+    this.current.childNodes.push(el);
+    this.stack.push(el);
+    this.current = el;
+    if (PARSER_VOID.has(tag)) this.close(tag);
+  }
+
+  close(tag: string): void {
+    this.lastText = null;
+    for (;;) {
+      if (tag === 'a') this.openLink = undefined;
+      if (this.current.rawTagName === tag) {
+        this.pop();
+        return;
+      }
+      if (!CLOSED_BY_CLOSING[this.current.rawTagName]?.has(tag)) return;
+      this.pop();
+    }
+  }
+
+  finish(): MdElement {
+    if (this.stack.length !== 1) throw new Unsupported();
+    return this.root;
+  }
+
+  private pop(): void {
+    this.stack.pop();
+    this.current = this.stack[this.stack.length - 1]!;
+  }
+}
+
+function replay(el: Element, b: TreeBuilder): void {
+  const tag = el.localName.toLowerCase();
+  const unwrap = UNWRAP.has(tag);
+  if (!unwrap) {
+    let valid = validTags.get(tag);
+    if (valid === undefined) validTags.set(tag, (valid = TAG_NAME.test(tag)));
+    if (!valid || RAW_TEXT.has(tag)) throw new Unsupported();
+    let attrs: Record<string, string> | null = null;
+    const names = KEEP_ATTRS[tag];
+    if (names) {
+      for (const name of names) {
+        const v = el.getAttribute(name);
+        if (v !== null) (attrs ??= {})[name] = v;
+      }
+    }
+    b.open(tag, attrs);
+    if (VOID.has(tag)) return;
+  }
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 3) b.text((n as Text).data);
+    else if (n.nodeType === 1) replay(n as Element, b);
+  }
+  if (!unwrap) b.close(tag);
+}
+
+/** The tree node-html-parser would make of blockHtml(block), or null when it is not covered. */
+export function blockTree(block: ContentBlock): MdElement | null {
+  const b = new TreeBuilder();
+  try {
+    if (block.element) replay(block.element, b);
+    else {
+      b.open('p', null);
+      for (const n of block.inline) {
+        if (n.nodeType === 3) b.text((n as Text).data);
+        else replay(n as Element, b);
+      }
+      b.close('p');
+    }
+    return b.finish();
+  } catch (err) {
+    if (err instanceof Unsupported) return null;
+    throw err;
+  }
+}
