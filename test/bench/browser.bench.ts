@@ -1,6 +1,6 @@
 // The browser tier's pages/s beside a baseline measured in the same process and run: one
 // Chromium (puppeteer-core, no pool) with 4 reused tabs doing plain goto('load') + content(),
-// against the browser pool (incognito-context lanes wiped between renders, fetch-guard proxy,
+// against the browser pool (incognito-context lanes wiped between renders and rendered hidden, fetch-guard proxy,
 // stealth, block_media) — the same 40 local pages, the same Chromium, 4 pages in flight in both.
 // Imported by path: test/package.json does not depend on @tidemark/browser-pool.
 import http from 'node:http';
@@ -138,7 +138,7 @@ export async function benchBrowser(): Promise<string> {
       '',
       `browser tier, ${PAGES} local article pages (8 images at ${ASSET_DELAY_MS} ms each), ${IN_FLIGHT} in flight, ${new Date().toISOString()}`,
       `baseline: 1 Chromium, ${IN_FLIGHT} reused tabs, goto(load)+content   ${baseline.toFixed(2).padStart(7)} pages/s`,
-      `browser-pool: ${process.env.BENCH_POOL_BROWSERS ?? '2'}×${process.env.BENCH_POOL_TABS ?? '2'} wiped lanes, guard proxy, block_media    ${pool.toFixed(2).padStart(7)} pages/s`,
+      `browser-pool: ${process.env.BENCH_POOL_BROWSERS ?? '2'}×${process.env.BENCH_POOL_TABS ?? '2'} hidden wiped lanes, guard proxy, block_media ${pool.toFixed(2).padStart(7)} pages/s`,
       `ratio pool / baseline: ${(pool / baseline).toFixed(3)} (target ≥ 1.5)`,
       '',
     ].join('\n');

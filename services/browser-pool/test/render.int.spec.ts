@@ -55,6 +55,27 @@ describe('BrowserPoolService.Render', () => {
       '/datadome': page('<iframe src="https://geo.captcha-delivery.com/captcha/?initialCid=x"></iframe>'),
       '/friendly': page('<div class="frc-captcha" data-sitekey="x"></div>'),
       '/plain': page('<p>nothing to see</p>'),
+      // Content that only frames bring: an animation-frame render that then fetches more, and a
+      // section drawn when an IntersectionObserver sees it. A hidden lane must still capture both.
+      '/frames': page(
+        '<div id="lazy">lazy section</div>',
+        `<script>
+           requestAnimationFrame(() => {
+             const p = document.createElement('p'); p.id = 'raf'; p.textContent = 'drawn in a frame'; document.body.append(p);
+             fetch('/frames-data').then((r) => r.text()).then((t) => {
+               const q = document.createElement('p'); q.id = 'fetched'; q.textContent = t; document.body.append(q);
+             });
+           });
+           new IntersectionObserver((entries, io) => {
+             if (!entries.some((e) => e.isIntersecting)) return;
+             io.disconnect();
+             const p = document.createElement('p'); p.id = 'seen'; p.textContent = 'seen by an observer'; document.body.append(p);
+           }).observe(document.getElementById('lazy'));
+         </script>`,
+      ),
+      '/frames-data': (_req, res) => {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('fetched after the frame'), 100);
+      },
       '/hop1': (_req, res) => res.writeHead(302, { location: '/hop2' }).end(),
       '/hop2': (_req, res) => res.writeHead(301, { location: '/landed' }).end(),
       '/landed': (_req, res) => {
@@ -142,6 +163,16 @@ describe('BrowserPoolService.Render', () => {
     expect(res.widget).toBe('');
     expect(res.solved).toBe('');
     expect(res.screenshotJpeg.length).toBe(0);
+  });
+
+  it('captures what frame callbacks draw, though lanes render hidden', async () => {
+    const res = await app.renderer.render(request({ url: site('/frames') }));
+    expect(res.html).toContain('drawn in a frame');
+    expect(res.html).toContain('seen by an observer');
+    expect(res.html).toContain('fetched after the frame');
+    // A page that asks for no frames is captured without being shown (it stays hidden).
+    const plain = await app.renderer.render(request({ url: site('/app') }));
+    expect(plain.html).toContain('item 3');
   });
 
   it('answers over gRPC', async () => {

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from '@tidemark/telemetry';
 import type { ForwardProxy, ProxySession } from '../proxy/forward-proxy.js';
+import { FRAME_WATCH_SCRIPT, HIDDEN_RENDER_ARGS } from '../render/hidden-render.js';
 import { RenderError } from '../render/render-errors.js';
 import { launchChromium, type LaunchedBrowser, type LaunchSpec } from './launch.js';
 
@@ -27,6 +28,9 @@ export interface Tab {
   userAgentChanged: boolean;
   extraHeaders: boolean;
   mediaBlocked: boolean;
+  /** The lane's window (one per context), and whether it is minimized: a hidden page paints nothing. */
+  windowId: number;
+  hidden: boolean;
 }
 
 export interface BrowserPoolOptions {
@@ -38,7 +42,11 @@ export interface BrowserPoolOptions {
   recycleAfter: number;
   /** Renders a lane (context + page + proxy listener) serves before it is replaced; 1 = a fresh context per render. */
   contextReuse?: number;
-  /** Lanes opened ahead of demand per browser (default: tabsPerBrowser). */
+  /**
+   * Lanes per browser beyond the renders in flight (default: half of tabsPerBrowser): opened
+   * ahead of demand, and what lets a render start in a clean lane while the last one is still
+   * being wiped. Each lane is a renderer process (tens of MB).
+   */
   sparesPerBrowser?: number;
   /** Extra Chromium flags. */
   args?: string[];
@@ -56,8 +64,12 @@ interface Slot {
   launching: Promise<void> | undefined;
   disconnected: Promise<void>;
   renders: number;
-  /** Renders in flight plus lanes being reset after one: what bounds the slot. */
+  /** Renders in flight: what bounds the slot. */
   inFlight: number;
+  /** Lanes being wiped after a render, off the next render's path. */
+  resetting: number;
+  /** Renders waiting for a lane to be wiped or opened (woken by any lane that becomes ready). */
+  laneWaiters: Array<() => void>;
   draining: boolean;
   /** Lanes ready for a render. */
   idle: Tab[];
@@ -118,7 +130,7 @@ export class BrowserPool {
 
   constructor(private readonly opts: BrowserPoolOptions) {
     this.launch = opts.launch ?? launchChromium;
-    this.spares = Math.min(opts.sparesPerBrowser ?? opts.tabsPerBrowser, opts.tabsPerBrowser);
+    this.spares = Math.min(opts.sparesPerBrowser ?? Math.ceil(opts.tabsPerBrowser / 2), opts.tabsPerBrowser);
     this.contextReuse = Math.max(1, opts.contextReuse ?? 50);
     this.slots = Array.from({ length: opts.browsers }, (_, id) => ({
       id,
@@ -127,6 +139,8 @@ export class BrowserPool {
       disconnected: Promise.resolve(),
       renders: 0,
       inFlight: 0,
+      resetting: 0,
+      laneWaiters: [],
       draining: false,
       idle: [],
       preparing: 0,
@@ -174,9 +188,10 @@ export class BrowserPool {
   }
 
   /**
-   * Runs `fn` in a lane. Waits for room up to `queueTimeoutMs` (then `busy`). Afterwards the lane
-   * is reset and kept, or closed with its proxy listener when it cannot be reused; the slot
-   * stays occupied until then, so the next render never meets a half-wiped lane.
+   * Runs `fn` in a lane. Waits for room up to `queueTimeoutMs` (then `busy`). Afterwards the
+   * slot is free at once and the lane is reset in the background, then kept (idle) or closed with
+   * its proxy listener when it cannot be reused; a lane is idle only when wiped, so no render
+   * meets a half-wiped one.
    */
   async withTab<T>(queueTimeoutMs: number, fn: (tab: Tab) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -199,11 +214,15 @@ export class BrowserPool {
       } finally {
         if (tab) {
           const done = tab;
+          slot.resetting += 1;
           void this.giveBack(slot, done).finally(() => {
-            this.release(slot);
+            slot.resetting -= 1;
+            this.laneReady(slot);
             this.topUp(slot);
           });
-        } else this.release(slot);
+        }
+        this.release(slot);
+        this.topUp(slot);
       }
     }
   }
@@ -268,15 +287,36 @@ export class BrowserPool {
     // Killed a moment ago: the disconnected event may not have arrived yet.
     if (slot.launched && !slot.launched.browser.connected) this.onDisconnected(slot, slot.launched);
     if (slot.launching) await slot.launching;
-    if (!slot.launched) throw new RenderError('crashed', `browser ${slot.id} is not running`);
-    let tab: Tab | undefined;
-    while ((tab = slot.idle.shift())) {
-      if (this.usable(slot, tab)) break;
-      void this.disposeTab(tab);
+    for (;;) {
+      if (!slot.launched) throw new RenderError('crashed', `browser ${slot.id} is not running`);
+      let tab: Tab | undefined;
+      while ((tab = slot.idle.shift())) {
+        if (this.usable(slot, tab)) break;
+        void this.disposeTab(tab);
+      }
+      // Every lane the browser may hold is in a render, being wiped or being opened: one of those
+      // is ready sooner (and cheaper) than another context with its own renderer process.
+      if (
+        !tab &&
+        slot.resetting + slot.preparing > 0 &&
+        slot.inFlight - 1 + slot.resetting + slot.preparing >= this.maxLanes
+      ) {
+        await new Promise<void>((resolve) => slot.laneWaiters.push(resolve));
+        continue;
+      }
+      tab ??= await this.newTab(slot);
+      tab.uses += 1;
+      return tab;
     }
-    tab ??= await this.newTab(slot);
-    tab.uses += 1;
-    return tab;
+  }
+
+  /** Lanes a browser holds at most: its renders in flight plus the spares. */
+  private get maxLanes(): number {
+    return this.opts.tabsPerBrowser + this.spares;
+  }
+
+  private laneReady(slot: Slot): void {
+    for (const wake of slot.laneWaiters.splice(0)) wake();
   }
 
   private usable(slot: Slot, tab: Tab): boolean {
@@ -314,16 +354,36 @@ export class BrowserPool {
         userAgentChanged: false,
         extraHeaders: false,
         mediaBlocked: false,
+        windowId: 0,
+        hidden: false,
       };
       page.once('error', () => (tab.crashed = true));
+      const cdp = cdpOf(page);
       // No HTTP cache and no renderer memory cache for the lane: nothing a render fetched can
       // be served to a later one.
-      await Promise.all([launched.preparePage(page), page.setCacheEnabled(false)]);
+      const [, , win] = await Promise.all([
+        launched.preparePage(page),
+        page.setCacheEnabled(false),
+        cdp.send('Browser.getWindowForTarget'),
+        cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: FRAME_WATCH_SCRIPT }),
+      ]);
+      tab.windowId = win.windowId;
+      await this.setVisible(tab, false);
       return tab;
     } catch (err) {
       await this.opts.proxy.closeSession(session);
       throw new RenderError('crashed', `browser ${slot.id} could not open a tab`, {}, err);
     }
+  }
+
+  /** Shows or hides (minimizes) the lane's window; see render/hidden-render.ts. */
+  async setVisible(tab: Tab, visible: boolean): Promise<void> {
+    if (tab.hidden === !visible) return;
+    await cdpOf(tab.page).send('Browser.setWindowBounds', {
+      windowId: tab.windowId,
+      bounds: { windowState: visible ? 'normal' : 'minimized' },
+    });
+    tab.hidden = !visible;
   }
 
   /** After a render: wipe the lane and keep it, or close it (and open a replacement ahead of demand). */
@@ -378,6 +438,7 @@ export class BrowserPool {
     if (page.url() !== 'about:blank') await page.goto('about:blank', { waitUntil: 'load', timeout: 2_000 });
     if (page.url() !== 'about:blank' || page.frames().length !== 1) throw new Error('the page did not leave');
     const steps: Promise<unknown>[] = [
+      this.setVisible(tab, false),
       cdp.send('Network.clearBrowserCookies'),
       cdp.send('Page.resetNavigationHistory'),
       ...[...session.origins].map((origin) => cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
@@ -400,7 +461,7 @@ export class BrowserPool {
       !slot.launching &&
       !slot.draining &&
       slot.idle.length + slot.preparing < this.spares &&
-      slot.idle.length + slot.preparing + slot.inFlight < this.opts.tabsPerBrowser
+      slot.idle.length + slot.preparing + slot.resetting + slot.inFlight < this.maxLanes
     ) {
       slot.preparing += 1;
       const launched = slot.launched;
@@ -409,9 +470,11 @@ export class BrowserPool {
           slot.preparing -= 1;
           if (slot.launched === launched && !slot.draining && !this.stopping) slot.idle.push(tab);
           else void this.disposeTab(tab);
+          this.laneReady(slot);
         },
         () => {
           slot.preparing -= 1;
+          this.laneReady(slot);
         },
       );
     }
@@ -437,6 +500,7 @@ export class BrowserPool {
           args: [
             `--proxy-server=http://127.0.0.1:${this.proxyPort}`,
             '--proxy-bypass-list=<-loopback>',
+            ...HIDDEN_RENDER_ARGS,
             ...(this.opts.args ?? []),
           ],
         });
@@ -474,6 +538,7 @@ export class BrowserPool {
     if (slot.launched !== launched) return;
     slot.launched = undefined;
     for (const tab of slot.idle.splice(0)) void this.opts.proxy.closeSession(tab.session);
+    this.laneReady(slot);
     if (this.stopping) return;
     this.opts.logger.warn({ browser: slot.id }, 'browser disconnected; relaunching');
     void this.relaunch(slot);

@@ -1,4 +1,4 @@
-import type { CDPSession, HTTPRequest, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
+import type { CDPSession, HTTPRequest, HTTPResponse, PuppeteerLifeCycleEvent } from 'puppeteer-core';
 import type { browserPoolV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
@@ -6,6 +6,7 @@ import type { ExitOutcome, ExitRegistry } from '../exits/exit-registry.js';
 import type { BrowserPool, Tab } from '../pool/browser-pool.js';
 import { GUARD_HEADER, type ProxySession, type Refusal } from '../proxy/forward-proxy.js';
 import { detectWidget, EVIDENCE_SCRIPT, type PageEvidence } from './captcha.js';
+import { FRAME_NEEDS, SETTLE_FRAMES, type FrameNeeds } from './hidden-render.js';
 import { RenderError } from './render-errors.js';
 
 const WAIT_UNTIL = new Set<PuppeteerLifeCycleEvent>(['load', 'domcontentloaded', 'networkidle0', 'networkidle2']);
@@ -16,6 +17,8 @@ const MAX_TIMEOUT_MS = 120_000;
  * page), the load event or this long without a request in flight, whichever comes first.
  */
 const SETTLE_QUIET_MS = 150;
+/** Double-frames a shown page gets, at most, to finish drawing what it waited on frames for. */
+const REVEAL_MAX_FRAMES = 5;
 /** Time allowed after the wait condition for serializing the DOM and the screenshot. */
 const CAPTURE_GRACE_MS = 15_000;
 /** Images, fonts and media by extension: blocked in Chromium itself, no per-request round trip. */
@@ -166,8 +169,10 @@ export class RenderService {
     deadline: number,
     crashed: () => RenderError | undefined,
   ): Promise<browserPoolV1.RenderResponse> {
-    const { page, session } = tab;
+    const { page } = tab;
     await this.prepare(tab, req, url);
+    // A screenshot is of a page that rendered visibly, as a person would have seen it load.
+    if (req.screenshot) await this.pool.setVisible(tab, true);
 
     // The main frame's last navigation request: where a failed navigation was going. Requests
     // in flight and the last network activity: when a settling page has gone quiet.
@@ -190,9 +195,10 @@ export class RenderService {
     page.on('requestfailed', onDone);
     page.on('load', onLoad);
     try {
-      return await this.navigateAndCaptureIn(page, session, req, url, waitUntil, timeoutMs, deadline, crashed, {
+      return await this.navigateAndCaptureIn(tab, req, url, waitUntil, timeoutMs, deadline, crashed, {
         lastNavigation: () => lastNavigation,
         quiet: () => loaded || (inFlight <= 0 && Date.now() - lastActivity >= SETTLE_QUIET_MS),
+        quietSince: (t: number) => inFlight <= 0 && (lastActivity < t || Date.now() - lastActivity >= SETTLE_QUIET_MS),
       });
     } finally {
       page.off('request', onRequest);
@@ -203,16 +209,16 @@ export class RenderService {
   }
 
   private async navigateAndCaptureIn(
-    page: Page,
-    session: ProxySession,
+    tab: Tab,
     req: browserPoolV1.RenderRequest,
     url: string,
     waitUntil: PuppeteerLifeCycleEvent,
     timeoutMs: number,
     deadline: number,
     crashed: () => RenderError | undefined,
-    network: { lastNavigation(): string; quiet(): boolean },
+    network: { lastNavigation(): string; quiet(): boolean; quietSince(t: number): boolean },
   ): Promise<browserPoolV1.RenderResponse> {
+    const { page, session } = tab;
     const settle = waitUntil === 'load' && !req.screenshot;
     const started = Date.now();
     let response: HTTPResponse | null;
@@ -241,6 +247,7 @@ export class RenderService {
             url: response.url(),
           });
     }
+    if (tab.hidden) await this.showIfItWaitsOnFrames(tab, deadline, crashed, network);
     if (req.waitForSelector) {
       try {
         await page.waitForSelector(req.waitForSelector, { timeout: Math.max(1, deadline - Date.now()) });
@@ -283,6 +290,29 @@ export class RenderService {
       loadMs,
       redirects: chain.length ? [...chain.map((r) => r.url()), response!.url()] : [],
     };
+  }
+
+  /**
+   * A page rendered hidden that asked for animation frames or observes intersections or sizes
+   * is shown: it gets frames until its DOM settles, then the requests those started are waited
+   * for like the load (see hidden-render.ts). A page that asked for none is captured as it is.
+   */
+  private async showIfItWaitsOnFrames(
+    tab: Tab,
+    deadline: number,
+    crashed: () => RenderError | undefined,
+    network: { quietSince(t: number): boolean },
+  ): Promise<void> {
+    const needs = (await tab.page.evaluate(FRAME_NEEDS)) as FrameNeeds | null;
+    if (needs && needs.frames === 0 && !needs.observed) return;
+    const shownAt = Date.now();
+    await this.pool.setVisible(tab, true);
+    const left = () => Math.max(1, deadline - Date.now());
+    await Promise.race([tab.page.evaluate(SETTLE_FRAMES(REVEAL_MAX_FRAMES)), sleep(Math.min(2_000, left()))]);
+    while (!network.quietSince(shownAt) && Date.now() < deadline) {
+      if (crashed()) throw crashed();
+      await sleep(25);
+    }
   }
 
   private async prepare(tab: Tab, req: browserPoolV1.RenderRequest, url: string): Promise<void> {
