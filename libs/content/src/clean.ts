@@ -1,6 +1,6 @@
 import { walkElements, type PageScan } from './dom-walk.js';
 import { BANNER, BANNER_ROLES, CONSENT, classAndId } from './patterns.js';
-import { absoluteUrl } from './urls.js';
+import { absoluteUrl, type UrlResolver } from './urls.js';
 
 export interface CleanOptions {
   url: string;
@@ -9,6 +9,11 @@ export interface CleanOptions {
   excludeTags: string[];
   /** Drop event handlers and inline styles (only clean HTML shows attributes). */
   stripAttributes: boolean;
+  /**
+   * Make links and image sources absolute in the document (default true). The markdown does it
+   * as it renders (see resolvedAttr), for the links it shows only.
+   */
+  resolveUrls?: boolean;
   /** The page's <noscript>s and streamed segments when already found (scanPage). */
   scan?: Pick<PageScan, 'noscripts' | 'segments'>;
   /** Told of each element removed, just before it goes (pages/removed explains a page with it). */
@@ -67,6 +72,7 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
   if (!root) return;
   placeStreamedSegments(doc, opts.scan?.segments ?? safeSelectAll(doc, 'div[hidden][id^="S:"]'));
   unwrapNoscripts(opts.scan?.noscripts ?? safeSelectAll(doc, 'noscript'));
+  const resolveUrls = opts.resolveUrls ?? true;
   walkElements(root, (el) => {
     const tag = el.localName;
     if (DROP.has(tag) || el.hasAttribute('hidden') || isStyledHidden(el)) {
@@ -83,8 +89,9 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
       return false;
     }
     if (opts.stripAttributes) dropScriptingAndStyle(el);
-    if (tag === 'a') resolveAttr(el, 'href', opts.url);
-    else if (tag === 'img') return fixImage(el, opts);
+    if (tag === 'a') {
+      if (resolveUrls) resolveAttr(el, 'href', opts.url);
+    } else if (tag === 'img') return fixImage(el, opts, resolveUrls);
     else if (tag === 'pre') labelCodeLanguage(el);
     return true;
   });
@@ -157,6 +164,22 @@ function dropScriptingAndStyle(el: Element): void {
   }
 }
 
+/**
+ * What an attribute the markdown shows reads once cleaning has resolved it: a link's href and
+ * an image's src (but a data: URI) absolute, null where cleaning would have dropped it.
+ * `resolve` is absent when cleaning resolved them in the document (resolveUrls).
+ */
+export function resolvedAttr(
+  tag: string,
+  name: string,
+  value: string,
+  resolve: UrlResolver | undefined,
+): string | null {
+  if (!resolve) return value;
+  if (tag === 'a' ? name !== 'href' : tag !== 'img' || name !== 'src' || value.startsWith('data:')) return value;
+  return resolve(value);
+}
+
 function resolveAttr(el: Element, attr: string, base: string): void {
   const value = el.getAttribute(attr);
   if (value === null) return;
@@ -166,7 +189,7 @@ function resolveAttr(el: Element, attr: string, base: string): void {
 }
 
 /** Lazy-loaded images carry the real URL in a data attribute and a placeholder in src. */
-function fixImage(img: Element, opts: CleanOptions): boolean {
+function fixImage(img: Element, opts: CleanOptions, resolveUrls: boolean): boolean {
   const src = img.getAttribute('src') ?? '';
   if (!src || src.startsWith('data:')) {
     for (const attr of LAZY_SRC) {
@@ -187,8 +210,10 @@ function fixImage(img: Element, opts: CleanOptions): boolean {
     }
     return false;
   }
-  resolveAttr(img, 'src', opts.url);
-  img.removeAttribute('srcset');
+  if (resolveUrls) {
+    resolveAttr(img, 'src', opts.url);
+    img.removeAttribute('srcset');
+  }
   return false;
 }
 

@@ -1,6 +1,10 @@
-// The HTML node-html-markdown is fed. NHM parses its input again, so the main content is
-// re-serialised with only what the markdown needs: no class soup, data-* or aria-*, and
-// <span>s unwrapped. On WCXB pages this shrinks the input several times over.
+// The content as node-html-markdown sees it: cut into top-level blocks, re-serialised with only
+// what the markdown needs (no class soup, data-* or aria-*, <span>s unwrapped). The markdown is
+// made from the tree NHM's parser would build of this HTML (markdown-tree.ts); the HTML itself
+// is what translate() gets for a block that tree does not cover, and the reference in tests.
+
+import { resolvedAttr } from './clean.js';
+import type { UrlResolver } from './urls.js';
 
 export const KEEP_ATTRS: Record<string, readonly string[]> = {
   a: ['href', 'title'],
@@ -125,16 +129,16 @@ function leavesSomething(el: Element): boolean {
 }
 
 /** A block's compact HTML; a run of inline content is wrapped in a <p>. */
-export function blockHtml(block: ContentBlock): string {
+export function blockHtml(block: ContentBlock, resolve?: UrlResolver): string {
   const out: string[] = [];
   if (block.element) {
-    compactInto(block.element, out);
+    compactInto(block.element, out, resolve);
     return out.join('');
   }
   out.push('<p>');
   for (const n of block.inline) {
     if (n.nodeType === 3) out.push(escapeText((n as Text).data));
-    else compactInto(n as Element, out);
+    else compactInto(n as Element, out, resolve);
   }
   out.push('</p>');
   return out.join('');
@@ -142,27 +146,30 @@ export function blockHtml(block: ContentBlock): string {
 
 /** The same HTML as compactHtml, cut into top-level blocks (contentBlocks). */
 export function compactHtmlBlocks(roots: Element[]): string[] {
-  return contentBlocks(roots).map(blockHtml);
+  return contentBlocks(roots).map((block) => blockHtml(block));
 }
 
-function compactInto(root: Element, out: string[]): void {
-  const visit = (el: Element): void => {
+function compactInto(root: Element, out: string[], resolve?: UrlResolver): void {
+  const visit = (el: Element, resolve: UrlResolver | undefined): void => {
     const tag = el.localName;
     const unwrap = UNWRAP.has(tag);
     if (!unwrap) {
       let open = `<${tag}`;
       for (const name of KEEP_ATTRS[tag] ?? []) {
-        const v = el.getAttribute(name);
+        const raw = el.getAttribute(name);
+        const v = raw === null ? null : resolvedAttr(tag, name, raw, resolve);
         if (v !== null) open += ` ${name}="${escapeAttr(v)}"`;
       }
       out.push(`${open}>`);
       if (VOID.has(tag)) return;
     }
+    // Cleaning leaves the <head> as it is.
+    const inner = tag === 'head' ? undefined : resolve;
     for (let n = el.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 3) out.push(escapeText((n as Text).data));
-      else if (n.nodeType === 1) visit(n as Element);
+      else if (n.nodeType === 1) visit(n as Element, inner);
     }
     if (!unwrap) out.push(`</${tag}>`);
   };
-  visit(root);
+  visit(root, resolve);
 }

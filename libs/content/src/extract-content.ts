@@ -9,6 +9,7 @@ import { findMainContent } from './main-content.js';
 import { blocksToMarkdown } from './markdown.js';
 import { countWords, toText } from './text.js';
 import type { ContentOptions, ContentResult } from './types.js';
+import { urlResolver, type UrlResolver } from './urls.js';
 
 /**
  * The content pipeline of one page. Order matters: head data, links and fields read the page
@@ -31,17 +32,24 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
   }
 
   const removeBase64Images = opts.removeBase64Images ?? true;
+  // Clean HTML shows the document's links, so they are made absolute in it; otherwise only
+  // those the markdown renders are, as it renders them. (Kept elements may lie where cleaning
+  // does not go: the <head>, after </html>.)
+  const resolveUrls = want.has('cleanHtml') || !!opts.includeTags?.length;
   cleanDocument(doc, {
     url: opts.url,
     removeBanners: opts.removeBanners ?? true,
     removeBase64Images,
     excludeTags: opts.excludeTags ?? [],
     stripAttributes: want.has('cleanHtml'),
+    resolveUrls,
     scan,
   });
   const roots = contentRoots(doc, opts);
   const text = toText(roots);
-  if (want.has('markdown')) result.markdown = markdownOrText(roots, text, !removeBase64Images);
+  if (want.has('markdown')) {
+    result.markdown = markdownOrText(roots, text, !removeBase64Images, resolveUrls ? undefined : urlResolver(opts.url));
+  }
   if (want.has('text')) result.text = text;
   if (want.has('cleanHtml')) {
     result.cleanHtml = roots
@@ -58,9 +66,9 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
  * Serialising and node-html-markdown recurse once per nesting level; markup nested thousands
  * deep (unclosed tags) overflows the stack. The plain text is then the best markdown there is.
  */
-function markdownOrText(roots: Element[], text: string, keepDataImages: boolean): string {
+function markdownOrText(roots: Element[], text: string, keepDataImages: boolean, resolve?: UrlResolver): string {
   try {
-    return blocksToMarkdown(contentBlocks(roots), keepDataImages);
+    return blocksToMarkdown(contentBlocks(roots), keepDataImages, resolve);
   } catch (err) {
     if (err instanceof RangeError) return text;
     throw err;

@@ -12,7 +12,9 @@
 // replay does not cover (an element whose text node-html-parser keeps raw, a tag name it does
 // not read as a tag, an element left open at the end) answers null and goes the string way.
 
+import { resolvedAttr } from './clean.js';
 import { KEEP_ATTRS, UNWRAP, VOID, type ContentBlock } from './compact-html.js';
+import type { UrlResolver } from './urls.js';
 
 /** What node-html-parser's TextNode offers NHM's visitor. */
 export class MdText {
@@ -189,7 +191,7 @@ class TreeBuilder {
   }
 }
 
-function replay(el: Element, b: TreeBuilder): void {
+function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined): void {
   const tag = el.localName.toLowerCase();
   const unwrap = UNWRAP.has(tag);
   if (!unwrap) {
@@ -200,30 +202,36 @@ function replay(el: Element, b: TreeBuilder): void {
     const names = KEEP_ATTRS[tag];
     if (names) {
       for (const name of names) {
-        const v = el.getAttribute(name);
+        const raw = el.getAttribute(name);
+        const v = raw === null ? null : resolvedAttr(tag, name, raw, resolve);
         if (v !== null) (attrs ??= {})[name] = v;
       }
     }
     b.open(tag, attrs);
     if (VOID.has(tag)) return;
   }
+  // Cleaning leaves the <head> as it is.
+  const inner = tag === 'head' ? undefined : resolve;
   for (let n = el.firstChild; n; n = n.nextSibling) {
     if (n.nodeType === 3) b.text((n as Text).data);
-    else if (n.nodeType === 1) replay(n as Element, b);
+    else if (n.nodeType === 1) replay(n as Element, b, inner);
   }
   if (!unwrap) b.close(tag);
 }
 
-/** The tree node-html-parser would make of blockHtml(block), or null when it is not covered. */
-export function blockTree(block: ContentBlock): MdElement | null {
+/**
+ * The tree node-html-parser would make of blockHtml(block, resolve), or null when it is not
+ * covered.
+ */
+export function blockTree(block: ContentBlock, resolve?: UrlResolver): MdElement | null {
   const b = new TreeBuilder();
   try {
-    if (block.element) replay(block.element, b);
+    if (block.element) replay(block.element, b, resolve);
     else {
       b.open('p', null);
       for (const n of block.inline) {
         if (n.nodeType === 3) b.text((n as Text).data);
-        else replay(n as Element, b);
+        else replay(n as Element, b, resolve);
       }
       b.close('p');
     }

@@ -4,9 +4,11 @@ import {
   type NodeHtmlMarkdownOptions,
   type TranslatorConfigObject,
 } from 'node-html-markdown';
-import { getMarkdownForHtmlNodes } from 'node-html-markdown/dist/visitor.js';
+import { trimNewLines } from 'node-html-markdown/dist/utilities.js';
+import { Visitor } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
-import { blockTree } from './markdown-tree.js';
+import { blockTree, type MdElement } from './markdown-tree.js';
+import type { UrlResolver } from './urls.js';
 
 export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
   codeBlockStyle: 'fenced',
@@ -68,20 +70,85 @@ export function toMarkdown(html: string, keepDataImages: boolean): string {
  * joined by a blank line, which keeps node-html-markdown's cost linear in the page's length.
  * NHM's visitor is handed the tree its parser would have made of the block's compact HTML
  * (blockTree), which spares serialising the block and parsing it again; a block that tree does
- * not cover goes through translate() as HTML.
+ * not cover goes through translate() as HTML. `resolve`: links and image sources are made
+ * absolute here rather than by cleaning (resolvedAttr).
  */
-export function blocksToMarkdown(blocks: ContentBlock[], keepDataImages: boolean): string {
+export function blocksToMarkdown(blocks: ContentBlock[], keepDataImages: boolean, resolve?: UrlResolver): string {
   const converter = converterFor(keepDataImages);
   const parts: string[] = [];
   for (const block of blocks) {
-    const tree = blockTree(block);
-    const md = (
-      tree ? getMarkdownForHtmlNodes(converter, tree as never) : converter.translate(blockHtml(block))
-    ).trim();
+    const tree = blockTree(block, resolve);
+    const md = (tree ? renderTree(converter, tree) : converter.translate(blockHtml(block, resolve))).trim();
     if (md) parts.push(md);
   }
   return tidyMarkdown(parts.join('\n\n'));
 }
+
+/**
+ * NHM's visitor, told where its output ends. After every piece it appends, NHM's visitor reads
+ * the trailing whitespace of its output (the last ten characters), and the read flattens the
+ * string it builds by concatenation: a copy of the whole output per piece, quadratic in a long
+ * list or table. This one keeps the last characters aside and reads them there.
+ */
+class TailVisitor extends Visitor {
+  /** The last characters of the output (no initialiser: the base constructor does the visit). */
+  declare private tail: string | undefined;
+
+  override appendResult(s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
+    if (!s && startPos === undefined) return;
+    const result = this.result;
+    let tail = this.tail ?? '';
+    if (startPos !== undefined) {
+      result.text = result.text.substr(0, startPos);
+      tail = result.text.slice(-TAIL);
+    }
+    const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] ? ` ${s}` : s;
+    result.text += piece;
+    this.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
+    result.trailingNewlineStats = trailingWhitespace(tail);
+  }
+}
+
+/** getTrailingWhitespaceInfo reads this many characters. */
+const TAIL = 10;
+
+/** NHM's getTrailingWhitespaceInfo: whitespace (\s) and line breaks among the last characters. */
+function trailingWhitespace(tail: string): { whitespace: number; newLines: number } {
+  let whitespace = 0;
+  let newLines = 0;
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const c = tail.charCodeAt(i);
+    if (c === 10 || c === 13) newLines++;
+    else if (!isSpace(c)) break;
+    whitespace++;
+  }
+  return { whitespace, newLines };
+}
+
+/** What \s matches, line terminators included. */
+const isSpace = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  (c > 127 &&
+    (c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff));
+
+/** NHM's getMarkdownForHtmlNodes with TailVisitor (NHM_OPTIONS: inline links, no reference list). */
+function renderTree(converter: NodeHtmlMarkdown, tree: MdElement): string {
+  let md = new TailVisitor(converter, tree as never).result.text;
+  md = md.replace(EXTRA_NEWLINES, '$1');
+  md = trimNewLines(md);
+  return md.endsWith(' ') && !md.endsWith('  ') ? md.trimEnd() : md;
+}
+
+const EXTRA_NEWLINES = new RegExp(String.raw`(?:\r?\n\s*)+((?:\r?\n\s*){${NHM_OPTIONS.maxConsecutiveNewlines}})`, 'g');
 
 /** The same as blocksToMarkdown, from each block's HTML through translate() (the reference). */
 export function htmlBlocksToMarkdown(blocks: string[], keepDataImages: boolean): string {

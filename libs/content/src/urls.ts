@@ -16,3 +16,18 @@ export function absoluteOrSame(href: string, base: string): string {
 }
 
 export const isHttp = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
+
+/** Resolves links against one base, each distinct href once (pages repeat their links). */
+export type UrlResolver = (href: string) => string | null;
+
+export function urlResolver(base: string): UrlResolver {
+  const seen = new Map<string, string | null>();
+  return (href) => {
+    let abs = seen.get(href);
+    if (abs === undefined) {
+      abs = absoluteUrl(href, base);
+      seen.set(href, abs);
+    }
+    return abs;
+  };
+}

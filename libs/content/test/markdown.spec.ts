@@ -45,6 +45,33 @@ describe('markdown rendering', () => {
     expect(md).toContain('![pic](https://site.example/i.png)');
   });
 
+  it('resolves links as it renders them, as cleaning resolves them in the clean HTML', () => {
+    const page = `<html><body><main><p>${'Words of a paragraph long enough to be content. '.repeat(3)}
+      <a href="javascript:void(0)">no link</a> <a href="">empty</a> <a href="/a b?x=1#f">spaced</a>
+      <img src="rel/i.png" alt="r"> <img src="data:image/gif;base64,R0lGOD" alt="dot"><img data-src="/lazy.png" src=""></p></main></body></html>`;
+    for (const onlyMainContent of [true, false]) {
+      const withHtml = extractContent(parseDocument(page), {
+        url: FIXTURE_URL,
+        formats: ['markdown', 'cleanHtml'],
+        onlyMainContent,
+      });
+      const alone = extractContent(parseDocument(page), { url: FIXTURE_URL, formats: ['markdown'], onlyMainContent });
+      expect(alone.markdown).toBe(withHtml.markdown);
+      expect(alone.markdown).toContain('no link empty [spaced](https://site.example/a%20b?x=1#f)');
+      expect(alone.markdown).toContain(
+        '![r](https://site.example/section/rel/i.png) dot![](https://site.example/lazy.png)',
+      );
+      expect(withHtml.cleanHtml).toContain('href="https://site.example/a%20b?x=1#f"');
+    }
+    for (const name of FIXTURES) {
+      const html = fixtureHtml(name);
+      const opts = { url: FIXTURE_URL, onlyMainContent: true } as const;
+      expect(extractContent(parseDocument(html), { ...opts, formats: ['markdown'] }).markdown).toBe(
+        extractContent(parseDocument(html), { ...opts, formats: ['markdown', 'cleanHtml'] }).markdown,
+      );
+    }
+  });
+
   it('keeps every page element when onlyMainContent is off', () => {
     const doc = parseDocument(fixtureHtml('news-article'));
     const md = extractContent(doc, { url: FIXTURE_URL, formats: ['markdown'], onlyMainContent: false }).markdown ?? '';
