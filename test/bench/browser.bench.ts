@@ -96,6 +96,23 @@ export async function benchBrowser(): Promise<string> {
       await plain.cleanup();
     }
 
+    // The naive way (issue 3's other baseline): a browser launched and closed for every page.
+    const LAUNCHED_PAGES = Math.min(PAGES, 12);
+    const perLaunch = await measure(LAUNCHED_PAGES, IN_FLIGHT, async (i) => {
+      const one = await launchChromium({
+        executablePath: process.env.BROWSER_EXECUTABLE ?? '/usr/bin/chromium',
+        headless: true,
+      });
+      try {
+        const tab = await one.browser.newPage();
+        await tab.goto(pageUrl(i), { waitUntil: 'load' });
+        return await tab.content();
+      } finally {
+        await one.browser.close();
+        await one.cleanup();
+      }
+    });
+
     // The pool: 2 browsers × 2 lanes by default (one per core; BENCH_POOL_BROWSERS and
     // BENCH_POOL_TABS try other layouts), guard proxy on, media blocked (no screenshot).
     const app = await buildApp(
@@ -140,6 +157,7 @@ export async function benchBrowser(): Promise<string> {
       `baseline: 1 Chromium, ${IN_FLIGHT} reused tabs, goto(load)+content   ${baseline.toFixed(2).padStart(7)} pages/s`,
       `browser-pool: ${process.env.BENCH_POOL_BROWSERS ?? '2'}×${process.env.BENCH_POOL_TABS ?? '2'} hidden wiped lanes, guard proxy, block_media ${pool.toFixed(2).padStart(7)} pages/s`,
       `ratio pool / baseline: ${(pool / baseline).toFixed(3)} (target ≥ 1.5)`,
+      `a browser launched per page (${LAUNCHED_PAGES} pages)     ${perLaunch.toFixed(2).padStart(7)} pages/s; pool / that ${(pool / perLaunch).toFixed(2)}`,
       '',
     ].join('\n');
   } finally {
