@@ -84,6 +84,10 @@ describe('delivery through the fleet', () => {
     });
     expect(res.status).toBe(202);
     const secret = res.body.webhookSecret as string;
+    // Kept sealed (AES-256-GCM under SECRETS_KEY), never as the text the caller was given.
+    const stored = (await t.db.prisma.job.findUniqueOrThrow({ where: { id: res.body.id } })).secret!;
+    expect(stored).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(stored).not.toContain(secret.slice(6, 20));
     const hits = await until(
       async () => hooks.hits.filter((h) => h.path === '/batch'),
       (h) => h.length >= 2,
@@ -111,6 +115,8 @@ describe('delivery through the fleet', () => {
       30_000,
     );
     expect(hits.map((h) => h.json.event)).toEqual(['crawl.started', 'crawl.completed']);
+    const stored = (await t.db.prisma.job.findUniqueOrThrow({ where: { id: res.body.id } })).secret!;
+    expect(stored.startsWith('v1.') && !stored.includes(res.body.webhookSecret.slice(6, 20))).toBe(true);
     for (const h of hits) {
       expect(h.json).toMatchObject({ job: { id: res.body.id, kind: 'crawl' }, metadata: { team: 'docs' } });
       expect(h.headers['webhook-signature']).toBe(standardSignature(h.headers, h.body, res.body.webhookSecret));

@@ -61,7 +61,7 @@ DATABASE_URL from the existing Secret; an env list item.
     secretKeyRef:
       name: {{ required "database.existingSecret: name a Secret holding the PostgreSQL URL" .Values.database.existingSecret }}
       key: {{ default "url" .Values.database.secretKey }}
-- name: DELIVERY_SECRET_KEY
+- name: SECRETS_KEY
   valueFrom:
     secretKeyRef:
       name: {{ required "keys.existingSecret: name a Secret holding the 32-byte key for secrets at rest" .Values.keys.existingSecret }}

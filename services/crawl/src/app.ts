@@ -1,3 +1,4 @@
+import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
 import { crawlPagesV1, crawlV1, mapV1, scrapeV1, type PageRow } from '@tidemark/contracts';
@@ -74,7 +75,14 @@ export const buildApp = async (
     },
     logger.child({ module: 'crawl.engine' }),
   );
-  const crawls = new CrawlService(jobs, frontier, engine, rows, bus);
+  const crawls = new CrawlService(
+    jobs,
+    frontier,
+    engine,
+    rows,
+    bus,
+    secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m)),
+  );
   const runs = new RunService(jobs, engine, bus);
   const scopes = new ProjectScopeService(jobs, frontier, discovery, cfg.SCRAPE_USER_AGENT);
   const server = new grpc.Server();

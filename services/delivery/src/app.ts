@@ -4,7 +4,7 @@ import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/connection.service.js';
-import { SecretBox } from './crypto/secret-box.js';
+import { secretBoxFor } from '@tidemark/secret-box';
 import { ChatCompletionsClient } from './digest/chat-completions.client.js';
 import { DigestService } from './digest/digest.service.js';
 import { EventRouter } from './events/event-router.service.js';
@@ -46,11 +46,7 @@ export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): 
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
   // Its own connection: closing it unsubscribes this process's request handlers.
   const bus = await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'delivery', logger });
-  if (!cfg.DELIVERY_SECRET_KEY)
-    logger.warn('DELIVERY_SECRET_KEY is not set: secrets are sealed with the development key');
-  const box = cfg.DELIVERY_SECRET_KEY
-    ? new SecretBox(Buffer.from(cfg.DELIVERY_SECRET_KEY, 'base64'))
-    : SecretBox.development();
+  const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
   const agents = guardedAgents(guard);
   const mailer = cfg.DELIVERY_SMTP_URL

@@ -1,3 +1,4 @@
+import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
 import { baseEnv, fetchGuardEnv, parseEnv, z } from '@tidemark/config';
 
 const schema = baseEnv
@@ -20,14 +21,7 @@ const schema = baseEnv
     DELIVERY_LEASE_MS: z.coerce.number().int().min(1000).default(60_000),
     /** Events handled at once by this process. */
     DELIVERY_EVENT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-    /**
-     * AES-256-GCM key for secrets at rest (webhook secrets, connection secrets): 32 bytes,
-     * base64. Required in production; elsewhere a fixed development key is used (and logged).
-     */
-    DELIVERY_SECRET_KEY: z
-      .string()
-      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64')
-      .optional(),
+    ...secretsKeyEnv,
     /** `User-Agent` of every webhook and chat post: the webhook sender, version 1.0. */
     DELIVERY_USER_AGENT: z.string().default('Tidemark-Webhooks/1.0'),
     /** smtp://user:pass@host:port (or smtps://): the run e-mail goes out when set; else the inbox. */
@@ -37,8 +31,7 @@ const schema = baseEnv
     DELIVERY_DIGEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   })
   .superRefine((cfg, ctx) => {
-    if (cfg.NODE_ENV === 'production' && !cfg.DELIVERY_SECRET_KEY)
-      ctx.addIssue({ code: 'custom', path: ['DELIVERY_SECRET_KEY'], message: 'required in production' });
+    requireSecretsKey(cfg, ctx);
     if (cfg.DELIVERY_LEASE_MS < cfg.DELIVERY_TIMEOUT_MS + 1000)
       ctx.addIssue({
         code: 'custom',

@@ -1,3 +1,4 @@
+import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
 import { billingV1, browserPoolV1, scrapeV1 } from '@tidemark/contracts';
@@ -54,7 +55,13 @@ export const buildApp = async (
     },
     logger.child({ module: 'ladder.service' }),
   );
-  const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }));
+  const jobs = new JobService(
+    jobRepo,
+    pageRepo,
+    bus,
+    logger.child({ module: 'job.service' }),
+    secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m)),
+  );
   const server = new grpc.Server();
   server.addService(
     scrapeV1.ScrapeServiceService,

@@ -1,3 +1,4 @@
+import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
 import { baseEnv, fetchGuardEnv, grpcEnv, parseEnv, z } from '@tidemark/config';
 
 const schema = baseEnv
@@ -17,7 +18,9 @@ const schema = baseEnv
       .min(1024)
       .default(10 * 1024 * 1024),
     SCRAPE_ACK_WAIT_MS: z.coerce.number().int().min(100).default(60_000),
-  });
+    ...secretsKeyEnv,
+  })
+  .superRefine(requireSecretsKey);
 
 export type Config = z.infer<typeof schema>;
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => parseEnv(schema, env);

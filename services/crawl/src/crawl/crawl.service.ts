@@ -1,3 +1,4 @@
+import type { SecretBox } from '@tidemark/secret-box';
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@tidemark/bus';
 import {
@@ -35,6 +36,8 @@ export class CrawlService {
     private readonly engine: CrawlEngine,
     private readonly rows: RowsPort,
     private readonly bus: Bus,
+    /** Seals the job's webhook secret at rest (delivery opens it). */
+    private readonly box: SecretBox,
   ) {}
 
   async start(
@@ -54,7 +57,7 @@ export class CrawlService {
       // Kept parsed: defaults (webhook events, metadata) filled in once, as the caller saw them.
       request: parsed.data,
       requestId,
-      secret,
+      secret: secret ? this.box.seal(secret) : null,
     });
     await this.bus.publishWork(
       'work.crawl.start',

@@ -1,7 +1,7 @@
 import type { ConnectionTestView, ConnectionView } from '@tidemark/contracts';
 import type { Connection } from '@tidemark/db';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '@tidemark/secret-box';
 import type { ChatCompletionsClient } from '../digest/chat-completions.client.js';
 import type { ConnectionRepository } from '../repositories/connection.repository.js';
 import { checkConfig, checkSecrets, providerOf } from './providers.js';

@@ -10,7 +10,7 @@ import { newId, type Delivery } from '@tidemark/db';
 import { NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import { chatBody, chatServiceOf, type ChatNotice } from '../chat/chat-message.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '@tidemark/secret-box';
 import type { DigestService } from '../digest/digest.service.js';
 import type { DeliveryRepository, NewDelivery } from '../repositories/delivery.repository.js';
 import type { NotificationRepository } from '../repositories/notification.repository.js';
@@ -111,7 +111,8 @@ export class EventRouter {
         host: hostOf(url),
         body: JSON.stringify(body),
         // The job's secret travels sealed with the delivery: the job may be discarded first.
-        secret: this.deps.box.seal(job.secret),
+        // Scrape and crawl store it sealed; a job written before they did is sealed here.
+        secret: SecretBox.isSealed(job.secret) ? job.secret : this.deps.box.seal(job.secret),
         test: false,
       },
     ]);

@@ -1,5 +1,5 @@
 import type { Delivery } from '@tidemark/db';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '@tidemark/secret-box';
 import { webhookHeaders } from '../crypto/signing.js';
 import type { Mailer, MailBody } from '../notify/mailer.js';
 import type { WebhookSecrets } from '../webhooks/webhook-secrets.js';

@@ -1,4 +1,4 @@
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '@tidemark/secret-box';
 import { mintWebhookSecret } from '../crypto/signing.js';
 import type { WebhookRepository } from '../repositories/webhook.repository.js';
 

@@ -1,3 +1,4 @@
+import type { SecretBox } from '@tidemark/secret-box';
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@tidemark/bus';
 import {
@@ -45,6 +46,8 @@ export class JobService {
     private readonly pages: PageRepository,
     private readonly bus: Bus,
     private readonly logger: Logger,
+    /** Seals the job's webhook secret at rest (delivery opens it). */
+    private readonly box: SecretBox,
   ) {}
 
   /** Creates a job with a queued row per URL and puts every URL on the work stream. */
@@ -67,7 +70,7 @@ export class JobService {
       total: urls.length,
       request: { ...raw, batch: request.urls !== undefined },
       requestId,
-      secret,
+      secret: secret ? this.box.seal(secret) : null,
     });
     await this.pages.createQueued(workspaceId, job.id, urls);
     // Published in host-interleaved order, a window at a time (each publish waits for its ack).
