@@ -1,5 +1,5 @@
 import { walkElements, type PageScan } from './dom-walk.js';
-import { BANNER, BANNER_ROLES, CONSENT, classAndId } from './patterns.js';
+import { BANNER_ROLES, NAME_BANNER, NAME_CONSENT, NameMatcher } from './patterns.js';
 import { absoluteUrl, type UrlResolver } from './urls.js';
 
 export interface CleanOptions {
@@ -14,8 +14,14 @@ export interface CleanOptions {
    * as it renders (see resolvedAttr), for the links it shows only.
    */
   resolveUrls?: boolean;
-  /** The page's <noscript>s and streamed segments when already found (scanPage). */
-  scan?: Pick<PageScan, 'noscripts' | 'segments'>;
+  /**
+   * The page as scanPage found it before anything changed it: its <noscript>s and streamed
+   * segments, and its elements in document order, which cleaning then goes through instead of
+   * walking the tree again.
+   */
+  scan?: Pick<PageScan, 'noscripts' | 'segments'> & Partial<Pick<PageScan, 'elements' | 'ends' | 'noscriptAt'>>;
+  /** Class/id matching shared with findMainContent (one per page). */
+  names?: NameMatcher;
   /** Told of each element removed, just before it goes (pages/removed explains a page with it). */
   onRemove?: (el: Element, why: RemovalReason) => void;
 }
@@ -62,18 +68,21 @@ const CODE_LANG = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#
  * images against the page URL; moves a code block's language onto its <pre> for the markdown.
  */
 export function cleanDocument(doc: Document, opts: CleanOptions): void {
+  let excluded = false;
   for (const selector of opts.excludeTags) {
     for (const el of safeSelectAll(doc, selector)) {
       opts.onRemove?.(el, 'excluded');
       el.remove();
+      excluded = true;
     }
   }
   const root = doc.documentElement;
   if (!root) return;
-  placeStreamedSegments(doc, opts.scan?.segments ?? safeSelectAll(doc, 'div[hidden][id^="S:"]'));
-  unwrapNoscripts(opts.scan?.noscripts ?? safeSelectAll(doc, 'noscript'));
+  const moved = placeStreamedSegments(doc, opts.scan?.segments ?? safeSelectAll(doc, 'div[hidden][id^="S:"]'));
+  const noscripts = unwrapNoscripts(opts.scan?.noscripts ?? safeSelectAll(doc, 'noscript'));
   const resolveUrls = opts.resolveUrls ?? true;
-  walkElements(root, (el) => {
+  const names = opts.names ?? new NameMatcher();
+  const visit = (el: Element): boolean => {
     const tag = el.localName;
     if (DROP.has(tag) || el.hasAttribute('hidden') || isStyledHidden(el)) {
       if (tag !== 'body' && tag !== 'head') {
@@ -83,7 +92,7 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
       }
     }
     if (tag === 'head') return false;
-    if (opts.removeBanners && isBanner(el, tag)) {
+    if (opts.removeBanners && isBanner(el, tag, names)) {
       opts.onRemove?.(el, 'banner');
       el.remove();
       return false;
@@ -94,21 +103,41 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
     } else if (tag === 'img') return fixImage(el, opts, resolveUrls);
     else if (tag === 'pre') labelCodeLanguage(el);
     return true;
-  });
+  };
+  const { elements, ends, noscriptAt } = opts.scan ?? {};
+  // The scan's list is the document's order as long as nothing but <noscript>s changed it:
+  // an unwrapped one leaves its children where it was, a dropped one takes its subtree along.
+  if (elements && ends && noscriptAt && elements[0] === root && !excluded && !moved) {
+    const skip = new Uint8Array(elements.length);
+    noscripts.forEach((unwrapped, k) => (skip[noscriptAt[k]!] = unwrapped ? SKIP_ONE : SKIP_SUBTREE));
+    for (let i = 1, end = ends[0]!; i < end;) {
+      if (skip[i] === SKIP_ONE) i++;
+      else if (skip[i] === SKIP_SUBTREE || !visit(elements[i]!)) i = ends[i]!;
+      else i++;
+    }
+  } else {
+    walkElements(root, visit);
+  }
 }
+
+const SKIP_ONE = 1;
+const SKIP_SUBTREE = 2;
 
 /**
  * React's streaming SSR sends late parts of the page as <div hidden id="S:n"> at the end of
  * the body and a script that moves each into its <template id="B:n"> placeholder. No script
  * runs here, so do the move: otherwise whole sections of the content look hidden.
  */
-function placeStreamedSegments(doc: Document, segments: Element[]): void {
+function placeStreamedSegments(doc: Document, segments: Element[]): boolean {
+  let moved = false;
   for (const segment of segments) {
     const hole = doc.getElementById(`B:${segment.id.slice(2)}`);
     if (!hole?.parentNode) continue;
     hole.replaceWith(...Array.from(segment.childNodes));
     segment.remove();
+    moved = true;
   }
+  return moved;
 }
 
 export function safeSelectAll(doc: Document | Element, selector: string): Element[] {
@@ -122,16 +151,18 @@ export function safeSelectAll(doc: Document | Element, selector: string): Elemen
 /**
  * No script runs here, so a page reads as it does with JavaScript off: a <noscript> that holds
  * the page's text (Discourse serves whole threads that way) is unwrapped; the usual one-line
- * "enable JavaScript" notice or tracking pixel is dropped.
+ * "enable JavaScript" notice or tracking pixel is dropped. Answers, for each, whether it was
+ * unwrapped.
  */
-function unwrapNoscripts(noscripts: Element[]): void {
-  for (const el of noscripts) {
+function unwrapNoscripts(noscripts: Element[]): boolean[] {
+  return noscripts.map((el) => {
     if ((el.textContent ?? '').length >= MIN_NOSCRIPT_CHARS && el.firstElementChild) {
       el.replaceWith(...Array.from(el.childNodes));
-    } else {
-      el.remove();
+      return true;
     }
-  }
+    el.remove();
+    return false;
+  });
 }
 
 function isStyledHidden(el: Element): boolean {
@@ -139,14 +170,14 @@ function isStyledHidden(el: Element): boolean {
   return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
 
-function isBanner(el: Element, tag: string): boolean {
+function isBanner(el: Element, tag: string, matcher: NameMatcher): boolean {
   if (tag === 'body' || tag === 'main' || tag === 'article') return false;
-  const names = classAndId(el);
+  const names = matcher.of(el);
   const role = el.getAttribute('role');
   let limit = 0;
-  if (names && CONSENT.test(names)) limit = MAX_CONSENT_CHARS;
+  if (names & NAME_CONSENT) limit = MAX_CONSENT_CHARS;
   else if (
-    (names && BANNER.test(names)) ||
+    names & NAME_BANNER ||
     (role !== null && BANNER_ROLES.has(role)) ||
     el.getAttribute('aria-modal') === 'true'
   ) {

@@ -35,6 +35,12 @@ export interface PageScan {
   noscripts: Element[];
   /** React's streamed segments, <div hidden id="S:n">. */
   segments: Element[];
+  /** Every element walked, in document order (pre-order): cleaning goes through this list. */
+  elements: Element[];
+  /** For elements[i], the index just past its subtree: elements[i + 1 .. ends[i] - 1] lie inside it. */
+  ends: Int32Array;
+  /** Where each of noscripts sits in elements. */
+  noscriptAt: number[];
 }
 
 /**
@@ -42,8 +48,21 @@ export interface PageScan {
  * against each selector). Like querySelectorAll, it does not look into <template> contents.
  */
 export function scanPage(doc: Document): PageScan {
-  const scan: PageScan = { title: null, headData: [], links: [], noscripts: [], segments: [] };
+  const elements: Element[] = [];
+  let ends = new Int32Array(1024);
+  const scan: PageScan = {
+    title: null,
+    headData: [],
+    links: [],
+    noscripts: [],
+    segments: [],
+    elements,
+    ends,
+    noscriptAt: [],
+  };
+  /** Records el; answers whether to walk into it. */
   const visit = (el: Element): boolean => {
+    elements.push(el);
     switch (el.localName) {
       case 'template':
         return false;
@@ -65,6 +84,7 @@ export function scanPage(doc: Document): PageScan {
         break;
       case 'noscript':
         scan.noscripts.push(el);
+        scan.noscriptAt.push(elements.length - 1);
         break;
       case 'div':
         if (el.hasAttribute('hidden') && el.id.startsWith('S:')) scan.segments.push(el);
@@ -72,9 +92,38 @@ export function scanPage(doc: Document): PageScan {
     }
     return true;
   };
-  // Markup after </html> is left beside <html> by linkedom: walk every top-level element.
+  const close = (i: number): void => {
+    if (i >= ends.length) {
+      const grown = new Int32Array(Math.max(ends.length * 2, i + 1));
+      grown.set(ends);
+      ends = grown;
+    }
+    ends[i] = elements.length;
+  };
+  // Pre-order without recursion (markup can nest thousands deep); `open` holds the indices of
+  // the elements whose subtrees are being walked. Markup after </html> is left beside <html> by
+  // linkedom: every top-level element is walked.
+  const open: number[] = [];
   for (let top = doc.firstElementChild; top; top = top.nextElementSibling) {
-    if (visit(top)) walkElements(top, visit);
+    let node: Element | null = top;
+    while (node) {
+      const at = elements.length;
+      const child: Element | null = visit(node) ? node.firstElementChild : null;
+      if (child) {
+        open.push(at);
+        node = child;
+        continue;
+      }
+      close(at);
+      let next: Element | null = node === top ? null : node.nextElementSibling;
+      while (!next && open.length) {
+        const parent = open.pop()!;
+        close(parent);
+        next = elements[parent] === top ? null : elements[parent]!.nextElementSibling;
+      }
+      node = next;
+    }
   }
+  scan.ends = ends.subarray(0, elements.length);
   return scan;
 }

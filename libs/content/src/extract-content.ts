@@ -7,6 +7,7 @@ import { detectLanguage } from './language.js';
 import { collectLinks } from './links.js';
 import { findMainContent } from './main-content.js';
 import { blocksToMarkdown } from './markdown.js';
+import { NameMatcher } from './patterns.js';
 import { countWords, toText } from './text.js';
 import type { ContentOptions, ContentResult } from './types.js';
 import { urlResolver, type UrlResolver } from './urls.js';
@@ -36,6 +37,7 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
   // those the markdown renders are, as it renders them. (Kept elements may lie where cleaning
   // does not go: the <head>, after </html>.)
   const resolveUrls = want.has('cleanHtml') || !!opts.includeTags?.length;
+  const names = new NameMatcher();
   cleanDocument(doc, {
     url: opts.url,
     removeBanners: opts.removeBanners ?? true,
@@ -44,8 +46,9 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
     stripAttributes: want.has('cleanHtml'),
     resolveUrls,
     scan,
+    names,
   });
-  const roots = contentRoots(doc, opts);
+  const roots = contentRoots(doc, opts, names);
   const text = toText(roots);
   if (want.has('markdown')) {
     result.markdown = markdownOrText(roots, text, !removeBase64Images, resolveUrls ? undefined : urlResolver(opts.url));
@@ -76,12 +79,12 @@ function markdownOrText(roots: Element[], text: string, keepDataImages: boolean,
 }
 
 /** The elements to render: the body, or the main content plus what includeTags asks to keep. */
-function contentRoots(doc: Document, opts: ContentOptions): Element[] {
+function contentRoots(doc: Document, opts: ContentOptions, names: NameMatcher): Element[] {
   const body = doc.body ?? doc.documentElement;
   if (!body) return [];
   if (!opts.onlyMainContent) return [body];
   const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
-  const { root, pruned } = findMainContent(body);
+  const { root, pruned } = findMainContent(body, names);
   const kept = keep.filter((el) => !isRendered(el, root, pruned));
   for (const el of pruned) el.remove();
   // Kept elements outside the main content follow it, in document order, without duplicates.

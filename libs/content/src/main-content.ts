@@ -1,4 +1,4 @@
-import { BOILERPLATE, BOILERPLATE_ROLES, COMMENTS, CONTENT, classAndId } from './patterns.js';
+import { BOILERPLATE_ROLES, NAME_BOILERPLATE, NAME_COMMENTS, NAME_CONTENT, NameMatcher } from './patterns.js';
 
 // Finds the main content of a cleaned page.
 //
@@ -137,10 +137,10 @@ interface Inline {
   punct: number;
 }
 
-export function findMainContent(body: Element): MainContent {
+export function findMainContent(body: Element, names = new NameMatcher()): MainContent {
   const stats: Stat[] = [];
   const index = new Map<Element, number>();
-  measure(body, -1, 0, false, null, stats, index);
+  measure(body, -1, 0, false, null, stats, index, names);
   const pageText = stats[0]?.text ?? 0;
   score(stats, pageText);
   const best = widenToSemantic(stats, pickBest(stats));
@@ -164,6 +164,7 @@ function measure(
   acc: Inline | null,
   stats: Stat[],
   index: Map<Element, number>,
+  names: NameMatcher,
 ): Stat {
   const tag = el.localName;
   const isBlock = BLOCK.has(tag);
@@ -176,7 +177,7 @@ function measure(
     text: 0,
     link: 0,
     own: 0,
-    flags: flagsOf(el, tag),
+    flags: flagsOf(el, tag, names),
     score: 0,
     hasText: false,
   };
@@ -208,7 +209,7 @@ function measure(
         stat.text += len;
         continue;
       }
-      const child = measure(n as Element, me, depth + 1, linkHere, own, stats, index);
+      const child = measure(n as Element, me, depth + 1, linkHere, own, stats, index, names);
       stat.text += child.text;
       stat.link += child.link;
       if (child.hasText) stat.hasText = true;
@@ -224,15 +225,15 @@ const MAX_DEPTH = 1500;
 const PUNCT = /[.!?;,:\u3002\uff01\uff1f\u3001]/;
 const NOT_BLANK = /\S/;
 
-function flagsOf(el: Element, tag: string): number {
-  const cls = classAndId(el);
+function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
+  const names = matcher.of(el);
   const role = el.getAttribute('role');
   let flags = 0;
-  if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role)) || (cls && BOILERPLATE.test(cls))) {
+  if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role)) || names & NAME_BOILERPLATE) {
     flags |= Flag.Boiler;
   }
-  if (cls && COMMENTS.test(cls)) flags |= Flag.Comments;
-  if (cls && CONTENT.test(cls)) flags |= Flag.Content;
+  if (names & NAME_COMMENTS) flags |= Flag.Comments;
+  if (names & NAME_CONTENT) flags |= Flag.Content;
   if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
   }

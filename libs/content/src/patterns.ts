@@ -167,11 +167,42 @@ export const BOILERPLATE_ROLES = new Set([
   'alertdialog',
 ]);
 
-// The class attribute's node, not getAttribute('class'): linkedom answers that one through
-// className, which builds a token set and joins it again on every call (the attribute value is
-// the same string: linkedom normalises it when the page is parsed).
-export const classAndId = (el: Element): string => {
-  const cls = el.getAttributeNode('class')?.value;
-  const id = el.getAttribute('id');
-  return cls ? (id ? `${cls} ${id}` : cls) : (id ?? '');
-};
+/** Bits of NameMatcher.of: the vocabularies an element's class or id matches. */
+export const NAME_CONSENT = 1;
+export const NAME_BANNER = 2;
+export const NAME_BOILERPLATE = 4;
+export const NAME_COMMENTS = 8;
+export const NAME_CONTENT = 16;
+
+/**
+ * The vocabularies above matched against an element's class and id. A page repeats the same
+ * class strings over and over: each distinct string is tested once (per matcher, one per page).
+ * Class and id are tested apart, which answers as testing "class id" would: no word of the
+ * vocabularies holds a space, so no match spans the two.
+ */
+export class NameMatcher {
+  private readonly seen = new Map<string, number>();
+
+  of(el: Element): number {
+    // The class attribute's node, not getAttribute('class'): linkedom answers that one through
+    // className, which builds a token set and joins it again on every call (the attribute value
+    // is the same string: linkedom normalises it when the page is parsed).
+    const cls = el.getAttributeNode('class')?.value;
+    const id = el.getAttribute('id');
+    return (cls ? this.test(cls) : 0) | (id ? this.test(id) : 0);
+  }
+
+  private test(s: string): number {
+    let bits = this.seen.get(s);
+    if (bits === undefined) {
+      bits =
+        (CONSENT.test(s) ? NAME_CONSENT : 0) |
+        (BANNER.test(s) ? NAME_BANNER : 0) |
+        (BOILERPLATE.test(s) ? NAME_BOILERPLATE : 0) |
+        (COMMENTS.test(s) ? NAME_COMMENTS : 0) |
+        (CONTENT.test(s) ? NAME_CONTENT : 0);
+      this.seen.set(s, bits);
+    }
+    return bits;
+  }
+}
