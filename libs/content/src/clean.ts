@@ -84,7 +84,9 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
   const names = opts.names ?? new NameMatcher();
   const visit = (el: Element): boolean => {
     const tag = el.localName;
-    if (DROP.has(tag) || el.hasAttribute('hidden') || isStyledHidden(el)) {
+    // Most elements carry no attribute at all: nothing to look up then.
+    const attributed = el.hasAttributes();
+    if (DROP.has(tag) || (attributed && (el.hasAttribute('hidden') || isStyledHidden(el)))) {
       if (tag !== 'body' && tag !== 'head') {
         opts.onRemove?.(el, DROP.has(tag) ? 'non-content' : 'hidden');
         el.remove();
@@ -92,7 +94,7 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
       }
     }
     if (tag === 'head') return false;
-    if (opts.removeBanners && isBanner(el, tag, names)) {
+    if (opts.removeBanners && attributed && isBanner(el, tag, names)) {
       opts.onRemove?.(el, 'banner');
       el.remove();
       return false;
@@ -172,7 +174,7 @@ function isStyledHidden(el: Element): boolean {
 
 function isBanner(el: Element, tag: string, matcher: NameMatcher): boolean {
   if (tag === 'body' || tag === 'main' || tag === 'article') return false;
-  const names = matcher.of(el);
+  const names = matcher.of(el, NAME_CONSENT | NAME_BANNER);
   const role = el.getAttribute('role');
   let limit = 0;
   if (names & NAME_CONSENT) limit = MAX_CONSENT_CHARS;

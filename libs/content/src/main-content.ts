@@ -226,9 +226,16 @@ const PUNCT = /[.!?;,:\u3002\uff01\uff1f\u3001]/;
 const NOT_BLANK = /\S/;
 
 function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
-  const names = matcher.of(el);
-  const role = el.getAttribute('role');
   let flags = 0;
+  if (HEADING.has(tag)) flags |= Flag.Heading;
+  if (tag === 'pre') flags |= Flag.Pre;
+  if (!el.hasAttributes()) {
+    if (FURNITURE_TAGS.has(tag)) flags |= Flag.Boiler;
+    if (tag === 'article' || tag === 'main') flags = (flags | Flag.Semantic) & ~Flag.Boiler;
+    return flags;
+  }
+  const names = matcher.of(el, NAME_BOILERPLATE | NAME_COMMENTS | NAME_CONTENT);
+  const role = el.getAttribute('role');
   if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role)) || names & NAME_BOILERPLATE) {
     flags |= Flag.Boiler;
   }
@@ -237,8 +244,6 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
   }
-  if (HEADING.has(tag)) flags |= Flag.Heading;
-  if (tag === 'pre') flags |= Flag.Pre;
   return flags;
 }
 

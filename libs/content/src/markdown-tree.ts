@@ -60,7 +60,9 @@ export class MdElement {
     public parentNode: MdElement | null,
     private readonly attrs: Record<string, string> | null,
   ) {
-    this.tagName = rawTagName.toUpperCase();
+    let upper = UPPER.get(rawTagName);
+    if (upper === undefined) UPPER.set(rawTagName, (upper = rawTagName.toUpperCase()));
+    this.tagName = upper;
   }
   /** Upper case, as node-html-parser reports it. */
   readonly tagName: string;
@@ -80,6 +82,8 @@ export class MdElement {
 }
 
 export type MdNode = MdText | MdElement;
+
+const UPPER = new Map<string, string>();
 
 const NOT_BLANK = /\S/;
 const SPACE = /[^\S\r\n]/;

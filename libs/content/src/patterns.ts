@@ -176,33 +176,44 @@ export const NAME_CONTENT = 16;
 
 /**
  * The vocabularies above matched against an element's class and id. A page repeats the same
- * class strings over and over: each distinct string is tested once (per matcher, one per page).
+ * class strings over and over: each distinct string is tested once (per matcher, one per page),
+ * and only against the vocabularies asked for (cleaning asks for two, scoring for three).
  * Class and id are tested apart, which answers as testing "class id" would: no word of the
  * vocabularies holds a space, so no match spans the two.
  */
 export class NameMatcher {
+  /** Per string: the bits found, and above them (<< 5) the bits tested. */
   private readonly seen = new Map<string, number>();
 
-  of(el: Element): number {
+  /** The bits among `wanted` that the class or the id of el matches. */
+  of(el: Element, wanted: number): number {
     // The class attribute's node, not getAttribute('class'): linkedom answers that one through
     // className, which builds a token set and joins it again on every call (the attribute value
     // is the same string: linkedom normalises it when the page is parsed).
     const cls = el.getAttributeNode('class')?.value;
     const id = el.getAttribute('id');
-    return (cls ? this.test(cls) : 0) | (id ? this.test(id) : 0);
+    return ((cls ? this.test(cls, wanted) : 0) | (id ? this.test(id, wanted) : 0)) & wanted;
   }
 
-  private test(s: string): number {
-    let bits = this.seen.get(s);
-    if (bits === undefined) {
-      bits =
-        (CONSENT.test(s) ? NAME_CONSENT : 0) |
-        (BANNER.test(s) ? NAME_BANNER : 0) |
-        (BOILERPLATE.test(s) ? NAME_BOILERPLATE : 0) |
-        (COMMENTS.test(s) ? NAME_COMMENTS : 0) |
-        (CONTENT.test(s) ? NAME_CONTENT : 0);
+  private test(s: string, wanted: number): number {
+    let bits = this.seen.get(s) ?? 0;
+    const untested = wanted & ~(bits >> TESTED);
+    if (untested) {
+      for (const [bit, pattern] of VOCABULARIES) {
+        if (untested & bit && pattern.test(s)) bits |= bit;
+      }
+      bits |= untested << TESTED;
       this.seen.set(s, bits);
     }
     return bits;
   }
 }
+
+const TESTED = 5;
+const VOCABULARIES: [number, RegExp][] = [
+  [NAME_CONSENT, CONSENT],
+  [NAME_BANNER, BANNER],
+  [NAME_BOILERPLATE, BOILERPLATE],
+  [NAME_COMMENTS, COMMENTS],
+  [NAME_CONTENT, CONTENT],
+];

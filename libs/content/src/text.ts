@@ -114,11 +114,31 @@ export function toText(roots: Element[]): string {
   return b.toString().trim();
 }
 
-const WORD = /[\p{L}\p{N}_]+/gu;
-
+/** Runs of [\p{L}\p{N}_] (the regex's count, read character by character). */
 export function countWords(text: string): number {
   let n = 0;
-  WORD.lastIndex = 0;
-  while (WORD.exec(text)) n++;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let word: boolean;
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        // A code point beyond the BMP: the regex (u flag) reads the pair as one character.
+        word = WORD_CHAR.test(text.slice(i, i + 2));
+        i++;
+      } else word = false;
+    } else {
+      let known = wordChars[c]!;
+      if (known === 0) wordChars[c] = known = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 2;
+      word = known === 1;
+    }
+    if (word && !inWord) n++;
+    inWord = word;
+  }
   return n;
 }
+
+const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
+/** Per UTF-16 unit outside the surrogates: 0 not looked up yet, 1 a word character, 2 not. */
+const wordChars = new Uint8Array(0x10000);
