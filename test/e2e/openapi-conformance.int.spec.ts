@@ -160,6 +160,14 @@ describe('answers match the OpenAPI document', () => {
       'post',
       await t.call('POST', '/auth/password', { ...as, body: { current: 'wrong', password: 'conformance-pass-4' } }),
     );
+    conforms('/auth/2fa/setup', 'post', await t.call('POST', '/auth/2fa/setup', as));
+    conforms('/auth/2fa/verify', 'post', await t.call('POST', '/auth/2fa/verify', { ...as, body: { code: '000000' } }));
+    conforms('/auth/2fa/verify', 'post', await t.call('POST', '/auth/2fa/verify', { ...as, body: { code: 'abc' } }));
+    conforms(
+      '/auth/2fa/disable',
+      'post',
+      await t.call('POST', '/auth/2fa/disable', { ...as, body: { code: '000000' } }),
+    );
     conforms('/auth/sessions', 'get', await t.call('GET', '/auth/sessions', as));
     conforms('/auth/sessions', 'delete', await t.call('DELETE', '/auth/sessions', as));
     conforms('/auth/members/{user}', 'delete', await t.call('DELETE', `/auth/members/${signup.body.user.id}`, as));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { SmtpServer } from '../../services/delivery/test/support/smtp-server.js';
+import { stepAt, totpCode } from '../../services/gateway/src/services/totp.js';
 import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
 
 /** The session cookie a response set, as a browser would send it back. */
@@ -261,6 +262,139 @@ describe('signed-in members (no mail host)', () => {
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/^tidemark_session=; .*Max-Age=0/);
     expect((await t.call('GET', '/me', as(ana))).status).toBe(401);
+  });
+});
+
+describe('two-factor: TOTP, mfa_required and mfa_stale', () => {
+  let t: TestFleet;
+  let secret = '';
+  let lastStep = -Infinity;
+  /** A code the server has not seen yet: steps only move forward (a code works once). */
+  const nextCode = () => {
+    const step = Math.max(lastStep + 1, stepAt(Date.now()) - 1);
+    if (step > stepAt(Date.now()) + 1) throw new Error('out of codes within the drift window');
+    lastStep = step;
+    return totpCode(secret, step);
+  };
+  const as = (cookie: string) => ({ headers: { cookie } });
+  /** Codes of a few steps are all a test gets within the drift window; let the steps taken be forgotten. */
+  const timePasses = async () => {
+    lastStep = -Infinity;
+    await t.db.prisma.user.update({ where: { email: 'fay@mfa.test' }, data: { mfaLastStep: null } });
+  };
+
+  beforeAll(async () => {
+    t = await startTestFleet();
+  });
+  afterAll(() => t.stop());
+
+  it('turns two-factor on, then a password alone opens a session that can only show a code', async () => {
+    const signup = await t.call('POST', '/auth/signup', {
+      body: { email: 'fay@mfa.test', password: 'fay-password-1' },
+    });
+    const fay = cookieOf(signup);
+    expect(signup.body.mfa).toEqual({ enabled: false, verifiedAt: null, required: false });
+
+    const setup = await t.call('POST', '/auth/2fa/setup', as(fay));
+    expect(setup.status).toBe(200);
+    secret = setup.body.secret;
+    expect(setup.body.otpauthUrl).toBe(
+      `otpauth://totp/Tidemark%3Afay%40mfa.test?secret=${secret}&issuer=Tidemark&algorithm=SHA1&digits=6&period=30`,
+    );
+    const stored = await t.db.prisma.user.findUniqueOrThrow({ where: { email: 'fay@mfa.test' } });
+    expect(stored.mfaSecret).toMatch(/^v1\./);
+    expect(stored.mfaSecret).not.toContain(secret);
+    expect(stored.mfaEnabledAt).toBeNull();
+
+    const wrong = await t.call('POST', '/auth/2fa/verify', { ...as(fay), body: { code: '000000' } });
+    expect(wrong.status).toBe(403);
+    const code = nextCode();
+    const on = await t.call('POST', '/auth/2fa/verify', { ...as(fay), body: { code } });
+    expect(on.body).toMatchObject({ enabled: true, verifiedAt: expect.any(String) });
+    // A code works once.
+    expect((await t.call('POST', '/auth/2fa/verify', { ...as(fay), body: { code } })).status).toBe(403);
+
+    const half = await t.call('POST', '/auth/login', { body: { email: 'fay@mfa.test', password: 'fay-password-1' } });
+    expect(half.body.mfa).toMatchObject({ enabled: true, verifiedAt: null });
+    const halfCookie = cookieOf(half);
+    const refused = await t.call('GET', '/projects', as(halfCookie));
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('mfa_required');
+    expect((await t.call('GET', '/auth/session', as(halfCookie))).status).toBe(200);
+    expect((await t.call('POST', '/auth/2fa/verify', { ...as(halfCookie), body: { code: nextCode() } })).status).toBe(
+      200,
+    );
+    expect((await t.call('GET', '/projects', as(halfCookie))).status).toBe(200);
+
+    // A wrong code with the password is refused outright; the right one signs in whole.
+    const bad = await t.call('POST', '/auth/login', {
+      body: { email: 'fay@mfa.test', password: 'fay-password-1', code: '123456' },
+    });
+    expect(bad.status).toBe(401);
+    const whole = await t.call('POST', '/auth/login', {
+      body: { email: 'fay@mfa.test', password: 'fay-password-1', code: nextCode() },
+    });
+    expect(whole.body.mfa.verifiedAt).toEqual(expect.any(String));
+    expect((await t.call('GET', '/me', as(cookieOf(whole)))).status).toBe(200);
+  });
+
+  it('asks again for a fresh code before keys, roles and the workspace requirement', async () => {
+    await timePasses();
+    const login = await t.call('POST', '/auth/login', {
+      body: { email: 'fay@mfa.test', password: 'fay-password-1', code: nextCode() },
+    });
+    const fay = cookieOf(login);
+    const key = await t.call('POST', '/me/keys', { ...as(fay), body: { name: 'fresh', scopes: ['admin'] } });
+    expect(key.status).toBe(201);
+
+    // Eleven minutes later: the code shown at sign-in no longer counts for those few actions.
+    await t.db.prisma.session.update({
+      where: { id: login.body.session.id },
+      data: { mfaAt: new Date(Date.now() - 11 * 60_000) },
+    });
+    const stale = await t.call('POST', '/me/keys', { ...as(fay), body: { name: 'stale', scopes: ['read'] } });
+    expect(stale.status).toBe(403);
+    expect(stale.body.code).toBe('mfa_stale');
+    expect((await t.call('GET', '/projects', as(fay))).status).toBe(200); // reading is not one of them
+    // Keys are never asked.
+    expect(
+      (await t.call('POST', '/me/keys', { key: key.body.key, body: { name: 'by key', scopes: ['read'] } })).status,
+    ).toBe(201);
+    // Time passes for the codes too, then a fresh one is shown.
+    await timePasses();
+    expect((await t.call('POST', '/auth/2fa/verify', { ...as(fay), body: { code: nextCode() } })).status).toBe(200);
+
+    // Only a signed-in owner with a factor sets the requirement; a key cannot.
+    const byKey = await t.call('PATCH', '/me', { key: key.body.key, body: { require_mfa: true } });
+    expect(byKey.status).toBe(403);
+    const required = await t.call('PATCH', '/me', { ...as(fay), body: { require_mfa: true } });
+    expect(required.status).toBe(200);
+    expect(required.body.workspace.settings.require_mfa).toBe(true);
+
+    // A member without two-factor can then do nothing but set it up.
+    const invite = await t.call('POST', '/auth/invites', { ...as(fay), body: { email: 'gus@mfa.test' } });
+    const gus = cookieOf(
+      await t.call('POST', '/auth/invites/accept', { body: { token: invite.body.token, password: 'gus-password-1' } }),
+    );
+    const blocked = await t.call('GET', '/me', as(gus));
+    expect(blocked.status).toBe(403);
+    expect(blocked.body).toMatchObject({ code: 'mfa_required', error: expect.stringContaining('requires two-factor') });
+    expect((await t.call('GET', '/auth/session', as(gus))).body.mfa).toEqual({
+      enabled: false,
+      verifiedAt: null,
+      required: true,
+    });
+    const gusSeed = (await t.call('POST', '/auth/2fa/setup', as(gus))).body.secret as string;
+    const gusCode = totpCode(gusSeed, stepAt(Date.now()));
+    expect((await t.call('POST', '/auth/2fa/verify', { ...as(gus), body: { code: gusCode } })).status).toBe(200);
+    expect((await t.call('GET', '/me', as(gus))).status).toBe(200);
+    // The key still works: the requirement is for people.
+    expect((await t.call('GET', '/me', { key: key.body.key })).status).toBe(200);
+
+    await timePasses();
+    const off = await t.call('POST', '/auth/2fa/disable', { ...as(fay), body: { code: nextCode() } });
+    expect(off.body).toEqual({ enabled: false });
+    expect((await t.call('GET', '/projects', as(fay))).body.code).toBe('mfa_required');
   });
 });
 

@@ -52,6 +52,7 @@ import { DeliveryClient } from './clients/delivery.client.js';
 import { connectionRoutes } from './routes/connections.routes.js';
 import { notificationRoutes } from './routes/notifications.routes.js';
 import { webhookRoutes } from './routes/webhooks.routes.js';
+import { secretBoxFor } from '@tidemark/secret-box';
 import { AccountService } from './services/account.service.js';
 import { ApiKeyService } from './services/api-key.service.js';
 import { ProjectService } from './services/project.service.js';
@@ -124,6 +125,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     new AccountRepository(prisma),
     workspaces,
     delivery,
+    secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m)),
     { sessionTtlMs, ...(cfg.GATEWAY_APP_URL ? { appUrl: cfg.GATEWAY_APP_URL } : {}) },
     logger.child({ module: 'account.service' }),
   );

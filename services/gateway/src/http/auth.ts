@@ -129,6 +129,43 @@ export const requireScope = (auth: AuthContext, needed: Scope): void => {
     );
 };
 
+/** How long a shown second-factor code counts for the actions that ask again (spec: ten minutes). */
+const SECOND_FACTOR_FRESH_MS = 10 * 60_000;
+
+/**
+ * A member's second factor (keys are never asked). A session lacks it when the member has
+ * two-factor on and has not shown a code in this session, or when the workspace requires
+ * two-factor and the member has none: then only the session's own routes (`auth: 'session'`:
+ * show a code, set one up, see the session, sign out) answer, the rest 403 mfa_required. The
+ * few actions that ask again want a code shown in the last ten minutes (403 mfa_stale).
+ */
+export const requireSecondFactor = (
+  auth: AuthContext,
+  route: { auth?: string; recentSecondFactor?: boolean },
+): void => {
+  const s = auth.member?.signedIn;
+  if (!s) return;
+  const enabled = s.user.mfaEnabledAt !== null;
+  if (route.auth !== 'session') {
+    if (enabled && !s.session.mfaAt)
+      throw new ApiError('mfa_required', 'show your second-factor code first: POST /v1/auth/2fa/verify {code}');
+    if (!enabled && s.workspace.requireMfa)
+      throw new ApiError(
+        'mfa_required',
+        'this workspace requires two-factor: set it up with POST /v1/auth/2fa/setup, then POST /v1/auth/2fa/verify',
+      );
+  }
+  if (
+    route.recentSecondFactor &&
+    enabled &&
+    (!s.session.mfaAt || Date.now() - s.session.mfaAt.getTime() > SECOND_FACTOR_FRESH_MS)
+  )
+    throw new ApiError(
+      'mfa_stale',
+      'this asks for a fresh second-factor code: POST /v1/auth/2fa/verify {code}, then again',
+    );
+};
+
 /** A project outside the key's allow-list is invisible: 404, never 403. */
 export const canSeeProject = (auth: AuthContext, projectId: string): boolean =>
   auth.projects.length === 0 || auth.projects.includes(projectId);

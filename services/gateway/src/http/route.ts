@@ -80,6 +80,11 @@ export interface RouteDef<
    * (`session`); or anyone at all, before authentication (`none`: sign-up, sign-in, tokens).
    */
   auth?: 'any' | 'session' | 'none';
+  /**
+   * One of the few actions that ask again: a member with two-factor on must have shown a code in
+   * the last ten minutes (403 mfa_stale otherwise). Keys are not asked.
+   */
+  recentSecondFactor?: boolean;
   params?: P;
   query?: Q;
   body?: B;

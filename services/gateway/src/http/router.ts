@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ForbiddenError, ValidationError } from '@tidemark/errors';
-import { requireScope } from './auth.js';
+import { requireScope, requireSecondFactor } from './auth.js';
 import { sendReply } from './reply.js';
 import type { AnyRoute, AuthContext } from './route.js';
 import { validate } from './validate.js';
@@ -17,6 +17,7 @@ export const mountRoutes = (routes: AnyRoute[], before: RequestHandler[] = []): 
       if (route.auth !== 'none') {
         if (route.auth === 'session' && !auth.member)
           throw new ForbiddenError('this route is for a signed-in member; an API key cannot use it');
+        requireSecondFactor(auth, route);
         requireScope(auth, route.scope);
       }
       const params = route.params ? validate(route.params, req.params, 'path') : undefined;

@@ -6,6 +6,7 @@ export interface SessionRow {
   id: string;
   userId: string;
   workspaceId: string;
+  mfaAt: Date | null;
   userAgent: string | null;
   ip: string | null;
   createdAt: Date;
@@ -135,7 +136,9 @@ export class AccountRepository {
 
   // --- sessions ------------------------------------------------------------------------------
 
-  createSession(s: Omit<SessionRow, 'id' | 'createdAt' | 'lastSeenAt'> & { hash: string }): Promise<SessionRow> {
+  createSession(
+    s: Omit<SessionRow, 'id' | 'createdAt' | 'lastSeenAt' | 'mfaAt'> & { hash: string; mfaAt?: Date | null },
+  ): Promise<SessionRow> {
     return this.prisma.session.create({ data: { ...s, id: newId('ses') }, omit: { hash: true } });
   }
 
@@ -172,6 +175,29 @@ export class AccountRepository {
 
   touchSession(id: string, expiresAt: Date): Promise<unknown> {
     return this.prisma.session.updateMany({ where: { id }, data: { lastSeenAt: new Date(), expiresAt } });
+  }
+
+  markSecondFactor(id: string, at: Date): Promise<unknown> {
+    return this.prisma.session.update({ where: { id }, data: { mfaAt: at } });
+  }
+
+  setSecondFactor(
+    userId: string,
+    data: { mfaSecret: string | null; mfaEnabledAt: Date | null; mfaLastStep: number | null },
+  ) {
+    return this.prisma.user.update({ where: { id: userId }, data });
+  }
+
+  /**
+   * Takes a TOTP step for the user if it is later than the last one taken (one statement, so two
+   * requests with one code cannot both pass). Answers whether it was taken.
+   */
+  async takeSecondFactorStep(userId: string, step: number, enable: boolean): Promise<boolean> {
+    const n = await this.prisma.$executeRaw`
+      UPDATE "user" SET mfa_last_step = ${step},
+        mfa_enabled_at = CASE WHEN ${enable} THEN COALESCE(mfa_enabled_at, now()) ELSE mfa_enabled_at END
+      WHERE id = ${userId} AND (mfa_last_step IS NULL OR mfa_last_step < ${step})`;
+    return n > 0;
   }
 
   moveSession(id: string, workspaceId: string): Promise<unknown> {

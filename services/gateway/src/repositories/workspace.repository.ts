@@ -22,7 +22,7 @@ export class WorkspaceRepository {
     return this.prisma.workspace.findFirst({ where: { name }, orderBy: { id: 'asc' } });
   }
 
-  update(id: string, data: { maxRpm?: number | null; name?: string }): Promise<Workspace> {
+  update(id: string, data: { maxRpm?: number | null; name?: string; requireMfa?: boolean }): Promise<Workspace> {
     return this.prisma.workspace.update({ where: { id }, data });
   }
 }

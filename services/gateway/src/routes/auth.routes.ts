@@ -18,6 +18,10 @@ const password = z
   .max(PASSWORD_MAX)
   .describe(`${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
 const token = z.string().min(20).max(100);
+const code = z
+  .string()
+  .regex(/^\d{6}$/, 'six digits')
+  .describe('the six digits the authenticator app shows');
 const LOGIN_ATTEMPTS = { max: 20, windowMs: 15 * 60_000 };
 
 const sessionViewSchema = z
@@ -33,6 +37,13 @@ const sessionViewSchema = z
     role: roleEnum,
     workspaces: z.array(z.object({ id: z.string(), name: z.string(), role: roleEnum })).describe('every membership'),
     session: z.object({ id: z.string(), createdAt: z.string(), expiresAt: z.string() }),
+    mfa: z
+      .object({
+        enabled: z.boolean().describe('the member has two-factor on'),
+        verifiedAt: z.string().nullable().describe('when this session last showed a code'),
+        required: z.boolean().describe('the workspace requires two-factor'),
+      })
+      .describe('with enabled and no verifiedAt (or required and not enabled) only /auth routes answer'),
   })
   .meta({ id: 'Session' });
 
@@ -86,6 +97,11 @@ export const authRoutes = (
       id: s.session.id,
       createdAt: s.session.createdAt.toISOString(),
       expiresAt: s.session.expiresAt.toISOString(),
+    },
+    mfa: {
+      enabled: s.user.mfaEnabledAt !== null,
+      verifiedAt: s.session.mfaAt?.toISOString() ?? null,
+      required: s.workspace.requireMfa,
     },
   });
   const presentSessionRow = (r: SessionRow, currentId: string) => ({
@@ -143,6 +159,9 @@ export const authRoutes = (
         email,
         password: z.string().min(1).max(PASSWORD_MAX),
         workspace_id: z.string().min(1).max(100).optional().describe('open the session in this workspace'),
+        code: code
+          .optional()
+          .describe('with two-factor on: completes the sign-in (else show it with /auth/2fa/verify)'),
       }),
       responses: {
         200: { description: 'signed in', schema: sessionViewSchema },
@@ -152,7 +171,7 @@ export const authRoutes = (
       handler: async ({ body, req, res }) => {
         await countAttempt(redis, `login:${body.email.toLowerCase()}`, LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
         const opened = await accounts.login(
-          { email: body.email, password: body.password, workspaceId: body.workspace_id },
+          { email: body.email, password: body.password, workspaceId: body.workspace_id, code: body.code },
           metaOf(req),
         );
         setSessionCookie(req, res, opened.token, sessionTtlMs);
@@ -310,6 +329,66 @@ export const authRoutes = (
     }),
     defineRoute({
       method: 'post',
+      path: '/auth/2fa/setup',
+      tag: 'Session',
+      summary: 'Start two-factor: a seed for an authenticator app (on once a code from it is shown)',
+      scope: 'read',
+      auth: 'session',
+      responses: {
+        200: {
+          description: 'the seed (base32) and the otpauth URL a QR code carries; shown once',
+          schema: z.object({ secret: z.string(), otpauthUrl: z.string() }),
+        },
+        409: envelope('two-factor is on already'),
+      },
+      handler: async ({ auth }) => ({ status: 200, body: await accounts.setupSecondFactor(signedIn(auth)) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/2fa/verify',
+      tag: 'Session',
+      summary: 'Show a second-factor code: turns two-factor on after setup, and clears mfa_required / mfa_stale',
+      scope: 'read',
+      auth: 'session',
+      body: z.strictObject({ code }),
+      responses: {
+        200: {
+          description: 'accepted',
+          schema: z.object({ enabled: z.literal(true), verifiedAt: z.string() }),
+        },
+        403: envelope('the code is not right (a code works once)'),
+        409: envelope('two-factor is not set up'),
+        429: envelope('too many codes tried'),
+      },
+      handler: async ({ auth, body }) => {
+        const s = signedIn(auth);
+        await countAttempt(redis, `2fa:${s.user.id}`, LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
+        const out = await accounts.verifySecondFactor(s, body.code);
+        return { status: 200, body: { enabled: true as const, verifiedAt: out.verifiedAt.toISOString() } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/2fa/disable',
+      tag: 'Session',
+      summary: 'Turn two-factor off (a current code is asked)',
+      scope: 'read',
+      auth: 'session',
+      body: z.strictObject({ code }),
+      responses: {
+        200: { description: 'off', schema: z.object({ enabled: z.literal(false) }) },
+        403: envelope('the code is not right'),
+        409: envelope('two-factor is off'),
+      },
+      handler: async ({ auth, body }) => {
+        const s = signedIn(auth);
+        await countAttempt(redis, `2fa:${s.user.id}`, LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
+        await accounts.disableSecondFactor(s, body.code);
+        return { status: 200, body: { enabled: false as const } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
       path: '/auth/verify/request',
       tag: 'Session',
       summary: 'Mail a new confirmation code for your address',
@@ -330,6 +409,7 @@ export const authRoutes = (
       summary: 'Change your password (the current one is asked); your other sessions end',
       scope: 'read',
       auth: 'session',
+      recentSecondFactor: true,
       body: z.strictObject({ current: z.string().min(1).max(PASSWORD_MAX), password }),
       responses: {
         200: {
@@ -440,6 +520,7 @@ export const authRoutes = (
       path: '/auth/invites',
       tag: 'Session',
       summary: 'Invite an address with a role (admin; only an owner invites owners)',
+      recentSecondFactor: true,
       description:
         'The code is mailed when a mail host is configured, and answered here once either way so you can hand it over yourself. It works once, for seven days.',
       scope: 'admin',
@@ -500,6 +581,7 @@ export const authRoutes = (
       path: '/auth/members/:user',
       tag: 'Session',
       summary: 'Change a member’s role (admin; ownership only by an owner; never the last owner)',
+      recentSecondFactor: true,
       scope: 'admin',
       params: z.object({ user: z.string().min(1).max(100) }),
       body: z.strictObject({ role: roleEnum }),
@@ -517,6 +599,7 @@ export const authRoutes = (
       path: '/auth/members/:user',
       tag: 'Session',
       summary: 'Remove a member (admin), or leave the workspace yourself; their sessions in it end',
+      recentSecondFactor: true,
       scope: 'read',
       params: z.object({ user: z.string().min(1).max(100) }),
       responses: {

@@ -69,6 +69,7 @@ export const keyRoutes = (keys: ApiKeyService, publicBaseUrl?: string) => [
   }),
   defineRoute({
     method: 'post',
+    recentSecondFactor: true,
     path: '/me/keys',
     tag: 'Workspace',
     summary: 'Create an API key; the secret is in this answer only',
@@ -89,6 +90,7 @@ export const keyRoutes = (keys: ApiKeyService, publicBaseUrl?: string) => [
   }),
   defineRoute({
     method: 'delete',
+    recentSecondFactor: true,
     path: '/me/keys/:id',
     tag: 'Workspace',
     summary: 'Revoke an API key',

@@ -1,3 +1,4 @@
+import { ForbiddenError } from '@tidemark/errors';
 import { planOf, PLANS } from '@tidemark/contracts';
 import { z } from 'zod';
 import { SCOPE_LEVEL, defineRoute, type AuthContext } from '../http/route.js';
@@ -121,21 +122,46 @@ export const meRoutes = (workspaces: WorkspaceService) => [
     method: 'patch',
     path: '/me',
     tag: 'Workspace',
-    summary: 'Workspace settings an admin decides: the rate ceiling',
+    summary: 'Workspace settings: the rate ceiling (admin) and the second-factor requirement (an owner with a factor)',
     scope: 'admin',
-    body: z.strictObject({
-      max_rpm: z
-        .number()
-        .int()
-        .min(1)
-        .max(maxPlanRpm)
-        .nullable()
-        .describe('requests per minute any key of the workspace may make; null = the plan default'),
-    }),
+    recentSecondFactor: true,
+    body: z
+      .strictObject({
+        max_rpm: z
+          .number()
+          .int()
+          .min(1)
+          .max(maxPlanRpm)
+          .nullable()
+          .optional()
+          .describe('requests per minute any key of the workspace may make; null = the plan default'),
+        require_mfa: z
+          .boolean()
+          .optional()
+          .describe('every member must use two-factor; set by a signed-in owner who has it on'),
+      })
+      .refine((b) => b.max_rpm !== undefined || b.require_mfa !== undefined, 'give max_rpm or require_mfa'),
     responses: { 200: { description: 'the workspace after the change', schema: meSchema } },
     handler: async ({ auth, body }) => {
-      await workspaces.setMaxRpm(auth.workspaceId, body.max_rpm);
-      return { status: 200, body: presentMe(auth, await workspaces.credits(auth.workspaceId), body.max_rpm) };
+      if (body.require_mfa !== undefined) {
+        const s = auth.member?.signedIn;
+        if (!s || s.role !== 'owner' || !s.user.mfaEnabledAt)
+          throw new ForbiddenError('the second-factor requirement is set by a signed-in owner who has two-factor on');
+        await workspaces.setRequireMfa(auth.workspaceId, body.require_mfa);
+      }
+      if (body.max_rpm !== undefined) await workspaces.setMaxRpm(auth.workspaceId, body.max_rpm);
+      const after = {
+        ...auth,
+        workspace: { ...auth.workspace, requireMfa: body.require_mfa ?? auth.workspace.requireMfa },
+      };
+      return {
+        status: 200,
+        body: presentMe(
+          after,
+          await workspaces.credits(auth.workspaceId),
+          body.max_rpm !== undefined ? body.max_rpm : auth.workspace.maxRpm,
+        ),
+      };
     },
   }),
 ];

@@ -95,6 +95,7 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
   defineRoute({
     method: 'post',
     path: '/projects/:id/webhooks/secret',
+    recentSecondFactor: true,
     tag: 'Webhooks',
     summary: 'Rotate the signing secret; the old one stops signing at once',
     scope: 'admin',

@@ -3,7 +3,9 @@ import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, Valida
 import type { Logger } from '@tidemark/telemetry';
 import type { DeliveryClient } from '../clients/delivery.client.js';
 import type { AccountRepository, Role, SessionRow, SignedIn } from '../repositories/account.repository.js';
+import type { SecretBox } from '@tidemark/secret-box';
 import { hashPassword, PASSWORD_MIN, verifyPassword } from './password.js';
+import { matchTotp, newTotpSecret, otpauthUrl } from './totp.js';
 import type { WorkspaceService } from './workspace.service.js';
 
 const HOUR = 3600_000;
@@ -12,6 +14,8 @@ const RESET_TTL = 1 * HOUR;
 const INVITE_TTL = 7 * 24 * HOUR;
 /** A session's expiry moves forward at most this often (one write a minute for a busy session). */
 const TOUCH_EVERY_MS = 60_000;
+/** How long a shown second-factor code counts for the actions that ask again (spec: ten minutes). */
+export const SECOND_FACTOR_FRESH_MS = 10 * 60_000;
 
 /** Session, e-mail and invite tokens: 256 random bits, stored as a SHA-256 only. */
 export const mintToken = (): string => randomBytes(32).toString('base64url');
@@ -48,6 +52,8 @@ export class AccountService {
     private readonly accounts: AccountRepository,
     private readonly workspaces: WorkspaceService,
     private readonly delivery: DeliveryClient,
+    /** Seals second-factor seeds at rest. */
+    private readonly box: SecretBox,
     private readonly opts: AccountOptions,
     private readonly logger: Logger,
   ) {}
@@ -76,9 +82,13 @@ export class AccountService {
     return { ...(await this.open(user.id, workspaceId, meta)), verificationSent };
   }
 
-  /** Email and password; the session opens in `workspaceId` if given, else the first workspace joined. */
+  /**
+   * Email and password; the session opens in `workspaceId` if given, else the first workspace
+   * joined. With two-factor on, `code` completes the sign-in; without it the session can only
+   * show a code (POST /auth/2fa/verify), see itself or sign out (mfa_required elsewhere).
+   */
   async login(
-    input: { email: string; password: string; workspaceId?: string | undefined },
+    input: { email: string; password: string; workspaceId?: string | undefined; code?: string | undefined },
     meta: ClientMeta,
   ): Promise<Opened> {
     const user = await this.accounts.findUserByEmail(normalizeEmail(input.email));
@@ -91,7 +101,55 @@ export class AccountService {
       if (input.workspaceId) throw new NotFoundError('workspace');
       throw new ForbiddenError('this account belongs to no workspace: accept an invitation first');
     }
-    return this.open(user.id, target.id, meta);
+    let mfaAt: Date | null = null;
+    if (user.mfaEnabledAt && input.code) {
+      if (!(await this.takeCode(user, input.code, false)))
+        throw new UnauthorizedError('the second-factor code is not right');
+      mfaAt = new Date();
+    }
+    return this.open(user.id, target.id, meta, mfaAt);
+  }
+
+  // --- the second factor (TOTP) --------------------------------------------------------------
+
+  /** A new seed for an authenticator app; two-factor is on once a code from it is shown. */
+  async setupSecondFactor(s: SignedIn): Promise<{ secret: string; otpauthUrl: string }> {
+    if (s.user.mfaEnabledAt) throw new ConflictError('two-factor is on already; turn it off first to change it');
+    const secret = newTotpSecret();
+    await this.accounts.setSecondFactor(s.user.id, {
+      mfaSecret: this.box.seal(secret),
+      mfaEnabledAt: null,
+      mfaLastStep: null,
+    });
+    return { secret, otpauthUrl: otpauthUrl(secret, s.user.email) };
+  }
+
+  /** A code from the app: turns two-factor on (after setup) and marks this session as having shown one. */
+  async verifySecondFactor(s: SignedIn, code: string): Promise<{ enabled: true; verifiedAt: Date }> {
+    const user = await this.accounts.findUser(s.user.id);
+    if (!user?.mfaSecret) throw new ConflictError('set up two-factor first (POST /v1/auth/2fa/setup)');
+    if (!(await this.takeCode(user, code, true))) throw new ForbiddenError('the second-factor code is not right');
+    const at = new Date();
+    await this.accounts.markSecondFactor(s.session.id, at);
+    return { enabled: true, verifiedAt: at };
+  }
+
+  /** Turns two-factor off (a current code is asked); a workspace's requirement still applies. */
+  async disableSecondFactor(s: SignedIn, code: string): Promise<void> {
+    const user = await this.accounts.findUser(s.user.id);
+    if (!user?.mfaEnabledAt) throw new ConflictError('two-factor is off');
+    if (!(await this.takeCode(user, code, false))) throw new ForbiddenError('the second-factor code is not right');
+    await this.accounts.setSecondFactor(user.id, { mfaSecret: null, mfaEnabledAt: null, mfaLastStep: null });
+  }
+
+  private async takeCode(
+    user: { id: string; mfaSecret: string | null; mfaLastStep: number | null },
+    code: string,
+    enable: boolean,
+  ): Promise<boolean> {
+    if (!user.mfaSecret) return false;
+    const step = matchTotp(this.box.open(user.mfaSecret), code, Date.now(), user.mfaLastStep);
+    return step !== null && (await this.accounts.takeSecondFactorStep(user.id, step, enable));
   }
 
   /** The session behind a cookie, its expiry moved forward when it is used. */
@@ -308,10 +366,16 @@ export class AccountService {
     if (RANK[actor] < RANK.admin) throw new ForbiddenError('this needs the admin role');
   }
 
-  private async open(userId: string, workspaceId: string, meta: ClientMeta): Promise<Opened> {
+  private async open(
+    userId: string,
+    workspaceId: string,
+    meta: ClientMeta,
+    mfaAt: Date | null = null,
+  ): Promise<Opened> {
     const token = mintToken();
     await this.accounts.createSession({
       hash: hashToken(token),
+      mfaAt,
       userId,
       workspaceId,
       userAgent: meta.userAgent?.slice(0, 300) ?? null,

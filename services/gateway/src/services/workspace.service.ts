@@ -58,6 +58,11 @@ export class WorkspaceService {
     this.keyCache.invalidate({ workspaceId });
   }
 
+  async setRequireMfa(workspaceId: string, requireMfa: boolean): Promise<void> {
+    await this.workspaces.update(workspaceId, { requireMfa });
+    this.keyCache.invalidate({ workspaceId });
+  }
+
   async rename(workspaceId: string, name: string): Promise<void> {
     await this.workspaces.update(workspaceId, { name });
     this.keyCache.invalidate({ workspaceId });
