@@ -3,6 +3,7 @@ import { planOf } from '@tidemark/contracts';
 import { ApiError, ForbiddenError, NotFoundError, UnauthorizedError } from '@tidemark/errors';
 import type { ApiKeyRepository } from '../repositories/api-key.repository.js';
 import type { Role, SignedIn } from '../repositories/account.repository.js';
+import { workspaceSummary } from '../repositories/workspace.repository.js';
 import type { AccountService } from '../services/account.service.js';
 import type { KeyCache } from './key-cache.js';
 import { hashKeySecret, KEY_PREFIX } from '../services/key-secret.js';
@@ -96,14 +97,7 @@ export const authenticate =
       projects: key.projects,
       keyRpm: key.rpm,
       expiresAt: key.expiresAt,
-      workspace: {
-        id: ws.id,
-        name: ws.name,
-        plan: ws.plan,
-        maxRpm: ws.maxRpm,
-        requireMfa: ws.requireMfa,
-        createdAt: ws.createdAt,
-      },
+      workspace: workspaceSummary(ws),
       rpm: effectiveRpm(key.rpm, ws.maxRpm, ws.plan),
     };
     res.locals.auth = auth;

@@ -1,4 +1,5 @@
 import { newId, type Invite, type PrismaClient, type User } from '@tidemark/db';
+import { workspaceSummary } from './workspace.repository.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 
@@ -156,20 +157,12 @@ export class AccountRepository {
     });
     if (!member) return null;
     const { user, ...session } = row;
-    const ws = member.workspace;
     return {
       session,
       hash,
       user,
       role: member.role as Role,
-      workspace: {
-        id: ws.id,
-        name: ws.name,
-        plan: ws.plan,
-        maxRpm: ws.maxRpm,
-        requireMfa: ws.requireMfa,
-        createdAt: ws.createdAt,
-      },
+      workspace: workspaceSummary(member.workspace),
     };
   }
 

@@ -1,5 +1,15 @@
 import { newId, type Prisma, type PrismaClient, type Workspace } from '@tidemark/db';
 
+/** What a request carries of its workspace (the auth context's `workspace`). */
+export const workspaceSummary = (ws: Workspace) => ({
+  id: ws.id,
+  name: ws.name,
+  plan: ws.plan,
+  maxRpm: ws.maxRpm,
+  requireMfa: ws.requireMfa,
+  createdAt: ws.createdAt,
+});
+
 /** Workspaces and their first key (users, members, sessions, invites: account.repository.ts). */
 export class WorkspaceRepository {
   constructor(private readonly prisma: PrismaClient) {}
