@@ -18,7 +18,9 @@ import { detectLanguage } from '../src/language.js';
 import { findMainContent } from '../src/main-content.js';
 import { blocksToMarkdown } from '../src/markdown.js';
 import { parseDocument } from '../src/parse-document.js';
+import { NameMatcher } from '../src/patterns.js';
 import { countWords, toText } from '../src/text.js';
+import { urlResolver } from '../src/urls.js';
 
 const PAGES_DIR = process.env.WCXB_HTML_DIR ?? '/work/shared/extraction/wcxb/dev/html';
 const SAMPLE = Number(process.env.BENCH_CONTENT_PAGES ?? 100);
@@ -57,6 +59,7 @@ for (let r = 0; r < ROUNDS; r++) {
     const doc = time('parse', () => parseDocument(p.html));
     const scan = time('scan', () => scanPage(doc));
     const head = time('head', () => readHead(doc, url, null, scan));
+    const names = new NameMatcher();
     time('clean', () =>
       cleanDocument(doc, {
         url,
@@ -64,15 +67,17 @@ for (let r = 0; r < ROUNDS; r++) {
         removeBase64Images: true,
         excludeTags: [],
         stripAttributes: false,
+        resolveUrls: false,
         scan,
+        names,
       }),
     );
     const body = doc.body ?? doc.documentElement;
-    const main = time('main content', () => findMainContent(body));
+    const main = time('main content', () => findMainContent(body, names));
     for (const el of main.pruned) el.remove();
     const text = time('text', () => toText([main.root]));
     const blocks = time('blocks', () => contentBlocks([main.root]));
-    time('markdown (NHM)', () => blocksToMarkdown(blocks, false));
+    time('markdown (NHM)', () => blocksToMarkdown(blocks, false, urlResolver(url)));
     time('words + language', () => [countWords(text), detectLanguage(head.lang, text)]);
     perPage.set(p.id, Math.min(perPage.get(p.id) ?? Infinity, cpuMs() - t0));
   }

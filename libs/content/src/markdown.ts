@@ -8,6 +8,7 @@ import { trimNewLines } from 'node-html-markdown/dist/utilities.js';
 import { Visitor } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
 import { blockTree, type MdElement } from './markdown-tree.js';
+import { isSpace } from './text.js';
 import type { UrlResolver } from './urls.js';
 
 export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
@@ -124,21 +125,6 @@ function trailingWhitespace(tail: string): { whitespace: number; newLines: numbe
   }
   return { whitespace, newLines };
 }
-
-/** What \s matches, line terminators included. */
-const isSpace = (c: number): boolean =>
-  c === 32 ||
-  (c >= 9 && c <= 13) ||
-  (c > 127 &&
-    (c === 0xa0 ||
-      c === 0x1680 ||
-      (c >= 0x2000 && c <= 0x200a) ||
-      c === 0x2028 ||
-      c === 0x2029 ||
-      c === 0x202f ||
-      c === 0x205f ||
-      c === 0x3000 ||
-      c === 0xfeff));
 
 /** NHM's getMarkdownForHtmlNodes with TailVisitor (NHM_OPTIONS: inline links, no reference list). */
 function renderTree(converter: NodeHtmlMarkdown, tree: MdElement): string {

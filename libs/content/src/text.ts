@@ -33,6 +33,39 @@ const LINE = new Set(['li', 'tr', 'dt', 'dd', 'div', 'caption', 'figcaption', 's
 const CELL = new Set(['td', 'th']);
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'title']);
 
+// What an element is to the text, in one lookup.
+const INLINE = 0;
+const SKIPPED = 1;
+const BREAK = 2;
+const VERBATIM = 3;
+const PARAGRAPH_BLOCK = 4;
+const LINE_BLOCK = 5;
+const CELL_BLOCK = 6;
+const KIND = new Map<string, number>([
+  ...[...CELL].map((tag): [string, number] => [tag, CELL_BLOCK]),
+  ...[...LINE].map((tag): [string, number] => [tag, LINE_BLOCK]),
+  ...[...PARAGRAPH].map((tag): [string, number] => [tag, PARAGRAPH_BLOCK]),
+  ['img', SKIPPED],
+  ['pre', VERBATIM],
+  ['br', BREAK],
+  ...[...SKIP].map((tag): [string, number] => [tag, SKIPPED]),
+]);
+
+/** What \s matches (and String.prototype.trim strips), line terminators included. */
+export const isSpace = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  (c > 127 &&
+    (c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff));
+
 class TextBuilder {
   private out: string[] = [];
   private pending = 0; // 0 nothing, 1 line break, 2 blank line
@@ -43,18 +76,27 @@ class TextBuilder {
     this.needSpace = false;
   }
 
+  /** Text with each run of whitespace (\s) read as one space. */
   inline(raw: string): void {
-    const collapsed = raw.replace(/\s+/g, ' ');
-    if (collapsed === ' ' || collapsed === '') {
-      if (collapsed === ' ' && this.out.length) this.needSpace = true;
+    let start = 0;
+    let end = raw.length;
+    while (start < end && isSpace(raw.charCodeAt(start))) start++;
+    if (start === end) {
+      if (end > 0 && this.out.length) this.needSpace = true;
       return;
     }
-    const lead = collapsed.startsWith(' ');
-    const text = collapsed.trim();
+    while (isSpace(raw.charCodeAt(end - 1))) end--;
+    // Inside the text, only a run other than one plain space needs collapsing.
+    let plain = true;
+    for (let i = start + 1; i < end - 1 && plain; i++) {
+      const c = raw.charCodeAt(i);
+      if (isSpace(c) && (c !== 32 || isSpace(raw.charCodeAt(i + 1)))) plain = false;
+    }
+    const text = start === 0 && end === raw.length && plain ? raw : raw.slice(start, end);
     this.flushBreak();
-    if ((lead || this.needSpace) && this.out.length && !this.atLineStart()) this.out.push(' ');
-    this.out.push(text);
-    this.needSpace = collapsed.endsWith(' ');
+    if ((start > 0 || this.needSpace) && this.out.length && !this.atLineStart()) this.out.push(' ');
+    this.out.push(plain ? text : text.replace(/\s+/g, ' '));
+    this.needSpace = end < raw.length;
   }
 
   verbatim(text: string): void {
@@ -87,25 +129,24 @@ export function toText(roots: Element[]): string {
   const b = new TextBuilder();
   const visit = (el: Element): void => {
     const tag = el.localName;
-    if (SKIP.has(tag)) return;
-    if (tag === 'br') return b.break(1);
-    if (tag === 'pre') {
+    const kind = KIND.get(tag) ?? INLINE;
+    if (kind === SKIPPED) return;
+    if (kind === BREAK) return b.break(1);
+    if (kind === VERBATIM) {
       b.break(2);
       b.verbatim(el.textContent ?? '');
       return b.break(2);
     }
-    if (tag === 'img') {
-      return;
-    }
-    const level = PARAGRAPH.has(tag) ? 2 : LINE.has(tag) ? 1 : 0;
-    if (level) b.break(level);
-    if (CELL.has(tag)) b.cellGap();
+    if (kind === LINE_BLOCK) b.break(1);
+    else if (kind === PARAGRAPH_BLOCK) b.break(2);
+    else if (kind === CELL_BLOCK) b.cellGap();
     for (let n = el.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 3) b.inline((n as Text).data);
       else if (n.nodeType === 1) visit(n as Element);
     }
-    if (level) b.break(level);
-    if (CELL.has(tag)) b.cellGap();
+    if (kind === LINE_BLOCK) b.break(1);
+    else if (kind === PARAGRAPH_BLOCK) b.break(2);
+    else if (kind === CELL_BLOCK) b.cellGap();
   };
   for (const root of roots) {
     visit(root);
