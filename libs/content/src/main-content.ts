@@ -1,4 +1,5 @@
 import { BOILERPLATE_ROLES, NAME_BOILERPLATE, NAME_COMMENTS, NAME_CONTENT, NameMatcher } from './patterns.js';
+import { isSpace } from './text.js';
 
 // Finds the main content of a cleaned page.
 //
@@ -189,21 +190,21 @@ function measure(
     const type = n.nodeType;
     if (type === 3) {
       const data = (n as Text).data;
-      if (!stat.hasText && NOT_BLANK.test(data)) stat.hasText = true;
-      const len = visibleLength(data);
+      const len = readText(data);
+      if (textSeen & NOT_BLANK) stat.hasText = true;
       if (len === 0) continue;
       own.text += len;
       stat.text += len;
       if (linkHere) {
         own.link += len;
         stat.link += len;
-      } else if (PUNCT.test(data)) own.punct++;
+      } else if (textSeen & PUNCTUATED) own.punct++;
     } else if (type === 1) {
       if (depth > MAX_DEPTH) {
         // Pathologically deep markup (unclosed inline tags): count the rest as plain text
         // rather than recurse until the stack runs out.
         const data = n.textContent ?? '';
-        if (!stat.hasText && NOT_BLANK.test(data)) stat.hasText = true;
+        if (!stat.hasText && NOT_BLANK_RE.test(data)) stat.hasText = true;
         const len = visibleLength(data);
         own.text += len;
         stat.text += len;
@@ -213,7 +214,7 @@ function measure(
       stat.text += child.text;
       stat.link += child.link;
       if (child.hasText) stat.hasText = true;
-    } else if (type === 4 && !stat.hasText && NOT_BLANK.test((n as CDATASection).data)) {
+    } else if (type === 4 && !stat.hasText && NOT_BLANK_RE.test((n as CDATASection).data)) {
       stat.hasText = true; // textContent counts CDATA sections
     }
   }
@@ -222,8 +223,37 @@ function measure(
 }
 
 const MAX_DEPTH = 1500;
-const PUNCT = /[.!?;,:\u3002\uff01\uff1f\u3001]/;
-const NOT_BLANK = /\S/;
+const NOT_BLANK_RE = /\S/;
+
+/** What readText found besides the length: bits of NOT_BLANK (\S) and PUNCTUATED. */
+let textSeen = 0;
+const NOT_BLANK = 1;
+const PUNCTUATED = 2;
+
+/**
+ * A text's visible length (characters other than spaces, controls and no-break spaces), in one
+ * pass that also notes in textSeen whether it holds anything but whitespace and whether it
+ * holds sentence punctuation (. ! ? ; , : and their CJK forms).
+ */
+function readText(s: string): number {
+  let n = 0;
+  let seen = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 32 && c !== 160) {
+      n++;
+      if (c < 0x1680) {
+        seen |= NOT_BLANK;
+        if (c === 46 || c === 44 || c === 33 || c === 63 || c === 58 || c === 59) seen |= PUNCTUATED;
+      } else {
+        if (!isSpace(c)) seen |= NOT_BLANK;
+        if (c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0x3001) seen |= PUNCTUATED;
+      }
+    } else if (!isSpace(c)) seen |= NOT_BLANK;
+  }
+  textSeen = seen;
+  return n;
+}
 
 function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   let flags = 0;
