@@ -115,111 +115,157 @@ const enum Flag {
   Pre = 32,
 }
 
-interface Stat {
-  el: Element;
-  parent: number;
-  depth: number;
+/**
+ * What the walk measured, per element in pre-order (a parent before its children), one typed
+ * array per figure rather than an object per element: a page has thousands of elements.
+ */
+class Stats {
+  n = 0;
+  el: Element[] = [];
+  parent = new Int32Array(INITIAL);
+  depth = new Int32Array(INITIAL);
+  /**
+   * Index just past the element's subtree. Its children, in document order:
+   * for (let c = i + 1; c < end[i]; c = end[c]).
+   */
+  end = new Int32Array(INITIAL);
   /** Characters of text in the subtree. */
-  text: number;
+  text = new Float64Array(INITIAL);
   /** Characters of link text in the subtree. */
-  link: number;
+  link = new Float64Array(INITIAL);
   /** Value of this element's own inline text, when it is a block. */
-  own: number;
-  flags: number;
-  score: number;
+  own = new Float64Array(INITIAL);
+  flags = new Int32Array(INITIAL);
+  score = new Float64Array(INITIAL);
   /** Some text in the subtree that is not whitespace (textContent.trim() !== ''). */
-  hasText: boolean;
+  hasText = new Uint8Array(INITIAL);
+
+  add(el: Element, parent: number, depth: number, flags: number): number {
+    const i = this.n++;
+    if (i === this.parent.length) this.grow();
+    this.el.push(el);
+    this.parent[i] = parent;
+    this.depth[i] = depth;
+    this.flags[i] = flags;
+    return i;
+  }
+
+  private grow(): void {
+    const size = this.parent.length * 2;
+    const grown = <T extends Int32Array | Float64Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(size);
+      b.set(a);
+      return b;
+    };
+    this.parent = grown(this.parent);
+    this.depth = grown(this.depth);
+    this.end = grown(this.end);
+    this.text = grown(this.text);
+    this.link = grown(this.link);
+    this.own = grown(this.own);
+    this.flags = grown(this.flags);
+    this.score = grown(this.score);
+    this.hasText = grown(this.hasText);
+  }
 }
 
-interface Inline {
-  text: number;
-  link: number;
-  anchors: number;
-  punct: number;
-}
+const INITIAL = 1024;
+
+/**
+ * The inline text gathered for the blocks being measured, one slot per open block (a stack:
+ * blocks nest), four figures each: text, link text, anchors, text nodes with punctuation.
+ */
+let inline = new Float64Array(4 * 64);
+const TEXT = 0;
+const LINK = 1;
+const ANCHORS = 2;
+const PUNCTS = 3;
 
 export function findMainContent(body: Element, names = new NameMatcher()): MainContent {
-  const stats: Stat[] = [];
-  const index = new Map<Element, number>();
-  measure(body, -1, 0, false, null, stats, index, names);
-  const pageText = stats[0]?.text ?? 0;
+  const stats = new Stats();
+  measure(body, -1, 0, false, -1, 0, stats, names);
+  const pageText = stats.n ? stats.text[0]! : 0;
   score(stats, pageText);
   const best = widenToSemantic(stats, pickBest(stats));
-  if (best === -1) return { root: body, pruned: prune(body, stats, index) };
-  const { root, dropped } = gatherSiblings(stats, index, best);
-  const pruned = prune(root, stats, index);
+  if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats) };
+  const { root, dropped } = gatherSiblings(stats, best);
+  const pruned = prune(root, stats);
   for (const el of dropped) pruned.add(el);
-  return { root, pruned };
+  return { root: stats.el[root]!, pruned };
 }
 
 /**
- * Walks the subtree once, filling stats in pre-order (a parent before its children). `acc`
- * gathers the inline text of the nearest enclosing block: an inline element adds its text
- * straight to it, a block starts its own.
+ * Walks the subtree once, filling stats in pre-order. `slot` is the inline-text slot of the
+ * nearest enclosing block: an inline element adds its text straight to it, a block opens its
+ * own (at `free`, the first slot no open block holds).
  */
 function measure(
   el: Element,
   parent: number,
   depth: number,
   inLink: boolean,
-  acc: Inline | null,
-  stats: Stat[],
-  index: Map<Element, number>,
+  slot: number,
+  free: number,
+  stats: Stats,
   names: NameMatcher,
-): Stat {
+): number {
   const tag = el.localName;
   const isBlock = BLOCK.has(tag);
   const linkHere = inLink || tag === 'a';
-  const me = stats.length;
-  const stat: Stat = {
-    el,
-    parent,
-    depth,
-    text: 0,
-    link: 0,
-    own: 0,
-    flags: flagsOf(el, tag, names),
-    score: 0,
-    hasText: false,
-  };
-  stats.push(stat);
-  index.set(el, me);
-  const own: Inline = isBlock || !acc ? { text: 0, link: 0, anchors: 0, punct: 0 } : acc;
-  if (tag === 'a') own.anchors++;
+  const me = stats.add(el, parent, depth, flagsOf(el, tag, names));
+  let own = slot;
+  if (isBlock || slot < 0) {
+    own = free++;
+    if (4 * free > inline.length) {
+      const grown = new Float64Array(inline.length * 2);
+      grown.set(inline);
+      inline = grown;
+    }
+    inline.fill(0, 4 * own, 4 * own + 4);
+  }
+  const at = 4 * own;
+  if (tag === 'a') inline[at + ANCHORS]!++;
+  let text = 0;
+  let link = 0;
+  let hasText = false;
   for (let n = el.firstChild; n; n = n.nextSibling) {
     const type = n.nodeType;
     if (type === 3) {
       const data = (n as Text).data;
       const len = readText(data);
-      if (textSeen & NOT_BLANK) stat.hasText = true;
+      if (textSeen & NOT_BLANK) hasText = true;
       if (len === 0) continue;
-      own.text += len;
-      stat.text += len;
+      inline[at + TEXT]! += len;
+      text += len;
       if (linkHere) {
-        own.link += len;
-        stat.link += len;
-      } else if (textSeen & PUNCTUATED) own.punct++;
+        inline[at + LINK]! += len;
+        link += len;
+      } else if (textSeen & PUNCTUATED) inline[at + PUNCTS]!++;
     } else if (type === 1) {
       if (depth > MAX_DEPTH) {
         // Pathologically deep markup (unclosed inline tags): count the rest as plain text
         // rather than recurse until the stack runs out.
         const data = n.textContent ?? '';
-        if (!stat.hasText && NOT_BLANK_RE.test(data)) stat.hasText = true;
+        if (!hasText && NOT_BLANK_RE.test(data)) hasText = true;
         const len = visibleLength(data);
-        own.text += len;
-        stat.text += len;
+        inline[at + TEXT]! += len;
+        text += len;
         continue;
       }
-      const child = measure(n as Element, me, depth + 1, linkHere, own, stats, index, names);
-      stat.text += child.text;
-      stat.link += child.link;
-      if (child.hasText) stat.hasText = true;
-    } else if (type === 4 && !stat.hasText && NOT_BLANK_RE.test((n as CDATASection).data)) {
-      stat.hasText = true; // textContent counts CDATA sections
+      const child = measure(n as Element, me, depth + 1, linkHere, own, free, stats, names);
+      text += stats.text[child]!;
+      link += stats.link[child]!;
+      if (stats.hasText[child]) hasText = true;
+    } else if (type === 4 && !hasText && NOT_BLANK_RE.test((n as CDATASection).data)) {
+      hasText = true; // textContent counts CDATA sections
     }
   }
-  if (isBlock) stat.own = blockValue(own, stat.flags);
-  return stat;
+  stats.text[me] = text;
+  stats.link[me] = link;
+  stats.hasText[me] = hasText ? 1 : 0;
+  stats.end[me] = stats.n;
+  if (isBlock) stats.own[me] = blockValue(at, stats.flags[me]!);
+  return me;
 }
 
 const MAX_DEPTH = 1500;
@@ -286,57 +332,63 @@ const visibleLength = (s: string): number => {
   return n;
 };
 
-/** What a block's own text is worth: plain sentences for it, links and fragments against it. */
-function blockValue(own: Inline, flags: number): number {
-  if (own.text === 0) return 0;
-  const plain = own.text - own.link;
+/**
+ * What a block's own text is worth: plain sentences for it, links and fragments against it.
+ * `at`: the block's slot in `inline`.
+ */
+function blockValue(at: number, flags: number): number {
+  const text = inline[at + TEXT]!;
+  const link = inline[at + LINK]!;
+  if (text === 0) return 0;
+  const plain = text - link;
   // A block inside a link (a teaser card) holds no <a> of its own: it is one long anchor.
-  const avgAnchor = own.link / Math.max(1, own.anchors);
+  const avgAnchor = link / Math.max(1, inline[at + ANCHORS]!);
   const penalty = avgAnchor >= TUNING.longLinkChars ? TUNING.longLinkPenalty : TUNING.linkPenalty;
-  let value = plain - penalty * own.link;
+  let value = plain - penalty * link;
   if (flags & (Flag.Heading | Flag.Pre)) return value;
-  if (own.text < TUNING.shortBlockChars && own.punct === 0) value -= TUNING.blockCost;
+  if (text < TUNING.shortBlockChars && inline[at + PUNCTS] === 0) value -= TUNING.blockCost;
   return value;
 }
 
-function score(stats: Stat[], pageText: number): void {
+function score(stats: Stats, pageText: number): void {
   // Children come after their parent in pre-order, so a backward sweep sees them first.
-  const acc = new Float64Array(stats.length);
-  for (let i = stats.length - 1; i >= 0; i--) {
-    const s = stats[i]!;
-    let v = acc[i]! + s.own;
-    if (s.flags & Flag.Boiler && s.text < TUNING.boilerMaxShare * pageText) {
-      v = Math.min(v, 0) - TUNING.boilerFactor * s.text;
+  const acc = new Float64Array(stats.n);
+  const { own, flags, text, parent } = stats;
+  for (let i = stats.n - 1; i >= 0; i--) {
+    let v = acc[i]! + own[i]!;
+    if (flags[i]! & Flag.Boiler && text[i]! < TUNING.boilerMaxShare * pageText) {
+      v = Math.min(v, 0) - TUNING.boilerFactor * text[i]!;
     }
-    if (s.flags & Flag.Comments && v > 0) v *= TUNING.commentsFactor;
-    s.score = v;
-    if (s.parent >= 0) acc[s.parent]! += v;
+    if (flags[i]! & Flag.Comments && v > 0) v *= TUNING.commentsFactor;
+    stats.score[i] = v;
+    if (parent[i]! >= 0) acc[parent[i]!]! += v;
   }
 }
 
-function pickBest(stats: Stat[]): number {
+function pickBest(stats: Stats): number {
   // A comment section must not win over the article it comments on: candidates inside one
   // compete only when nothing outside has real content (a page that is a thread of comments).
-  const inComments = new Uint8Array(stats.length);
-  for (let i = 0; i < stats.length; i++) {
-    const s = stats[i]!;
-    inComments[i] = s.flags & Flag.Comments || (s.parent >= 0 && inComments[s.parent]) ? 1 : 0;
+  const inComments = new Uint8Array(stats.n);
+  const { flags, parent } = stats;
+  for (let i = 0; i < stats.n; i++) {
+    inComments[i] = flags[i]! & Flag.Comments || (parent[i]! >= 0 && inComments[parent[i]!]) ? 1 : 0;
   }
-  const outside = bestAmong(stats, (i) => !inComments[i]);
-  if (outside !== -1 && stats[outside]!.score >= TUNING.minContent) return outside;
-  return bestAmong(stats, () => true);
+  const outside = bestAmong(stats, inComments);
+  if (outside !== -1 && stats.score[outside]! >= TUNING.minContent) return outside;
+  return bestAmong(stats, null);
 }
 
-function bestAmong(stats: Stat[], allowed: (i: number) => boolean): number {
+/** The best-scoring element, among those not marked in `excluded` when it is given. */
+function bestAmong(stats: Stats, excluded: Uint8Array | null): number {
   // Backwards, so that on a tie the inner element (later in pre-order) wins over its wrapper.
   let best = -1;
   let bestScore = 0;
-  for (let i = stats.length - 1; i >= 0; i--) {
-    const s = stats[i]!;
-    if (s.score <= 0 || !allowed(i)) continue;
-    let v = s.score;
-    if (s.flags & Flag.Semantic) v *= TUNING.semanticBonus;
-    else if (s.flags & Flag.Content) v *= TUNING.contentBonus;
+  const { score, flags } = stats;
+  for (let i = stats.n - 1; i >= 0; i--) {
+    let v = score[i]!;
+    if (v <= 0 || (excluded && excluded[i])) continue;
+    if (flags[i]! & Flag.Semantic) v *= TUNING.semanticBonus;
+    else if (flags[i]! & Flag.Content) v *= TUNING.contentBonus;
     if (v > bestScore) {
       bestScore = v;
       best = i;
@@ -350,13 +402,12 @@ function bestAmong(stats: Stat[], allowed: (i: number) => boolean): number {
  * positive score. When the winner holds a small share of the page's <main>/<article>
  * (or role=main) that contains it, that semantic element is the better answer.
  */
-function widenToSemantic(stats: Stat[], best: number): number {
-  const b = stats[best];
-  if (!b) return best;
-  for (let p = b.parent; p >= 0; p = stats[p]!.parent) {
-    const s = stats[p]!;
-    if (s.flags & Flag.Semantic) {
-      return b.text < TUNING.fallbackShare * s.text && s.score > -s.text * 0.3 ? p : best;
+function widenToSemantic(stats: Stats, best: number): number {
+  if (best < 0) return best;
+  const { text, parent, flags, score } = stats;
+  for (let p = parent[best]!; p >= 0; p = parent[p]!) {
+    if (flags[p]! & Flag.Semantic) {
+      return text[best]! < TUNING.fallbackShare * text[p]! && score[p]! > -text[p]! * 0.3 ? p : best;
     }
   }
   return best;
@@ -367,43 +418,37 @@ function widenToSemantic(stats: Stat[], best: number): number {
  * winner is then one of them. Climb to the parent while its other children hold real content
  * of their own (a share of the winner's score), leaving out the siblings that do not.
  */
-function gatherSiblings(
-  stats: Stat[],
-  index: Map<Element, number>,
-  best: number,
-): { root: Element; dropped: Element[] } {
+function gatherSiblings(stats: Stats, best: number): { root: number; dropped: Element[] } {
   let current = best;
   let dropped: Element[] = [];
+  const { score, flags, text } = stats;
   for (let step = 0; step < TUNING.siblingLevels; step++) {
-    const b = stats[current]!;
-    const parent = stats[b.parent];
-    if (!parent || parent.flags & Flag.Boiler) break;
+    const b = current;
+    const parent = stats.parent[b]!;
+    if (parent < 0 || flags[parent]! & Flag.Boiler) break;
     let gained = 0;
     const out: Element[] = [];
-    for (let c = parent.el.firstElementChild; c; c = c.nextElementSibling) {
-      const s = stats[index.get(c) ?? -1];
-      if (!s || s === b) continue;
-      if (s.score >= TUNING.siblingMinShare * b.score && !(s.flags & (Flag.Boiler | Flag.Comments))) gained += s.score;
-      else if (s.text > 0 && !(s.flags & Flag.Heading && s.score > 0)) out.push(c);
+    for (let c = parent + 1; c < stats.end[parent]!; c = stats.end[c]!) {
+      if (c === b) continue;
+      if (score[c]! >= TUNING.siblingMinShare * score[b]! && !(flags[c]! & (Flag.Boiler | Flag.Comments))) {
+        gained += score[c]!;
+      } else if (text[c]! > 0 && !(flags[c]! & Flag.Heading && score[c]! > 0)) out.push(stats.el[c]!);
     }
-    if (gained < TUNING.siblingMinShare * b.score) break;
-    current = b.parent;
+    if (gained < TUNING.siblingMinShare * score[b]!) break;
+    current = parent;
     dropped = [...dropped, ...out];
   }
-  return { root: stats[current]!.el, dropped };
+  return { root: current, dropped };
 }
 
 /** Furniture and link lists inside the winner; comment sections unless they are the page. */
-function prune(root: Element, stats: Stat[], index: Map<Element, number>): Set<Element> {
+function prune(root: number, stats: Stats): Set<Element> {
   const pruned = new Set<Element>();
-  const rootStat = stats[index.get(root) ?? -1];
-  if (!rootStat) return pruned;
-  const visit = (el: Element): void => {
-    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
-      const s = stats[index.get(c) ?? -1];
-      if (!s) continue;
-      if (shouldPrune(s, rootStat, stats, index)) {
-        pruned.add(c);
+  if (root < 0) return pruned;
+  const visit = (i: number): void => {
+    for (let c = i + 1; c < stats.end[i]!; c = stats.end[c]!) {
+      if (shouldPrune(c, root, stats)) {
+        pruned.add(stats.el[c]!);
         continue;
       }
       visit(c);
@@ -413,42 +458,57 @@ function prune(root: Element, stats: Stat[], index: Map<Element, number>): Set<E
   return pruned;
 }
 
-function shouldPrune(s: Stat, root: Stat, stats: Stat[], index: Map<Element, number>): boolean {
-  if (s.text === 0) return false; // images, rules and breaks stay
-  const share = s.text / Math.max(1, root.text);
-  if (s.flags & Flag.Boiler && share < TUNING.boilerMaxShare) return true;
-  if (s.flags & Flag.Comments && share < 0.5 && !(s.flags & Flag.Content)) return true;
-  if (s.flags & (Flag.Heading | Flag.Pre)) return false;
-  if (share < 0.3 && opensWithAsideHeading(s.el, stats, index)) return true;
+function shouldPrune(i: number, root: number, stats: Stats): boolean {
+  const { text, link, flags } = stats;
+  if (text[i] === 0) return false; // images, rules and breaks stay
+  const share = text[i]! / Math.max(1, text[root]!);
+  if (flags[i]! & Flag.Boiler && share < TUNING.boilerMaxShare) return true;
+  if (flags[i]! & Flag.Comments && share < 0.5 && !(flags[i]! & Flag.Content)) return true;
+  if (flags[i]! & (Flag.Heading | Flag.Pre)) return false;
+  if (share < 0.3 && opensWithAsideHeading(i, stats)) return true;
   // Link lists go as a whole (a block of "related" links); single items and cells of a list
   // that belongs to the content (a docs index, a table of links) stay.
-  if (LIST_PARTS.has(s.el.localName) || share > 0.3) return false;
-  if (LIST_PARTS.has(s.el.parentElement?.localName ?? '')) return false; // a nested list is part of its item
+  const el = stats.el[i]!;
+  if (LIST_PARTS.has(el.localName) || share > 0.3) return false;
+  if (LIST_PARTS.has(el.parentElement?.localName ?? '')) return false; // a nested list is part of its item
   // In a page that is mostly links (a wiki index, a link collection) the lists are the content.
-  if (root.link / Math.max(1, root.text) > TUNING.linkPageDensity) return false;
-  return s.score < 0 && s.link / s.text > TUNING.pruneLinkDensity;
+  if (link[root]! / Math.max(1, text[root]!) > TUNING.linkPageDensity) return false;
+  return stats.score[i]! < 0 && link[i]! / text[i]! > TUNING.pruneLinkDensity;
 }
 
 // Sections a page appends to its content, recognised by the heading they open with.
 const ASIDE_HEADING =
   /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy)|read (?:more|next|also)|also read|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:sign up|subscribe) (?:for|to))/i;
 
-function opensWithAsideHeading(el: Element, stats: Stat[], index: Map<Element, number>): boolean {
-  const first = firstHeading(el, 3, stats, index);
+function opensWithAsideHeading(i: number, stats: Stats): boolean {
+  const first = firstHeading(i, 3, stats);
   return !!first && ASIDE_HEADING.test(first.textContent ?? '');
 }
 
-/** The first heading among the first few elements at the top of el (el itself included). */
-function firstHeading(el: Element, depth: number, stats: Stat[], index: Map<Element, number>): Element | null {
+/** The first heading among the first few elements at the top of element i (itself included). */
+function firstHeading(i: number, depth: number, stats: Stats): Element | null {
+  const el = stats.el[i]!;
+  if (HEADING.has(el.localName)) return el;
+  if (depth === 0) return null;
+  // Below MAX_DEPTH the walk did not measure the children: read them in the document.
+  if (stats.depth[i]! > MAX_DEPTH) return firstHeadingUnmeasured(el, depth);
+  for (let c = i + 1, seen = 0; c < stats.end[i]! && seen < 2; c = stats.end[c]!, seen++) {
+    const h = firstHeading(c, depth - 1, stats);
+    if (h) return h;
+    // Text before any heading: not a titled section (measured: no textContent walk here).
+    if (stats.hasText[c]) return null;
+  }
+  return null;
+}
+
+function firstHeadingUnmeasured(el: Element, depth: number): Element | null {
   if (HEADING.has(el.localName)) return el;
   if (depth === 0) return null;
   let seen = 0;
   for (let c = el.firstElementChild; c && seen < 2; c = c.nextElementSibling, seen++) {
-    const h = firstHeading(c, depth - 1, stats, index);
+    const h = firstHeadingUnmeasured(c, depth - 1);
     if (h) return h;
-    // Text before any heading: not a titled section (measured: no textContent walk here).
-    const cs = stats[index.get(c) ?? -1];
-    if (cs ? cs.hasText : (c.textContent ?? '').trim()) return null;
+    if ((c.textContent ?? '').trim()) return null;
   }
   return null;
 }
