@@ -54,18 +54,18 @@ export class MdElement {
   readonly nodeType = 1;
   childNodes: MdNode[] = [];
   preserve?: boolean;
+  /** Lower case, as written in the compact HTML; '' for the root of a block. */
+  readonly rawTagName: string;
+  /** Upper case, as node-html-parser reports it. */
+  readonly tagName: string;
   constructor(
-    /** Lower case, as written in the compact HTML; '' for the root of a block. */
-    readonly rawTagName: string,
+    readonly tag: Tag,
     public parentNode: MdElement | null,
     private readonly attrs: Record<string, string> | null,
   ) {
-    let upper = UPPER.get(rawTagName);
-    if (upper === undefined) UPPER.set(rawTagName, (upper = rawTagName.toUpperCase()));
-    this.tagName = upper;
+    this.rawTagName = tag.name;
+    this.tagName = tag.upper;
   }
-  /** Upper case, as node-html-parser reports it. */
-  readonly tagName: string;
   getAttribute(name: string): string | undefined {
     return this.attrs?.[name];
   }
@@ -83,33 +83,31 @@ export class MdElement {
 
 export type MdNode = MdText | MdElement;
 
-const UPPER = new Map<string, string>();
-
 const NOT_BLANK = /\S/;
 const SPACE = /[^\S\r\n]/;
 
 // node-html-parser's tree-building rules (see the head of this file).
-const CLOSED_BY_OPENING: Record<string, Set<string> | undefined> = {
-  li: new Set(['li']),
-  p: new Set(['p', 'div']),
-  b: new Set(['div']),
-  td: new Set(['td', 'th']),
-  th: new Set(['td', 'th']),
-  h1: new Set(['h1']),
-  h2: new Set(['h2']),
-  h3: new Set(['h3']),
-  h4: new Set(['h4']),
-  h5: new Set(['h5']),
-  h6: new Set(['h6']),
+const CLOSED_BY_OPENING: Record<string, readonly string[]> = {
+  li: ['li'],
+  p: ['p', 'div'],
+  b: ['div'],
+  td: ['td', 'th'],
+  th: ['td', 'th'],
+  h1: ['h1'],
+  h2: ['h2'],
+  h3: ['h3'],
+  h4: ['h4'],
+  h5: ['h5'],
+  h6: ['h6'],
 };
-const CLOSED_BY_CLOSING: Record<string, Set<string> | undefined> = {
-  li: new Set(['ul', 'ol']),
-  a: new Set(['div']),
-  b: new Set(['div']),
-  i: new Set(['div']),
-  p: new Set(['div']),
-  td: new Set(['tr', 'table']),
-  th: new Set(['tr', 'table']),
+const CLOSED_BY_CLOSING: Record<string, readonly string[]> = {
+  li: ['ul', 'ol'],
+  a: ['div'],
+  b: ['div'],
+  i: ['div'],
+  p: ['div'],
+  td: ['tr', 'table'],
+  th: ['tr', 'table'],
 };
 /** Elements node-html-parser closes as soon as they open. */
 const PARSER_VOID = new Set([
@@ -132,12 +130,57 @@ const PARSER_VOID = new Set([
 const RAW_TEXT = new Set(['script', 'noscript', 'style']);
 /** A tag name node-html-parser reads as a tag; anything else stays text. */
 const TAG_NAME = /^[a-zA-Z][-.:0-9_a-zA-Z]*$/;
-const validTags = new Map<string, boolean>();
+
+/** Everything the replay needs to know of a tag name, looked up once per name. */
+interface Tag {
+  name: string;
+  upper: string;
+  /** Not written in the compact HTML (its content is). */
+  unwrap: boolean;
+  /** A tag the replay does not cover. */
+  unsupported: boolean;
+  /** Attributes the compact HTML keeps. */
+  keep: readonly string[] | undefined;
+  /** Written without a closing tag in the compact HTML. */
+  compactVoid: boolean;
+  parserVoid: boolean;
+  /** Tags whose opening, inside this element, closes it first. */
+  closedByOpening: readonly string[] | undefined;
+  /** Closing tags that, reaching this element while it is open, close it. */
+  closedByClosing: readonly string[] | undefined;
+}
+
+const TAGS = new Map<string, Tag>();
+const MAX_TAGS = 10_000;
+
+function tagOf(localName: string): Tag {
+  let tag = TAGS.get(localName);
+  if (!tag) {
+    const name = localName.toLowerCase();
+    tag = {
+      name,
+      upper: name.toUpperCase(),
+      unwrap: UNWRAP.has(name),
+      unsupported: !TAG_NAME.test(name) || RAW_TEXT.has(name),
+      keep: KEEP_ATTRS[name],
+      compactVoid: VOID.has(name),
+      parserVoid: PARSER_VOID.has(name),
+      closedByOpening: CLOSED_BY_OPENING[name],
+      closedByClosing: CLOSED_BY_CLOSING[name],
+    };
+    if (TAGS.size >= MAX_TAGS) TAGS.clear(); // custom element names are countless
+    TAGS.set(localName, tag);
+  }
+  return tag;
+}
+
+const ROOT_TAG = tagOf('');
+const P_TAG = tagOf('p');
 
 class Unsupported extends Error {}
 
 class TreeBuilder {
-  readonly root = new MdElement('', null, null);
+  readonly root = new MdElement(ROOT_TAG, null, null);
   private readonly stack: MdElement[] = [this.root];
   private current = this.root;
   /** Stack depth at which the open <a> sits, while one is open. */
@@ -154,10 +197,10 @@ class TreeBuilder {
     }
   }
 
-  open(tag: string, attrs: Record<string, string> | null): void {
+  open(tag: Tag, attrs: Record<string, string> | null): void {
     this.lastText = null;
-    if (CLOSED_BY_OPENING[this.current.rawTagName]?.has(tag)) this.pop();
-    if (tag === 'a') {
+    if (this.current.tag.closedByOpening?.includes(tag.name)) this.pop();
+    if (tag.name === 'a') {
       if (this.openLink !== undefined && this.openLink < this.stack.length) {
         this.stack.length = this.openLink;
         this.current = this.stack[this.stack.length - 1]!;
@@ -168,18 +211,18 @@ class TreeBuilder {
     this.current.childNodes.push(el);
     this.stack.push(el);
     this.current = el;
-    if (PARSER_VOID.has(tag)) this.close(tag);
+    if (tag.parserVoid) this.close(tag.name);
   }
 
-  close(tag: string): void {
+  close(name: string): void {
     this.lastText = null;
     for (;;) {
-      if (tag === 'a') this.openLink = undefined;
-      if (this.current.rawTagName === tag) {
+      if (name === 'a') this.openLink = undefined;
+      if (this.current.rawTagName === name) {
         this.pop();
         return;
       }
-      if (!CLOSED_BY_CLOSING[this.current.rawTagName]?.has(tag)) return;
+      if (!this.current.tag.closedByClosing?.includes(name)) return;
       this.pop();
     }
   }
@@ -196,31 +239,27 @@ class TreeBuilder {
 }
 
 function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined): void {
-  const tag = el.localName.toLowerCase();
-  const unwrap = UNWRAP.has(tag);
-  if (!unwrap) {
-    let valid = validTags.get(tag);
-    if (valid === undefined) validTags.set(tag, (valid = TAG_NAME.test(tag)));
-    if (!valid || RAW_TEXT.has(tag)) throw new Unsupported();
+  const tag = tagOf(el.localName);
+  if (!tag.unwrap) {
+    if (tag.unsupported) throw new Unsupported();
     let attrs: Record<string, string> | null = null;
-    const names = KEEP_ATTRS[tag];
-    if (names) {
-      for (const name of names) {
+    if (tag.keep) {
+      for (const name of tag.keep) {
         const raw = el.getAttribute(name);
-        const v = raw === null ? null : resolvedAttr(tag, name, raw, resolve);
+        const v = raw === null ? null : resolvedAttr(tag.name, name, raw, resolve);
         if (v !== null) (attrs ??= {})[name] = v;
       }
     }
     b.open(tag, attrs);
-    if (VOID.has(tag)) return;
+    if (tag.compactVoid) return;
   }
   // Cleaning leaves the <head> as it is.
-  const inner = tag === 'head' ? undefined : resolve;
+  const inner = tag.name === 'head' ? undefined : resolve;
   for (let n = el.firstChild; n; n = n.nextSibling) {
     if (n.nodeType === 3) b.text((n as Text).data);
     else if (n.nodeType === 1) replay(n as Element, b, inner);
   }
-  if (!unwrap) b.close(tag);
+  if (!tag.unwrap) b.close(tag.name);
 }
 
 /**
@@ -232,7 +271,7 @@ export function blockTree(block: ContentBlock, resolve?: UrlResolver): MdElement
   try {
     if (block.element) replay(block.element, b, resolve);
     else {
-      b.open('p', null);
+      b.open(P_TAG, null);
       for (const n of block.inline) {
         if (n.nodeType === 3) b.text((n as Text).data);
         else replay(n as Element, b, resolve);
