@@ -43,11 +43,11 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   a: ({ node, options, visitor }) => {
     const href = node.getAttribute('href');
     if (!href) return {};
-    const encoded = href.replace(HREF_SPECIALS, (c) => HREF_ESCAPES[c]!);
+    const encoded = href.replace(HREF_SPECIALS, escapeHrefChar);
     const title = node.getAttribute('title');
     if (node.textContent === href && options.useInlineLinks) return { content: `<${encoded}>` };
     return {
-      postprocess: ({ content }) => content.replace(/(?:\r?\n)+/g, ' '),
+      postprocess: linkText,
       childTranslators: visitor.instance.aTagTranslators,
       prefix: '[',
       postfix:
@@ -63,16 +63,31 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
     return {
       prefix: indent!.repeat(level) + marker,
       surroundingNewlines: 1,
-      postprocess: ({ content }) =>
-        !NOT_BLANK.test(content)
-          ? PostProcessResult.RemoveNode
-          : content
-              .trim()
-              .replace(/([^\r\n])(?:\r?\n)+(?!\s*[-*+]|\s*\d+\.|\s*\|)/g, `$1  \n${indent!.repeat(level)}`)
-              .replace(/(\S)[^\S\r\n]+$/gm, '$1  '),
+      postprocess: listItemText(indent!, level),
     };
   },
 };
+
+// The translators' functions are made once, not per element: besides the allocation, a
+// toolchain that keeps function names (esbuild's keepNames) names each new one at run time.
+const escapeHrefChar = (c: string): string => HREF_ESCAPES[c]!;
+const linkText = ({ content }: { content: string }): string => content.replace(/(?:\r?\n)+/g, ' ');
+
+type ListItemText = (ctx: { content: string }) => string | PostProcessResult;
+const listItemTexts = new Map<string, ListItemText[]>();
+
+/** The list item's postprocess for one indent and nesting level. */
+function listItemText(indent: string, level: number): ListItemText {
+  let byLevel = listItemTexts.get(indent);
+  if (!byLevel) listItemTexts.set(indent, (byLevel = []));
+  return (byLevel[level] ??= ({ content }) =>
+    !NOT_BLANK.test(content)
+      ? PostProcessResult.RemoveNode
+      : content
+          .trim()
+          .replace(/([^\r\n])(?:\r?\n)+(?!\s*[-*+]|\s*\d+\.|\s*\|)/g, `$1  \n${indent.repeat(level)}`)
+          .replace(/(\S)[^\S\r\n]+$/gm, '$1  '));
+}
 
 // Translators are built once per option set; building them per page would cost more than a
 // small page's whole conversion.
