@@ -9,7 +9,7 @@ import { readabilityMarkdown } from '../../libs/content/test/support/readability
 
 const PAGES_DIR = process.env.WCXB_HTML_DIR ?? '/work/shared/extraction/wcxb/dev/html';
 const SAMPLE = Number(process.env.BENCH_CONTENT_PAGES ?? 100);
-const ROUNDS = Number(process.env.BENCH_CONTENT_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_CONTENT_ROUNDS ?? 5);
 
 interface Page {
   html: string;
@@ -32,14 +32,20 @@ function samplePages(): Page[] {
     }));
 }
 
-/** Best of several rounds, in ms per page: the least disturbed by GC and other processes. */
-function msPerPage(pages: Page[], work: (p: Page) => unknown): number {
-  for (const p of pages.slice(0, 10)) work(p); // warm the JIT
-  let best = Infinity;
+/**
+ * Best of several rounds, in ms per page, for each piece of work; the rounds of all of them
+ * alternate (a, b, c, a, b, c, …) so a burst of other work on the machine falls on every side
+ * alike instead of on whichever ran during it.
+ */
+function msPerPage(pages: Page[], works: ((p: Page) => unknown)[]): number[] {
+  for (const work of works) for (const p of pages.slice(0, 10)) work(p); // warm the JIT
+  const best = works.map(() => Infinity);
   for (let r = 0; r < ROUNDS; r++) {
-    const t0 = process.hrtime.bigint();
-    for (const p of pages) work(p);
-    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6 / pages.length);
+    works.forEach((work, i) => {
+      const t0 = process.hrtime.bigint();
+      for (const p of pages) work(p);
+      best[i] = Math.min(best[i]!, Number(process.hrtime.bigint() - t0) / 1e6 / pages.length);
+    });
   }
   return best;
 }
@@ -47,15 +53,15 @@ function msPerPage(pages: Page[], work: (p: Page) => unknown): number {
 export async function benchContent(): Promise<string> {
   const pages = samplePages();
   const kb = pages.reduce((n, p) => n + p.html.length, 0) / pages.length / 1024;
-  const parse = msPerPage(pages, (p) => parseDocument(p.html));
-  const pipeline = msPerPage(pages, (p) =>
-    extractContent(parseDocument(p.html), { url: p.url, formats: ['markdown'], onlyMainContent: true }),
-  );
-  const readability = msPerPage(pages, (p) => readabilityMarkdown(p.html));
+  const [parse, pipeline, readability] = msPerPage(pages, [
+    (p) => parseDocument(p.html),
+    (p) => extractContent(parseDocument(p.html), { url: p.url, formats: ['markdown'], onlyMainContent: true }),
+    (p) => readabilityMarkdown(p.html),
+  ]) as [number, number, number];
   const row = (name: string, ms: number) => `${name.padEnd(46)} ${ms.toFixed(2).padStart(8)} ms/page`;
   return [
     '',
-    `Content pipeline, ${pages.length} WCXB pages (mean ${kb.toFixed(0)} KB), best of ${ROUNDS} rounds, ${new Date().toISOString()}`,
+    `Content pipeline, ${pages.length} WCXB pages (mean ${kb.toFixed(0)} KB), best of ${ROUNDS} interleaved rounds, ${new Date().toISOString()}`,
     row('linkedom parse (baseline)', parse),
     row('parse + extractContent (markdown, main only)', pipeline),
     row('Readability + Turndown on linkedom', readability),
