@@ -29,6 +29,27 @@ class NameAsTextClient extends pg.Client {
   }
 }
 
+/**
+ * The adapter runs a migration script by splitting it at every `;` — inside a function body or a
+ * comment too — so a plpgsql trigger could not be migrated at all. Each script goes to PostgreSQL
+ * whole instead: the simple query protocol takes several statements and runs them as one implicit
+ * transaction, so a migration that fails half-way leaves nothing behind.
+ */
+class WholeScriptPg extends PrismaPg {
+  override async connect() {
+    const adapter = await super.connect();
+    const internals = adapter as unknown as { client: pg.Pool; onError(error: unknown): never };
+    adapter.executeScript = async (script: string) => {
+      try {
+        await internals.client.query(script);
+      } catch (error) {
+        internals.onError(error);
+      }
+    };
+    return adapter;
+  }
+}
+
 // The schema reads env("DATABASE_URL"); unset, `prisma generate` falls back to downloading an
 // engine. The default matches libs/config.
 process.env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/tidemark';
@@ -42,7 +63,7 @@ export default defineConfig({
   // Separate fields, not a connection string: given a string, the adapter's shadow database
   // would be the real database and a second `migrate dev` fails with P3006.
   adapter: async () =>
-    new PrismaPg({
+    new WholeScriptPg({
       Client: NameAsTextClient,
       host: url.hostname,
       port: Number(url.port || 5432),

@@ -20,7 +20,12 @@ export interface LedgerEntryInput {
   reference: string;
 }
 
-/** The only file of billing that touches ledger_entry and credit_hold. */
+/**
+ * The only file of billing that touches ledger_entry, credit_hold and credit_balance. The
+ * balance row is the ledger's totals, moved by a trigger with every entry (migration
+ * 20261121160000_credit_balance): holds and balances read it instead of summing the ledger, so
+ * they cost the same for a workspace with ten entries or ten million.
+ */
 export class LedgerRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -39,7 +44,7 @@ export class LedgerRepository {
   }
 
   /**
-   * The workspace's plan, ledger sums and live holds in one statement (Balance is on every
+   * The workspace's plan, ledger totals and live holds in one statement (Balance is on every
    * GET /me). Null when the workspace does not exist.
    */
   async summary(workspaceId: string): Promise<LedgerSummary | null> {
@@ -47,15 +52,14 @@ export class LedgerRepository {
       { plan: string; granted: bigint; used: bigint; held: bigint; welcomed: boolean | null }[]
     >`
       SELECT w.plan,
-             COALESCE(SUM(l.credits) FILTER (WHERE l.kind = 'grant'), 0)::bigint AS granted,
-             COALESCE(0 - SUM(l.credits) FILTER (WHERE l.kind = 'charge'), 0)::bigint AS used,
+             COALESCE(b.granted, 0)::bigint AS granted,
+             COALESCE(b.used, 0)::bigint AS used,
              (SELECT COALESCE(SUM(h.credits), 0) FROM credit_hold h
                WHERE h.workspace_id = w.id AND h.expires_at > now())::bigint AS held,
-             BOOL_OR(l.reference = 'welcome') AS welcomed
+             b.welcomed
         FROM workspace w
-        LEFT JOIN ledger_entry l ON l.workspace_id = w.id
-       WHERE w.id = ${workspaceId}
-       GROUP BY w.id, w.plan`;
+        LEFT JOIN credit_balance b ON b.workspace_id = w.id
+       WHERE w.id = ${workspaceId}`;
     const row = rows[0];
     if (!row) return null;
     return {
@@ -87,7 +91,7 @@ export class LedgerRepository {
         INSERT INTO credit_hold (workspace_id, reference, reason, credits, expires_at)
         SELECT ${ws}, ${ref}, ${reason}, ${credits}, now() + make_interval(secs => ${ttlMs / 1000})
          WHERE NOT EXISTS (SELECT 1 FROM ledger_entry WHERE workspace_id = ${ws} AND reference = ${ref})
-           AND (SELECT COALESCE(SUM(credits), 0) FROM ledger_entry WHERE workspace_id = ${ws})
+           AND COALESCE((SELECT total FROM credit_balance WHERE workspace_id = ${ws}), 0)
              - (SELECT COALESCE(SUM(credits), 0) FROM credit_hold
                  WHERE workspace_id = ${ws} AND expires_at > now() AND reference <> ${ref}) >= ${credits}
         ON CONFLICT (workspace_id, reference) DO UPDATE
@@ -112,7 +116,7 @@ export class LedgerRepository {
     return this.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${workspaceId}, 0))`;
       const [sums] = await tx.$queryRaw<{ ledger: bigint; held: bigint; charged: string[]; mine: unknown }[]>`
-        SELECT (SELECT COALESCE(SUM(credits), 0) FROM ledger_entry WHERE workspace_id = ${workspaceId})::bigint AS ledger,
+        SELECT COALESCE((SELECT total FROM credit_balance WHERE workspace_id = ${workspaceId}), 0)::bigint AS ledger,
                (SELECT COALESCE(SUM(credits), 0) FROM credit_hold
                  WHERE workspace_id = ${workspaceId} AND expires_at > now())::bigint AS held,
                ARRAY(SELECT reference FROM ledger_entry
