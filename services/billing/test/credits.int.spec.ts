@@ -164,4 +164,31 @@ describe('authorize and charge', () => {
       remaining: Number(sums!.total),
     });
   });
+
+  it('charges concurrently, in any order and with repeats, without a deadlock on the balance rows', async () => {
+    const repo = new LedgerRepository(db.prisma);
+    const [a, b] = [await workspace(), await workspace()];
+    for (let round = 0; round < 20; round++) {
+      const entries = [a, b].flatMap((ws) =>
+        [0, 1, 2].map((i) => ({
+          workspaceId: ws,
+          kind: 'charge' as const,
+          reason: 'page',
+          credits: -1,
+          reference: `r${round}:${i}`,
+        })),
+      );
+      // The same references, in opposite orders, from four statements at once.
+      await Promise.all([
+        repo.chargeManyOnce(entries),
+        repo.chargeManyOnce([...entries].reverse()),
+        repo.chargeManyOnce(entries.slice(2)),
+        repo.chargeManyOnce([...entries].reverse().slice(1)),
+      ]);
+    }
+    for (const ws of [a, b]) {
+      const row = await db.prisma.creditBalance.findUniqueOrThrow({ where: { workspaceId: ws } });
+      expect([row.total, row.used]).toEqual([-60n, 60n]);
+    }
+  });
 });

@@ -156,7 +156,20 @@ export class LedgerRepository {
    * Ends holds and writes charges for several units of work in one statement (so one implicit
    * transaction), each once per reference. Answers per unit whether this call charged it.
    */
-  async chargeManyOnce(entries: LedgerEntryInput[]): Promise<boolean[]> {
+  async chargeManyOnce(given: LedgerEntryInput[]): Promise<boolean[]> {
+    // Rows are written in (workspace, reference) order: two batches that share references then
+    // take their row and index locks in the same order and cannot deadlock on each other.
+    const entries = [...given].sort((x, y) =>
+      x.workspaceId === y.workspaceId
+        ? x.reference < y.reference
+          ? -1
+          : x.reference > y.reference
+            ? 1
+            : 0
+        : x.workspaceId < y.workspaceId
+          ? -1
+          : 1,
+    );
     const inserted = await this.prisma.$queryRaw<{ workspace_id: string; reference: string }[]>`
       WITH released AS (
         DELETE FROM credit_hold h
@@ -173,7 +186,7 @@ export class LedgerRepository {
       ON CONFLICT (workspace_id, reference) DO NOTHING
       RETURNING workspace_id, reference`;
     const charged = new Set(inserted.map((r) => `${r.workspace_id}\n${r.reference}`));
-    return entries.map((e) => charged.has(`${e.workspaceId}\n${e.reference}`));
+    return given.map((e) => charged.has(`${e.workspaceId}\n${e.reference}`));
   }
 
   /** Ends a hold and writes the charge, once per reference, in one transaction. */
