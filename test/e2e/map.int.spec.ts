@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Bus } from '@tidemark/bus';
 import { mapJobEvent } from '@tidemark/contracts';
 import { createLogger } from '@tidemark/telemetry';
@@ -13,6 +12,7 @@ import {
   type TestWeb,
 } from '@tidemark/testkit';
 import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 
 /** The cap of files per map in this fleet: small, so the too-many-files case costs 30 credits. */
 const MAX_FILES = 30;
@@ -305,21 +305,8 @@ describe('POST /v1/map through the fleet', () => {
 
   it('answers as the OpenAPI document says, on success and on error', async () => {
     const doc = (await t.call('GET', '/docs/openapi.json')).body;
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    const toDoc = (node: any): any =>
-      Array.isArray(node)
-        ? node.map(toDoc)
-        : node && typeof node === 'object'
-          ? Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === '$ref' ? `openapi${v}` : toDoc(v)]))
-          : node;
-    ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
-    const conforms = (path: string, method: string, res: Answer) => {
-      const declared = toDoc(doc.paths[path]?.[method]?.responses?.[String(res.status)]);
-      expect([path, method, res.status, declared !== undefined]).toEqual([path, method, res.status, true]);
-      const validate = ajv.compile(declared.content['application/json'].schema);
-      const valid = validate(res.body);
-      expect([path, method, res.status, valid ? [] : validate.errors]).toEqual([path, method, res.status, []]);
-    };
+    const check = openApiChecker(doc);
+    const conforms = (path: string, method: string, res: Answer) => check.conforms(path, method, res);
     const done = await map({ url: web.url('maps.test', '/') });
     conforms('/map', 'post', done);
     conforms('/map', 'post', await map({ url: web.url('maps-slow.test', '/'), timeout: 1 }));
@@ -328,7 +315,7 @@ describe('POST /v1/map through the fleet', () => {
     conforms('/map/{id}', 'get', await t.call('GET', '/map/job_nothere', { key }));
     conforms('/map/{id}', 'get', await t.call('GET', `/map/${done.body.id}?limit=0`, { key }));
     // And the check can fail: a row without its file is not a map row.
-    const row = ajv.compile(toDoc(doc.components.schemas.MapRow));
+    const row = check.compile(doc.components.schemas.MapRow);
     expect(row({ url: 'x', lastmod: null, changefreq: null, source: 'sitemap', section: '/' })).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 
 interface Row {
   url: string;
@@ -38,8 +38,7 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
   let project: string;
   let run1: string;
   let run2: string;
-  let doc: any;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  let check: ReturnType<typeof openApiChecker>;
 
   const origin = () => web.url('crawl.test', '').replace(/\/$/, '');
   const path = (url: string) => {
@@ -76,12 +75,7 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
   const search = (body: Record<string, unknown>, projectId = project) =>
     t.call('POST', `/projects/${projectId}/pages/search`, { key, body });
   /** The answer validates against the OpenAPI document's schema for it. */
-  const conforms = (p: string, method: string, res: Answer) => {
-    const schema = doc.paths[p]?.[method]?.responses?.[String(res.status)]?.content?.['application/json']?.schema;
-    expect([p, res.status, schema !== undefined]).toEqual([p, res.status, true]);
-    const validate = ajv.compile(schema);
-    expect([p, res.status, validate(res.body) ? [] : validate.errors]).toEqual([p, res.status, []]);
-  };
+  const conforms = (p: string, method: string, res: Answer) => check.conforms(p, method, res);
 
   beforeAll(async () => {
     web = await startTestWeb();
@@ -93,15 +87,7 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
     project = await makeProject(key, { formats: ['markdown', 'rawHtml'] });
     run1 = (await runOf(key, project)).id;
     run2 = (await runOf(key, project)).id;
-    doc = (await t.call('GET', '/docs/openapi.json')).body;
-    const toDoc = (node: any): any =>
-      Array.isArray(node)
-        ? node.map(toDoc)
-        : node && typeof node === 'object'
-          ? Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === '$ref' ? `openapi${v}` : toDoc(v)]))
-          : node;
-    ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
-    doc.paths = toDoc(doc.paths);
+    check = openApiChecker((await t.call('GET', '/docs/openapi.json')).body);
   });
   afterAll(async () => {
     await t.stop();
