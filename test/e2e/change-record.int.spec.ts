@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { comparedRun } from '../support/runs.js';
 
 /**
  * A harbour site crawled twice. Every page carries noise that changes each run (a timestamp, a
@@ -120,16 +121,8 @@ describe('a change record through the fleet, against a site that changed between
     await new Promise((ok) => model.close(ok));
   });
 
-  const run = async (projectId: string) => {
-    const res = await t.call('POST', `/projects/${projectId}/runs`, { key });
-    expect(res.status).toBe(202);
-    for (let i = 0; i < 600; i++) {
-      const changes = await t.call('GET', `/projects/${projectId}/changes?run_id=${res.body.id}`, { key });
-      if (changes.status === 200) return changes.body;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('no change record');
-  };
+  /** Runs the project and answers its change record. */
+  const run = async (projectId: string) => (await comparedRun(t, projectId, { key })).record;
   const paths = (record: { entries: { url: string; kind: string }[] }, kind: string) =>
     record.entries
       .filter((e) => e.kind === kind)

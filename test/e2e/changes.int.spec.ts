@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { recordEvents, type RecordedEvent } from '../support/events.js';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { comparedRun } from '../support/runs.js';
 
 /** Prose that reads as a real page (the verdict's word floor and the main-content finder). */
 const prose = (topic: string, n: number) =>
@@ -93,16 +94,8 @@ describe('change records through the fleet: a run compared with the run before',
     await new Promise((ok) => hooks.close(ok));
   });
 
-  const run = async (projectId: string) => {
-    const res = await t.call('POST', `/projects/${projectId}/runs`, { key });
-    expect(res.status).toBe(202);
-    for (let i = 0; i < 600; i++) {
-      const changes = await t.call('GET', `/projects/${projectId}/changes?run_id=${res.body.id}`, { key });
-      if (changes.status === 200) return changes.body;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('no change record');
-  };
+  /** Runs the project and answers its change record. */
+  const run = async (projectId: string) => (await comparedRun(t, projectId, { key })).record;
   const byKind = (record: { entries: { url: string; kind: string }[] }, kind: string) =>
     record.entries
       .filter((e) => e.kind === kind)

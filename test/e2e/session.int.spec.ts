@@ -3,6 +3,7 @@ import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { SmtpServer } from '../../services/delivery/test/support/smtp-server.js';
 import { stepAt, totpCode } from '../../services/gateway/src/services/totp.js';
 import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+import { comparedRun } from '../support/runs.js';
 
 /** The session cookie a response set, as a browser would send it back. */
 const cookieOf = (res: Answer): string => {
@@ -197,16 +198,7 @@ describe('signed-in members (no mail host)', () => {
     });
     expect(created.status).toBe(201);
     const projectId = created.body.id as string;
-    const run = async () => {
-      const started = await t.call('POST', `/projects/${projectId}/runs`, as(ana));
-      expect(started.status).toBe(202);
-      for (let i = 0; i < 600; i++) {
-        const changes = await t.call('GET', `/projects/${projectId}/changes?run_id=${started.body.id}`, as(ana));
-        if (changes.status === 200) return started.body.id as string;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error('the run was never compared');
-    };
+    const run = async () => (await comparedRun(t, projectId, as(ana))).runId;
     await run();
     state.price = 24;
     const second = await run();
