@@ -1,4 +1,5 @@
 import { newId, type DiscoverySnapshot, type Prisma, type PrismaClient } from '@tidemark/db';
+import type { MapRow } from '../jobs/map-job.service.js';
 
 export interface FileSummary {
   file: string;
@@ -102,16 +103,7 @@ export class SnapshotRepository {
     const file = filter.file ?? null;
     const prefix = filter.prefix ?? null;
     const q = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-    return this.prisma.$queryRaw<
-      {
-        url: string;
-        lastmod: string | null;
-        changefreq: string | null;
-        source: string;
-        file: string;
-        section: string;
-      }[]
-    >`
+    return this.prisma.$queryRaw<MapRow[]>`
       SELECT url, lastmod, changefreq, source, file, section FROM map_url
        WHERE job_id = ${jobId}
          AND (${file}::text IS NULL OR file = ${file})
