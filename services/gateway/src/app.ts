@@ -17,12 +17,11 @@ import {
 } from '@tidemark/contracts';
 import { connectClient } from '@tidemark/rpc';
 import type { Config } from './config.js';
-import { authenticate, memberContext } from './http/auth.js';
+import { authenticate } from './http/auth.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
 import { idempotency } from './http/idempotency.js';
 import { KeyCache } from './http/key-cache.js';
 import { countAttempt, installRateLimitScript, rateLimit } from './http/rate-limit.js';
-import { sessionToken } from './http/session-cookie.js';
 import { requestId } from './http/request-id.js';
 import type { AnyRoute } from './http/route.js';
 import { mountRoutes } from './http/router.js';
@@ -171,13 +170,6 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       // Per client address, so nobody mass-creates accounts or floods an inbox with codes.
       async (req, _res, next) => {
         await countAttempt(redis, `auth-ip:${req.ip ?? 'unknown'}`, cfg.GATEWAY_AUTH_IP_RPM, 60_000);
-        next();
-      },
-      // A signed-in member accepting an invitation: their session, when the cookie is valid.
-      async (req, res, next) => {
-        const token = req.get('authorization') ? undefined : sessionToken(req);
-        const signedIn = token ? await accounts.authenticate(token) : null;
-        if (signedIn) res.locals.auth = memberContext(signedIn);
         next();
       },
       jsonBody,

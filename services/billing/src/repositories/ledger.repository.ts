@@ -159,17 +159,8 @@ export class LedgerRepository {
   async chargeManyOnce(given: LedgerEntryInput[]): Promise<boolean[]> {
     // Rows are written in (workspace, reference) order: two batches that share references then
     // take their row and index locks in the same order and cannot deadlock on each other.
-    const entries = [...given].sort((x, y) =>
-      x.workspaceId === y.workspaceId
-        ? x.reference < y.reference
-          ? -1
-          : x.reference > y.reference
-            ? 1
-            : 0
-        : x.workspaceId < y.workspaceId
-          ? -1
-          : 1,
-    );
+    const order = (e: LedgerEntryInput) => `${e.workspaceId}\n${e.reference}`;
+    const entries = [...given].sort((x, y) => (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0));
     const inserted = await this.prisma.$queryRaw<{ workspace_id: string; reference: string }[]>`
       WITH released AS (
         DELETE FROM credit_hold h

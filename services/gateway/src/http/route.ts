@@ -48,7 +48,7 @@ export interface Reply {
 }
 
 export interface HandlerInput<P, Q, B> {
-  /** For `auth: 'none'` routes: a signed-in member's context when a valid cookie came along, else absent. */
+  /** Absent for `auth: 'none'` routes (they answer before authentication). */
   auth: AuthContext;
   params: P;
   query: Q;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errorEnvelopeSchema } from '../http/common.schemas.js';
 import { countAttempt } from '../http/rate-limit.js';
 import { defineRoute, type AuthContext } from '../http/route.js';
-import { clearSessionCookie, setSessionCookie } from '../http/session-cookie.js';
+import { clearSessionCookie, sessionToken, setSessionCookie } from '../http/session-cookie.js';
 import type { Redis } from 'ioredis';
 import type { Role, SessionRow, SignedIn } from '../repositories/account.repository.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../services/password.js';
@@ -280,8 +280,10 @@ export const authRoutes = (
         403: envelope('signed in as another address'),
         404: envelope('unknown, used or expired'),
       },
-      handler: async ({ auth, body, req, res }) => {
-        const current = (auth as AuthContext | undefined)?.member?.signedIn ?? null;
+      handler: async ({ body, req, res }) => {
+        // Signed in (a valid cookie and no key), the invitation is accepted for that session.
+        const cookie = req.get('authorization') ? undefined : sessionToken(req);
+        const current = cookie ? await accounts.authenticate(cookie) : null;
         const opened = await accounts.acceptInvite(body.token, body, current, metaOf(req));
         if (opened.token) setSessionCookie(req, res, opened.token, sessionTtlMs);
         return { status: 200, body: await presentSession(opened.signedIn) };

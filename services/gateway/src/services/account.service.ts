@@ -14,8 +14,6 @@ const RESET_TTL = 1 * HOUR;
 const INVITE_TTL = 7 * 24 * HOUR;
 /** A session's expiry moves forward at most this often (one write a minute for a busy session). */
 const TOUCH_EVERY_MS = 60_000;
-/** How long a shown second-factor code counts for the actions that ask again (spec: ten minutes). */
-export const SECOND_FACTOR_FRESH_MS = 10 * 60_000;
 
 /** Session, e-mail and invite tokens: 256 random bits, stored as a SHA-256 only. */
 export const mintToken = (): string => randomBytes(32).toString('base64url');
