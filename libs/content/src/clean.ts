@@ -82,18 +82,20 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
   const noscripts = unwrapNoscripts(opts.scan?.noscripts ?? safeSelectAll(doc, 'noscript'));
   const resolveUrls = opts.resolveUrls ?? true;
   const names = opts.names ?? new NameMatcher();
+  const hidden: Element[] = [];
   const visit = (el: Element): boolean => {
     const tag = el.localName;
     // Most elements carry no attribute at all: nothing to look up then.
     const attributed = el.hasAttributes();
-    if (DROP.has(tag) || (attributed && (el.hasAttribute('hidden') || isStyledHidden(el)))) {
-      if (tag !== 'body' && tag !== 'head') {
-        opts.onRemove?.(el, DROP.has(tag) ? 'non-content' : 'hidden');
-        el.remove();
-        return false;
-      }
+    if (DROP.has(tag) && tag !== 'body' && tag !== 'head') {
+      opts.onRemove?.(el, 'non-content');
+      el.remove();
+      return false;
     }
     if (tag === 'head') return false;
+    // Hidden elements are decided once the page has been walked (dropHidden); they are cleaned
+    // like the rest meanwhile, in case they stay.
+    if (attributed && tag !== 'body' && (el.hasAttribute('hidden') || isStyledHidden(el))) hidden.push(el);
     if (opts.removeBanners && attributed && isBanner(el, tag, names)) {
       opts.onRemove?.(el, 'banner');
       el.remove();
@@ -120,6 +122,66 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
   } else {
     walkElements(root, visit);
   }
+  if (hidden.length) dropHidden(hidden, doc.body ?? root, opts);
+}
+
+/** Share of the page's text from which hidden elements are taken for content a script reveals. */
+const REVEALED_SHARE = 0.5;
+
+/**
+ * Hidden elements are what a reader does not see: collapsed menus, closed dialogs, templates of
+ * widgets. But some pages hide the content itself until a script runs (it moves streamed
+ * segments into place, or unhides the article once its styles load): when the hidden elements
+ * hold more of the page's text than the visible ones, they are read as shown, and the main
+ * content is found among them like anywhere else. Otherwise they go.
+ */
+function dropHidden(hidden: Element[], body: Element, opts: CleanOptions): void {
+  // The outermost ones still in the page (cleaning may have removed some, or their ancestors).
+  const outer: Element[] = [];
+  const marked = new Set(hidden);
+  for (const el of hidden) {
+    let attached = false;
+    let inner = false;
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      if (marked.has(p)) inner = true;
+      if (p === body) {
+        attached = true;
+        break;
+      }
+    }
+    if (attached && !inner) outer.push(el);
+  }
+  let hiddenText = 0;
+  for (const el of outer) hiddenText += visibleTextLength(el);
+  const pageText = visibleTextLength(body);
+  if (hiddenText > REVEALED_SHARE * pageText) return;
+  for (const el of outer) {
+    opts.onRemove?.(el, 'hidden');
+    el.remove();
+  }
+}
+
+/** Characters of text under el other than spaces, read node by node (no textContent string built). */
+function visibleTextLength(el: Element): number {
+  let n = 0;
+  let node: Node | null = el.firstChild;
+  while (node && node !== el) {
+    if (node.nodeType === 3) {
+      const s = (node as Text).data;
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 32 && c !== 160) n++;
+      }
+    }
+    const child = node.nodeType === 1 ? node.firstChild : null;
+    if (child) {
+      node = child;
+      continue;
+    }
+    while (node && node !== el && !node.nextSibling) node = node.parentNode;
+    node = node && node !== el ? node.nextSibling : null;
+  }
+  return n;
 }
 
 const SKIP_ONE = 1;

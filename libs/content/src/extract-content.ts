@@ -6,8 +6,9 @@ import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
 import { collectLinks } from './links.js';
 import { findMainContent } from './main-content.js';
-import { blocksToMarkdown } from './markdown.js';
+import { blocksToMarkdown, escapeMarkdownText } from './markdown.js';
 import { NameMatcher } from './patterns.js';
+import { selfDescription } from './self-description.js';
 import { countWords, toText } from './text.js';
 import type { ContentOptions, ContentResult } from './types.js';
 import { urlResolver, type UrlResolver } from './urls.js';
@@ -49,9 +50,15 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
     names,
   });
   const roots = contentRoots(doc, opts, names);
-  const text = toText(roots);
+  let text = toText(roots);
+  // A body with no text at all (a script renders it from data the HTML does not carry): the
+  // page's own account of its content is the best there is.
+  const summary = text ? null : selfDescription(result.head);
+  if (summary) text = summary;
   if (want.has('markdown')) {
-    result.markdown = markdownOrText(roots, text, !removeBase64Images, resolveUrls ? undefined : urlResolver(opts.url));
+    result.markdown = summary
+      ? escapeMarkdownText(summary)
+      : markdownOrText(roots, text, !removeBase64Images, resolveUrls ? undefined : urlResolver(opts.url));
   }
   if (want.has('text')) result.text = text;
   if (want.has('cleanHtml')) {

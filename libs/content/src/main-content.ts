@@ -47,6 +47,12 @@ export const TUNING = {
   siblingLevels: 1,
   /** A sibling section joins when its score reaches this share of the winner's. */
   siblingMinShare: 0.2,
+  /** Winner's share of the page's text below which the page is read again as a listing. */
+  listingWinnerShare: 0.2,
+  /** A listing replaces the winner when it holds this many times its text. */
+  listingGain: 3,
+  /** Cost per character of link text when reading the page as a listing. */
+  listingLinkPenalty: 0,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
   /** Winner's link density from which its link lists are its content and stay. */
@@ -135,6 +141,8 @@ class Stats {
   link = new Float64Array(INITIAL);
   /** Value of this element's own inline text, when it is a block. */
   own = new Float64Array(INITIAL);
+  /** The same with link text counted as text (how a listing's own items read). */
+  ownListing = new Float64Array(INITIAL);
   flags = new Int32Array(INITIAL);
   score = new Float64Array(INITIAL);
   /** Some text in the subtree that is not whitespace (textContent.trim() !== ''). */
@@ -163,6 +171,7 @@ class Stats {
     this.text = grown(this.text);
     this.link = grown(this.link);
     this.own = grown(this.own);
+    this.ownListing = grown(this.ownListing);
     this.flags = grown(this.flags);
     this.score = grown(this.score);
     this.hasText = grown(this.hasText);
@@ -185,8 +194,8 @@ export function findMainContent(body: Element, names = new NameMatcher()): MainC
   const stats = new Stats();
   measure(body, -1, 0, false, -1, 0, stats, names);
   const pageText = stats.n ? stats.text[0]! : 0;
-  score(stats, pageText);
-  const best = widenToSemantic(stats, pickBest(stats));
+  score(stats, pageText, stats.own);
+  const best = listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats)));
   if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats) };
   const { root, dropped } = gatherSiblings(stats, best);
   const pruned = prune(root, stats);
@@ -264,7 +273,10 @@ function measure(
   stats.link[me] = link;
   stats.hasText[me] = hasText ? 1 : 0;
   stats.end[me] = stats.n;
-  if (isBlock) stats.own[me] = blockValue(at, stats.flags[me]!);
+  if (isBlock) {
+    stats.own[me] = blockValue(at, stats.flags[me]!, false);
+    stats.ownListing[me] = blockValue(at, stats.flags[me]!, true);
+  }
   return me;
 }
 
@@ -336,24 +348,28 @@ const visibleLength = (s: string): number => {
  * What a block's own text is worth: plain sentences for it, links and fragments against it.
  * `at`: the block's slot in `inline`.
  */
-function blockValue(at: number, flags: number): number {
+function blockValue(at: number, flags: number, listing: boolean): number {
   const text = inline[at + TEXT]!;
   const link = inline[at + LINK]!;
   if (text === 0) return 0;
   const plain = text - link;
   // A block inside a link (a teaser card) holds no <a> of its own: it is one long anchor.
   const avgAnchor = link / Math.max(1, inline[at + ANCHORS]!);
-  const penalty = avgAnchor >= TUNING.longLinkChars ? TUNING.longLinkPenalty : TUNING.linkPenalty;
+  const penalty = listing
+    ? TUNING.listingLinkPenalty
+    : avgAnchor >= TUNING.longLinkChars
+      ? TUNING.longLinkPenalty
+      : TUNING.linkPenalty;
   let value = plain - penalty * link;
   if (flags & (Flag.Heading | Flag.Pre)) return value;
   if (text < TUNING.shortBlockChars && inline[at + PUNCTS] === 0) value -= TUNING.blockCost;
   return value;
 }
 
-function score(stats: Stats, pageText: number): void {
+function score(stats: Stats, pageText: number, own: Float64Array): void {
   // Children come after their parent in pre-order, so a backward sweep sees them first.
   const acc = new Float64Array(stats.n);
-  const { own, flags, text, parent } = stats;
+  const { flags, text, parent } = stats;
   for (let i = stats.n - 1; i >= 0; i--) {
     let v = acc[i]! + own[i]!;
     if (flags[i]! & Flag.Boiler && text[i]! < TUNING.boilerMaxShare * pageText) {
@@ -368,14 +384,24 @@ function score(stats: Stats, pageText: number): void {
 function pickBest(stats: Stats): number {
   // A comment section must not win over the article it comments on: candidates inside one
   // compete only when nothing outside has real content (a page that is a thread of comments).
+  // Nor must a paragraph of the footer (an address) or of a sidebar win over the page: blocks
+  // inside furniture compete only when nothing outside it scores at all.
   const inComments = new Uint8Array(stats.n);
-  const { flags, parent } = stats;
+  const inFurniture = new Uint8Array(stats.n);
+  const { flags, parent, text } = stats;
+  const pageText = stats.n ? text[0]! : 0;
   for (let i = 0; i < stats.n; i++) {
-    inComments[i] = flags[i]! & Flag.Comments || (parent[i]! >= 0 && inComments[parent[i]!]) ? 1 : 0;
+    const p = parent[i]!;
+    inComments[i] = flags[i]! & Flag.Comments || (p >= 0 && inComments[p]) ? 1 : 0;
+    const furniture = flags[i]! & Flag.Boiler && text[i]! < TUNING.boilerMaxShare * pageText;
+    inFurniture[i] = furniture || (p >= 0 && inFurniture[p]) ? 1 : 0;
+    if (inFurniture[i]) inComments[i] = 1;
   }
   const outside = bestAmong(stats, inComments);
   if (outside !== -1 && stats.score[outside]! >= TUNING.minContent) return outside;
-  return bestAmong(stats, null);
+  for (let i = 0; i < stats.n; i++) inComments[i] = inFurniture[i]!;
+  const notFurniture = bestAmong(stats, inComments);
+  return notFurniture !== -1 ? notFurniture : bestAmong(stats, null);
 }
 
 /** The best-scoring element, among those not marked in `excluded` when it is given. */
@@ -410,6 +436,25 @@ function widenToSemantic(stats: Stats, best: number): number {
       return text[best]! < TUNING.fallbackShare * text[p]! && score[p]! > -text[p]! * 0.3 ? p : best;
     }
   }
+  return best;
+}
+
+/**
+ * A page whose content is a grid or list of links (products of a collection, a job board, a
+ * chart, a list of articles) gives links a negative value everywhere, and the winner is then a
+ * short piece of prose beside the listing: a newsletter form's hint, a notice, a banner's
+ * tagline. When the winner holds a small share of the page's text, the page is read again with
+ * link text counted as text (furniture still counts against): if that finds a block with much
+ * more text than the winner, the listing is the content.
+ */
+function listingFallback(stats: Stats, pageText: number, best: number): number {
+  if (best >= 0 && stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
+  const scores = stats.score;
+  stats.score = new Float64Array(stats.score.length);
+  score(stats, pageText, stats.ownListing);
+  const listing = widenToSemantic(stats, pickBest(stats));
+  if (listing >= 0 && (best < 0 || stats.text[listing]! >= TUNING.listingGain * stats.text[best]!)) return listing;
+  stats.score = scores;
   return best;
 }
 
@@ -478,7 +523,7 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
 
 // Sections a page appends to its content, recognised by the heading they open with.
 const ASIDE_HEADING =
-  /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy)|read (?:more|next|also)|also read|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:sign up|subscribe) (?:for|to))/i;
+  /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy|be interested)|read (?:more|next|also)|also read|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:sign up|subscribe) (?:for|to)|(?:people|customers|shoppers) (?:who|also)\b|(?:similar|related|recommended|sponsored|featured) (?:items|products)|(?:explore|shop|see|discover) (?:related|similar|more)\b|frequently bought|recently viewed|complete the look|shop the look)/i;
 
 function opensWithAsideHeading(i: number, stats: Stats): boolean {
   const first = firstHeading(i, 3, stats);

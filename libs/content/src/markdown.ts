@@ -2,10 +2,12 @@ import {
   NodeHtmlMarkdown,
   PostProcessResult,
   type NodeHtmlMarkdownOptions,
+  type TranslatorConfig,
+  type TranslatorConfigFactory,
   type TranslatorConfigObject,
 } from 'node-html-markdown';
-import { trimNewLines } from 'node-html-markdown/dist/utilities.js';
-import { Visitor } from 'node-html-markdown/dist/visitor.js';
+import { parseHTML, trimNewLines } from 'node-html-markdown/dist/utilities.js';
+import { Visitor, type NodeMetadata } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
 import { blockTree, type MdElement } from './markdown-tree.js';
 import { isSpace } from './text.js';
@@ -19,16 +21,179 @@ export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
   maxConsecutiveNewlines: 2,
   useInlineLinks: true,
   useLinkReferenceDefinitions: false,
-  // NHM's default escapes "2022. " anywhere in a line (its number branch lacks the ^ anchor);
-  // only a line that would otherwise start a list or heading needs it.
-  lineStartEscape: [/^(\s*?)((?:\+\s)|(?:[=>-])|(?:#{1,6}\s))|^(\s*?)(\d+)(\.\s)/gm, '$1$3$4\\$2$5'],
 };
 
 const NOT_BLANK = /\S/;
 
-/** What NHM escapes in a link's URL: characters markdown would read. */
-const HREF_SPECIALS = /[()_*]/g;
-const HREF_ESCAPES: Record<string, string> = { '(': '%28', ')': '%29', _: '%5F', '*': '%2A' };
+// Escaping: only where CommonMark/GFM would read the character as markup. NHM escapes every
+// _ * ~ [ ] \ ` it meets, so `autovacuum_vacuum_scale_factor` was stored as
+// `autovacuum\_vacuum\_scale\_factor`: a search for the identifier missed it and a diff showed the
+// backslashes. A piece of text is escaped without knowing what stands beside it in the output,
+// so at its edges the escaping errs on the side of escaping.
+
+const INLINE_SPECIAL = /[\\`*_~[\]<&]/g;
+const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
+const ALNUM = /[\p{L}\p{N}]/u;
+const WHITE = /\s/;
+const HTML_START = /[A-Za-z/!?]/;
+const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/;
+
+function escapeInlineChar(c: string, i: number, s: string): string {
+  switch (c) {
+    case '\\': {
+      // A backslash is literal unless punctuation follows it (or may, at the piece's end).
+      const after = s[i + 1];
+      return after === undefined || ASCII_PUNCTUATION.test(after) ? '\\\\' : c;
+    }
+    case '*':
+    case '_': {
+      // A delimiter run is judged by what stands on either side of it: with whitespace on both
+      // sides it can neither open nor close emphasis, and an underscore run inside a word
+      // (snake_case identifiers) neither.
+      let start = i;
+      while (s[start - 1] === c) start--;
+      let end = i + 1;
+      while (s[end] === c) end++;
+      const before = s[start - 1];
+      const after = s[end];
+      if (before !== undefined && after !== undefined) {
+        if (WHITE.test(before) && WHITE.test(after)) return c;
+        if (c === '_' && ALNUM.test(before) && ALNUM.test(after)) return c;
+      }
+      return `\\${c}`;
+    }
+    case '<': {
+      const after = s[i + 1];
+      return after === undefined || HTML_START.test(after) ? '\\<' : c;
+    }
+    case '&':
+      return ENTITY.test(s.slice(i, i + 40)) ? '\\&' : c;
+    default:
+      return `\\${c}`; // ` [ ]
+  }
+}
+
+/** Markers a line may open with: list items, headings, quotes, rules, setext underlines. */
+const LINE_START =
+  /^([ \t]*)(?:([-+*])(?=[ \t]|$)|(#{1,6})(?=[ \t]|$)|(>)|(\d{1,9})([.)])(?=[ \t]|$)|([-=_*])(?=(?:[ \t]*\7){2,}[ \t]*$|\7*[ \t]*$))/gm;
+
+function escapeLineStart(
+  m: string,
+  indent: string,
+  bullet?: string,
+  hashes?: string,
+  quote?: string,
+  digits?: string,
+  delimiter?: string,
+  rule?: string,
+): string {
+  if (bullet) return `${indent}\\${bullet}`;
+  if (hashes) return `${indent}\\${hashes}`;
+  if (quote) return `${indent}\\>`;
+  if (digits) return `${indent}${digits}\\${delimiter}`;
+  if (rule) return `${indent}\\${rule}`;
+  return m;
+}
+
+/** Text escaped for markdown: the characters CommonMark and GFM would otherwise read as markup. */
+export function escapeInline(text: string): string {
+  const tildes = text.includes('~') && mayStrike(text);
+  return text.replace(INLINE_SPECIAL, (c, i: number, s: string) =>
+    c === '~' ? (tildes ? '\\~' : c) : escapeInlineChar(c, i, s),
+  );
+}
+
+/**
+ * Whether GFM could read a strikethrough in the text: a run of tildes that can open (text
+ * follows it) before one that can close (text precedes it). "~120 ms to ~15 ms" cannot.
+ */
+function mayStrike(text: string): boolean {
+  let opener = false;
+  for (const m of text.matchAll(/~+/g)) {
+    const before = text[m.index - 1];
+    const after = text[m.index + m[0].length];
+    if (opener && before !== undefined && !WHITE.test(before)) return true;
+    if (after === undefined || !WHITE.test(after)) opener = true;
+  }
+  return false;
+}
+
+/** Plain text (paragraphs, lines) as markdown that renders back to the same text. */
+export function escapeMarkdownText(text: string): string {
+  return escapeInline(text).replace(LINE_START, escapeLineStart);
+}
+
+/**
+ * Characters a link destination cannot hold as they are: parentheses would end it, whitespace
+ * and angle brackets are not allowed in it, a pipe would split a table cell. (NHM also encoded
+ * _ and *, which markdown never reads inside a destination.)
+ */
+const HREF_SPECIALS = /[()<>|\s]/g;
+const HREF_ESCAPES: Record<string, string> = { '(': '%28', ')': '%29', '<': '%3C', '>': '%3E', '|': '%7C', ' ': '%20' };
+const escapeHrefChar = (c: string): string => HREF_ESCAPES[c] ?? encodeURIComponent(c);
+/** A URL as a markdown link or image destination. */
+export const markdownUrl = (url: string): string => url.trim().replace(HREF_SPECIALS, escapeHrefChar);
+/** A link or image title, in double quotes. */
+const markdownTitle = (title: string | null | undefined): string =>
+  title?.trim() ? ` "${title.trim().replace(/\s+/g, ' ').replace(/["\\]/g, '\\$&')}"` : '';
+/** Alt text: one line, brackets and backslashes escaped. */
+const altText = (alt: string): string =>
+  alt
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[[\]\\`]/g, '\\$&');
+
+/** Images keep their alt text; their URL is made a valid destination (srcset junk has spaces). */
+const IMAGE: TranslatorConfigFactory = ({ node, options }) => {
+  const src = node.getAttribute('src') || '';
+  if (!src.trim() || (!options.keepDataImages && /^data:/i.test(src))) return { ignore: true };
+  return {
+    content: `![${altText(node.getAttribute('alt') || '')}](${markdownUrl(src)}${markdownTitle(node.getAttribute('title'))})`,
+    recurse: false,
+  };
+};
+
+/** What a code block is written in, from the class of its <pre> (cleaning puts it there) or <code>. */
+const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/;
+
+/**
+ * A <pre> is a fenced code block whatever it holds (NHM fenced only a <pre> around a single
+ * <code>, and wrote any other as text, its line breaks lost), with its language, and a fence
+ * longer than any run of backticks inside it.
+ */
+function codeBlock(node: ElementLike): TranslatorConfig {
+  const code = node.childNodes.find((c) => c.nodeType === 1) as ElementLike | undefined;
+  const language =
+    LANGUAGE.exec(node.getAttribute('class') ?? '')?.[1] ?? LANGUAGE.exec(code?.getAttribute('class') ?? '')?.[1] ?? '';
+  const text = node.textContent.replace(/^\n/, '').replace(/\s+$/, '');
+  if (!text) return { ignore: true };
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return { content: `${fence}${language}\n${text}\n${fence}`, recurse: false, noEscape: true, surroundingNewlines: 2 };
+}
+
+interface ElementLike {
+  nodeType: number;
+  childNodes: ElementLike[];
+  textContent: string;
+  getAttribute(name: string): string | null | undefined;
+}
+
+const CELL_BLOCKS = 'p,div,li,dt,dd,h1,h2,h3,h4,h5,h6,blockquote,section,figcaption';
+
+/** A table cell on one line (NHM escaped only the first | of a cell; processText escapes them all). */
+const TABLE_CELL: TranslatorConfigFactory = ({ visitor }) => ({
+  surroundingNewlines: false,
+  childTranslators: visitor.instance.tableCellTranslators,
+  prefix: ' ',
+  postfix: ' |',
+  postprocess: tableCellText,
+});
+const tableCellText = ({ content }: { content: string }): string =>
+  trimNewLines(content)
+    .replace(/(?:\r?\n)+/g, ' ')
+    .trim();
 
 /**
  * Two of NHM's translators, doing the same work cheaper (its other translators are its own).
@@ -43,9 +208,10 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   a: ({ node, options, visitor }) => {
     const href = node.getAttribute('href');
     if (!href) return {};
-    const encoded = href.replace(HREF_SPECIALS, escapeHrefChar);
-    const title = node.getAttribute('title');
-    if (node.textContent === href && options.useInlineLinks) return { content: `<${encoded}>` };
+    const encoded = markdownUrl(href);
+    if (node.textContent === href && options.useInlineLinks && /^[a-z][a-z0-9+.-]*:/i.test(encoded)) {
+      return { content: `<${encoded}>` };
+    }
     return {
       postprocess: linkText,
       childTranslators: visitor.instance.aTagTranslators,
@@ -54,9 +220,15 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
         ']' +
         (options.useLinkReferenceDefinitions
           ? `[${visitor.addOrGetUrlDefinition(encoded)}]`
-          : `(${encoded}${title ? ` "${title}"` : ''})`),
+          : `(${encoded}${markdownTitle(node.getAttribute('title'))})`),
     };
   },
+  img: IMAGE,
+  pre: ({ node }) => codeBlock(node as unknown as ElementLike),
+  'strong,b': { spaceIfRepeatingChar: true, postprocess: ({ content }) => emphasis(content, '**') },
+  'em,i': { spaceIfRepeatingChar: true, postprocess: ({ content }) => emphasis(content, '*') },
+  'del,s,strike': { spaceIfRepeatingChar: true, postprocess: ({ content }) => emphasis(content, '~~') },
+  'h1,h2,h3,h4,h5,h6': ({ node }) => ({ prefix: `${'#'.repeat(+node.tagName.charAt(1))} `, postprocess: headingText }),
   li: ({ options: { bulletMarker, indent }, indentLevel, listKind, listItemNumber }) => {
     const level = +(indentLevel || 0);
     const marker = listKind === 'OL' && listItemNumber !== undefined ? `${listItemNumber}. ` : `${bulletMarker} `;
@@ -70,8 +242,35 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
 
 // The translators' functions are made once, not per element: besides the allocation, a
 // toolchain that keeps function names (esbuild's keepNames) names each new one at run time.
-const escapeHrefChar = (c: string): string => HREF_ESCAPES[c]!;
-const linkText = ({ content }: { content: string }): string => content.replace(/(?:\r?\n)+/g, ' ');
+const linkText = ({ content }: { content: string }): string => content.replace(/\s*(?:\r?\n)+\s*/g, ' ');
+
+/** Whitespace and sentence punctuation that can stand outside emphasis without changing the text. */
+const EDGE = String.raw`(?:\s|[.,:;!?'"…“”‘’«»]|\\[.,:;!?'"])*`;
+const EMPHASIS_PARTS = new RegExp(String.raw`^(${EDGE})([\s\S]*?)(${EDGE})$`, 'u');
+const PUNCTUATION_EDGE = /^[\p{P}\p{S}]|[\p{P}\p{S}]$/u;
+
+/**
+ * Emphasis that a CommonMark renderer reads back as emphasis: delimiters hug the words. NHM put
+ * them around whatever the element held, and "**(UK)**Reviewed" or "**caption **toggle" is not
+ * emphasis to a renderer, which then shows the asterisks. Spaces and sentence punctuation at the
+ * edges go outside the delimiters; if the words still begin or end with other punctuation or a
+ * symbol (a link, a bracket), whether the delimiters work would depend on the text around them,
+ * so the emphasis is left out. An element holding only whitespace gives a space (it separated
+ * words: "Dad.<strong> </strong>Nevertheless").
+ */
+function emphasis(content: string, delimiter: string): string | PostProcessResult {
+  if (!content) return PostProcessResult.RemoveNode;
+  if (!NOT_BLANK.test(content)) return ' ';
+  const [, lead = '', core = '', trail = ''] = EMPHASIS_PARTS.exec(content) ?? [];
+  if (!core || PUNCTUATION_EDGE.test(core) || core.includes('\n')) return content;
+  return `${lead}${delimiter}${core}${delimiter}${trail}`;
+}
+
+/** A heading is one line (a <br> or a block inside it would end it); an empty one goes. */
+function headingText({ content }: { content: string }): string | PostProcessResult {
+  const line = content.replace(/\s*(?:\r?\n)+\s*/g, ' ').trim();
+  return line ? line : PostProcessResult.RemoveNode;
+}
 
 type ListItemText = (ctx: { content: string }) => string | PostProcessResult;
 const listItemTexts = new Map<string, ListItemText[]>();
@@ -95,13 +294,37 @@ let withoutDataImages: NodeHtmlMarkdown | undefined;
 let withDataImages: NodeHtmlMarkdown | undefined;
 
 const converterFor = (keepDataImages: boolean) =>
-  keepDataImages
-    ? (withDataImages ??= new NodeHtmlMarkdown({ ...NHM_OPTIONS, keepDataImages: true }, NHM_TRANSLATORS))
-    : (withoutDataImages ??= new NodeHtmlMarkdown({ ...NHM_OPTIONS, keepDataImages: false }, NHM_TRANSLATORS));
+  keepDataImages ? (withDataImages ??= makeConverter(true)) : (withoutDataImages ??= makeConverter(false));
+
+/** NHM with our translators, also where NHM uses its own collections (in links and tables). */
+function makeConverter(keepDataImages: boolean): NodeHtmlMarkdown {
+  const converter = new NodeHtmlMarkdown({ ...NHM_OPTIONS, keepDataImages }, NHM_TRANSLATORS);
+  converter.aTagTranslators.set('img', IMAGE);
+  // Blocks inside a link (a teaser card's title and summary) are words apart, not run together.
+  converter.aTagTranslators.set(CELL_BLOCKS, { postfix: ' ' });
+  for (const collection of [converter.aTagTranslators, converter.tableCellTranslators]) {
+    collection.set('strong,b', NHM_TRANSLATORS['strong,b']!);
+    collection.set('em,i', NHM_TRANSLATORS['em,i']!);
+    collection.set('del,s,strike', NHM_TRANSLATORS['del,s,strike']!);
+  }
+  converter.tableCellTranslators.set('img', IMAGE);
+  converter.tableCellTranslators.set('a', NHM_TRANSLATORS.a!);
+  converter.tableTranslators.set('th,td', TABLE_CELL);
+  converter.tableRowTranslators.set('th,td', TABLE_CELL);
+  // Inside a cell, line breaks and blocks are spaces (NHM wrote "two<p>lines" as "twolines").
+  converter.tableCellTranslators.set('br', { content: ' ', recurse: false });
+  converter.tableCellTranslators.set(CELL_BLOCKS, { postfix: ' ' });
+  return converter;
+}
 
 /** Markdown for already-cleaned HTML (links and images are absolute by now). */
 export function toMarkdown(html: string, keepDataImages: boolean): string {
-  return tidyMarkdown(converterFor(keepDataImages).translate(html));
+  return tidyMarkdown(translate(converterFor(keepDataImages), html));
+}
+
+/** NHM's translate(), with TailVisitor: HTML parsed by NHM's parser (node-html-parser). */
+function translate(converter: NodeHtmlMarkdown, html: string): string {
+  return renderTree(converter, parseHTML(html, converter.options) as unknown as MdElement);
 }
 
 /**
@@ -117,7 +340,7 @@ export function blocksToMarkdown(blocks: ContentBlock[], keepDataImages: boolean
   const parts: string[] = [];
   for (const block of blocks) {
     const tree = blockTree(block, resolve);
-    const md = (tree ? renderTree(converter, tree) : converter.translate(blockHtml(block, resolve))).trim();
+    const md = (tree ? renderTree(converter, tree) : translate(converter, blockHtml(block, resolve))).trim();
     if (md) parts.push(md);
   }
   return tidyMarkdown(parts.join('\n\n'));
@@ -133,6 +356,10 @@ class TailVisitor extends Visitor {
   /** The last characters of the output (no initialiser: the base constructor does the visit). */
   declare private tail: string | undefined;
 
+  get tailText(): string {
+    return this.tail ?? '';
+  }
+
   override appendResult(s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
     if (!s && startPos === undefined) return;
     const result = this.result;
@@ -141,15 +368,52 @@ class TailVisitor extends Visitor {
       result.text = result.text.substr(0, startPos);
       tail = result.text.slice(-TAIL);
     }
-    const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] ? ` ${s}` : s;
+    const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] ? repeated(s) : s;
     result.text += piece;
     this.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
     trailingWhitespace(tail, result.trailingNewlineStats);
   }
 }
 
+/**
+ * A piece that would extend the delimiter the output ends with ("**trend**" then "*s*"). NHM
+ * put a space between them, which split the word ("trend s"); emphasis delimiters are dropped
+ * instead (two runs side by side are not read as two emphases), other pieces keep the space.
+ */
+function repeated(s: string): string {
+  const run = /^(\*+|~+)/.exec(s)?.[1];
+  if (run && s.length > 2 * run.length && s.endsWith(run)) return s.slice(run.length, -run.length);
+  return ` ${s}`;
+}
+
 /** getTrailingWhitespaceInfo reads this many characters. */
 const TAIL = 10;
+
+/** Where the output stands at the start of a line (after indentation, list and quote markers). */
+const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
+
+/**
+ * NHM's processText (private in its types, so set on the prototype): whitespace collapsed as
+ * NHM does, then escaped only where CommonMark/GFM would read markup (escapeInline), line-start
+ * markers only when the text opens a line of the output, and a pipe in a table cell.
+ */
+function processText(this: TailVisitor, text: string, metadata?: NodeMetadata): string {
+  const res = metadata?.preserveWhitespace ? text : text.replace(/\s+/g, ' ');
+  const tail = this.tailText;
+  // NHM drops the leading space of a text that begins with a line break ("<a>x</a>\nand" gave
+  // "[x](…)and"): one more is added where the output does not already end in whitespace.
+  const keepSpace =
+    !metadata?.preserveWhitespace &&
+    text.charCodeAt(0) === 10 &&
+    tail !== '' &&
+    !isSpace(tail.charCodeAt(tail.length - 1));
+  if (metadata?.noEscape) return keepSpace ? ` ${res}` : res;
+  let escaped = escapeInline(res);
+  if (LINE_OPEN.test(tail)) escaped = escaped.replace(LINE_START, escapeLineStart);
+  if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
+  return keepSpace ? ` ${escaped}` : escaped;
+}
+(TailVisitor.prototype as unknown as { processText: typeof processText }).processText = processText;
 
 /** NHM's getTrailingWhitespaceInfo: whitespace (\s) and line breaks among the last characters. */
 function trailingWhitespace(tail: string, into: { whitespace: number; newLines: number }): void {
@@ -181,7 +445,7 @@ export function htmlBlocksToMarkdown(blocks: string[], keepDataImages: boolean):
   const converter = converterFor(keepDataImages);
   const parts: string[] = [];
   for (const block of blocks) {
-    const md = converter.translate(block).trim();
+    const md = translate(converter, block).trim();
     if (md) parts.push(md);
   }
   return tidyMarkdown(parts.join('\n\n'));

@@ -1,8 +1,14 @@
 import { parseHTML } from 'linkedom';
 
-/** Parses a page once; every later step works on this document. */
+/**
+ * Parses a page once; every later step (content, verdict features, links, fields) works on this
+ * document. linkedom builds the tree the markup spells out, which is not always the HTML
+ * standard's: the document is then put in the standard's shape (normaliseDocument).
+ */
 export function parseDocument(html: string): Document {
-  return parseHTML(neutraliseCdata(html)).document as unknown as Document;
+  const doc = parseHTML(neutraliseCdata(html)).document as unknown as Document;
+  normaliseDocument(doc);
+  return doc;
 }
 
 /**
@@ -13,4 +19,147 @@ export function parseDocument(html: string): Document {
  */
 function neutraliseCdata(html: string): string {
   return html.includes('<![CDATA[') ? html.replace(/(>\s*)<!\[CDATA\[/g, '$1<!--[CDATA[-->') : html;
+}
+
+/** Elements the standard keeps in <head> when they come before the body's first content. */
+const HEAD_CONTENT = new Set([
+  'base',
+  'basefont',
+  'bgsound',
+  'link',
+  'meta',
+  'noframes',
+  'script',
+  'style',
+  'template',
+  'title',
+  'noscript',
+]);
+const STRUCTURE = new Set(['html', 'head', 'body']);
+
+/**
+ * HTML makes <html>, <head> and <body> optional, and pages misplace them: markup before
+ * <html> (a <style>, a script), a second <html> inside the first, content after </body> or
+ * </html>, content inside <head>, no tags at all. linkedom keeps each where it stands, and its
+ * `document.body` is then an empty element it makes up (its getter wants <html> first in the
+ * document, with <head> and <body> as its first two children): every consumer of the tree
+ * reads an empty page. This puts the document in the shape the HTML standard's tree builder
+ * gives it: one <html> holding one <head> and one <body>; nodes before the first content go to
+ * the head when they are head elements (title, meta, link, style, script…), everything from the
+ * first content on (and everything after </body> or </html>) to the body; the attributes of a
+ * second <html> or <body> join the first's. A document already in that shape (almost every
+ * page) is only looked at, not touched.
+ */
+export function normaliseDocument(doc: Document): void {
+  if (isStandardShape(doc)) return;
+  const structural: Element[] = [];
+  let html: Element | null = null;
+  let head: Element | null = null;
+  let body: Element | null = null;
+  // The page's nodes in document order, with <html>, <head> and <body> opened (at the top
+  // levels, where the standard's builder handles their tags); null marks where a <body> opens.
+  const nodes: (Node | null)[] = [];
+  const open = (parent: Node, inBody: boolean): void => {
+    for (const n of childrenOf(parent)) {
+      const name = n.nodeType === 1 ? (n as Element).localName : '';
+      if (!STRUCTURE.has(name)) {
+        if (n.nodeType !== 10) nodes.push(n);
+        continue;
+      }
+      const el = n as Element;
+      structural.push(el);
+      if (name === 'html') html = mergeAttributes(html, el);
+      else if (name === 'head') {
+        // A <head> met in the body is a tag the standard ignores: its children stay in place.
+        if (!inBody) head ??= el;
+      } else {
+        body = mergeAttributes(body, el);
+        nodes.push(null);
+      }
+      open(el, inBody || name === 'body');
+    }
+  };
+  open(doc, false);
+
+  html ??= doc.createElement('html');
+  head ??= doc.createElement('head');
+  body ??= doc.createElement('body');
+  for (const n of nodes) n?.parentNode?.removeChild(n);
+  for (const el of structural) el.parentNode?.removeChild(el);
+  doc.appendChild(html);
+  html.appendChild(head);
+  html.appendChild(body);
+  let inBody = false;
+  for (const n of nodes) {
+    if (n === null) inBody = true;
+    else if (!inBody && belongsInHead(n)) head.appendChild(n);
+    else {
+      inBody = true;
+      body.appendChild(n);
+    }
+  }
+}
+
+/** The first element of a kind, with the attributes of a later one that it lacks (the standard's rule). */
+function mergeAttributes(first: Element | null, el: Element): Element {
+  if (!first) return el;
+  for (const attr of Array.from(el.attributes)) {
+    if (!first.hasAttribute(attr.name)) first.setAttribute(attr.name, attr.value);
+  }
+  return first;
+}
+
+function belongsInHead(n: Node): boolean {
+  if (n.nodeType === 8) return true;
+  if (n.nodeType === 3) return !NOT_BLANK.test((n as Text).data);
+  if (n.nodeType !== 1) return true;
+  const el = n as Element;
+  if (!HEAD_CONTENT.has(el.localName)) return false;
+  // A <noscript> with text is content a reader sees (the standard closes the head at it).
+  return el.localName !== 'noscript' || !NOT_BLANK.test(el.textContent ?? '');
+}
+
+const NOT_BLANK = /\S/;
+
+/**
+ * A node's children. linkedom keeps the doctype outside the document's chain of children
+ * (its nextSibling is undefined): the document's are read from childNodes.
+ */
+function childrenOf(parent: Node): Node[] {
+  if (parent.nodeType === 9) return Array.from(parent.childNodes);
+  const out: Node[] = [];
+  for (let n = parent.firstChild; n; n = n.nextSibling) out.push(n);
+  return out;
+}
+
+/**
+ * Whether the document already has the standard's shape: <html> the only element at the top,
+ * its element children <head> then <body> and no text beside them, only head elements in the
+ * <head>, and no <html>, <head> or <body> among the body's children.
+ */
+function isStandardShape(doc: Document): boolean {
+  let html: Element | null = null;
+  for (const n of childrenOf(doc)) {
+    if (n.nodeType === 1) {
+      if (html || (n as Element).localName !== 'html') return false;
+      html = n as Element;
+    } else if (n.nodeType === 3 && NOT_BLANK.test((n as Text).data)) return false;
+  }
+  if (!html) return false;
+  let seen = 0;
+  for (let n = html.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1) {
+      const name = (n as Element).localName;
+      if (seen === 0 ? name !== 'head' : seen === 1 ? name !== 'body' : true) return false;
+      seen++;
+    } else if (n.nodeType === 3 && NOT_BLANK.test((n as Text).data)) return false;
+  }
+  if (seen !== 2) return false;
+  for (let n = html.firstElementChild!.firstChild; n; n = n.nextSibling) {
+    if (!belongsInHead(n)) return false;
+  }
+  for (let el = html.lastElementChild!.firstElementChild; el; el = el.nextElementSibling) {
+    if (STRUCTURE.has(el.localName)) return false;
+  }
+  return true;
 }

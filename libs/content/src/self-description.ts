@@ -1,0 +1,52 @@
+import type { Head } from './types.js';
+
+/** Nested JSON-LD is walked this far (graphs, arrays of entities, mainEntity…). */
+const MAX_DEPTH = 6;
+const MAX_NODES = 2000;
+
+/**
+ * What a page says its content is, when its body shows none (the text is rendered by a script
+ * from data the served HTML does not carry): a schema.org `articleBody` or `text` from its
+ * JSON-LD, else the longest of its descriptions (JSON-LD, Open Graph, Twitter, meta). Null when
+ * it says nothing.
+ */
+export function selfDescription(head: Head): string | null {
+  let body = '';
+  let description = '';
+  let nodes = 0;
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > MAX_DEPTH || ++nodes > MAX_NODES || !v || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, depth + 1);
+      return;
+    }
+    for (const [key, value] of Object.entries(v)) {
+      if (typeof value === 'string') {
+        if ((key === 'articleBody' || key === 'text') && value.length > body.length) body = value;
+        else if (key === 'description' && value.length > description.length) description = value;
+      } else walk(value, depth + 1);
+    }
+  };
+  walk(head.jsonLd, 0);
+  if (body.trim()) return tidy(body);
+  for (const d of [head.openGraph['og:description'], head.twitter['twitter:description'], head.description]) {
+    if (d && d.length > description.length) description = d;
+  }
+  return description.trim() ? tidy(description) : null;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…' };
+
+/** JSON-LD often carries HTML-escaped text, sometimes with tags. */
+function tidy(s: string): string {
+  return s
+    .replace(/<[^>]{0,200}>/g, ' ')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+      if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? m;
+      const cp = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+    })
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\s*\n\s*\n\s*/g, '\n\n')
+    .trim();
+}

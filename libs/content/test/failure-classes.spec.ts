@@ -1,0 +1,125 @@
+import { describe, expect, it } from '@jest/globals';
+import { extractContent, parseDocument } from '../src/index.js';
+
+// One test per class of failure seen on held-out pages (issue 15), each on a small page written
+// for it with the markup such pages use. The pages are made up; the structures are not.
+
+const URL = 'https://shop.example/collections/rugs';
+
+const main = (html: string, onlyMainContent = true) =>
+  extractContent(parseDocument(html), { url: URL, formats: ['markdown', 'text'], onlyMainContent });
+
+const HEAD = `<head><meta charset="utf-8"><title>Page</title>
+<link rel="stylesheet" href="/assets/theme.css"><script src="/assets/app.js" defer></script></head>`;
+
+const NAV = `<header class="site-header"><a class="logo" href="/">Northwind</a>
+<nav class="main-nav" aria-label="Main"><ul><li><a href="/new">New arrivals</a></li><li><a href="/rugs">Rugs</a></li>
+<li><a href="/decor">Decor</a></li><li><a href="/sale">Sale</a></li><li><a href="/about">About us</a></li></ul></nav>
+<button class="cart-toggle">Cart (0)</button></header>`;
+
+const FOOTER = `<footer class="site-footer"><div class="footer-cols"><ul><li><a href="/help">Help centre</a></li>
+<li><a href="/returns">Returns</a></li><li><a href="/shipping">Shipping</a></li></ul>
+<p>Northwind Home Ltd, 12 Harbour Road, Bristol BS1 4QA. Registered in England and Wales.</p></div>
+<p class="copyright">© 2025 Northwind Home</p></footer>`;
+
+const PRODUCTS = [
+  ['Beatrice Tan Tufted Rug', '$189.00'],
+  ['Kamran Ivory Washable Rug', '$149.00'],
+  ['Juniper Sage Runner', '$99.00'],
+  ['Odessa Navy Medallion Rug', '$229.00'],
+  ['Marlowe Cream Shag Rug', '$179.00'],
+  ['Sable Charcoal Flatweave', '$119.00'],
+  ['Wren Terracotta Kilim', '$139.00'],
+  ['Aster Blush Floral Rug', '$169.00'],
+  ['Linden Jute Natural Rug', '$129.00'],
+  ['Harbor Blue Striped Runner', '$89.00'],
+  ['Solstice Gold Abstract Rug', '$199.00'],
+  ['Cove Grey Outdoor Rug', '$109.00'],
+];
+
+describe('link-dense content wins over a short block of prose', () => {
+  it('takes a product grid rather than the newsletter sign-up beside it', () => {
+    const cards = PRODUCTS.map(
+      ([name, price], i) => `<li class="grid__item"><div class="card-wrapper product-card-wrapper">
+        <a href="/products/item-${i}" class="full-unstyled-link"><div class="card__media"><img src="/cdn/rug-${i}.jpg" alt=""></div>
+        <h3 class="card__heading h5">${name}</h3></a>
+        <div class="price"><span class="price-item price-item--regular">${price}</span></div>
+        <a href="/products/item-${i}#reviews" class="rating-count">${12 + i} reviews</a></div></li>`,
+    ).join('\n');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <main id="MainContent"><div class="collection-hero"><h1 class="collection-hero__title">Washable rugs</h1></div>
+      <div class="facets"><a href="?sort=price">Price</a> <a href="?sort=new">Newest</a> <a href="?size=5x7">5' x 7'</a></div>
+      <ul id="product-grid" class="grid product-grid">${cards}</ul>
+      <nav class="pagination"><a href="?page=2">2</a> <a href="?page=3">3</a> <a href="?page=2">Next</a></nav></main>
+      <div class="newsletter"><h2>Join the list</h2><p>Sign up for early access to new collections, styling tips
+      and members-only offers. We send one email a week, and you can unsubscribe at any time.</p>
+      <form><input type="email" placeholder="Email"><button>Subscribe</button></form></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [name, price] of PRODUCTS) {
+      expect(r.text).toContain(name!);
+      expect(r.text).toContain(price!);
+    }
+    expect(r.text).not.toContain('Sign up for early access');
+    expect(r.text).not.toContain('Harbour Road');
+  });
+});
+
+describe('cleaning keeps real content', () => {
+  it('reads sections a script reveals when the hidden part is most of the page', () => {
+    // Late-loaded page: the server sends the article in a hidden wrapper and a script shows it.
+    const paragraphs = [
+      'Machine learning is a branch of artificial intelligence that builds models which learn from data rather than following rules written by hand for every case.',
+      'Supervised learning trains a model on labelled examples, so that it can predict the label of an example it has not seen before, such as the price of a house.',
+      'Unsupervised learning looks for structure in data without labels: clusters of similar customers, or the few directions along which the data varies most.',
+      'Reinforcement learning trains an agent by reward and penalty as it acts in an environment, which is how programs learned to play games better than people.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="page-loader">Loading…</div>
+      <div hidden class="article-shell"><article><h1>Machine Learning Tutorial</h1>
+      ${paragraphs.map((p) => `<p>${p}</p>`).join('\n')}</article></div>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of paragraphs) expect(r.text).toContain(p);
+    expect(r.text).not.toContain('Help centre');
+  });
+
+  it('still drops hidden menus and dialogs on a page whose content is shown', () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="mobile-menu" hidden><ul><li><a href="/new">New arrivals</a></li><li><a href="/rugs">Rugs</a></li></ul></div>
+      <main><h1>Washable rugs</h1><p>Every rug in this collection goes in the washing machine, pad and all, and comes
+      out looking new; the pile is low enough for doors to pass over it.</p></main>
+      <div style="display:none" class="size-guide">Size guide: measure the room and leave 30 cm of floor on each side.</div>
+      ${FOOTER}</body></html>`;
+    const r = main(html, false);
+    expect(r.text).toContain('Every rug in this collection goes in the washing machine');
+    expect(r.text).not.toContain('Size guide');
+  });
+
+  it("falls back to the page's own description when its body holds no text", () => {
+    // A forum whose thread is rendered by a script from data the HTML does not carry.
+    const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+      <title>Best first telescope? - Astronomy forum</title>
+      <meta name="description" content="Howdy everyone… I&#39;m new to astronomy and would love advice on a first telescope for planets and deep-sky objects, around $300-$500.">
+      <meta property="og:description" content="Howdy everyone… I’m new to astronomy and would love advice on a first telescope for planets and deep-sky objects, around $300-$500. Refractor or reflector?">
+      <script type="application/ld+json">{"@context":"https://schema.org","@type":"WebSite","name":"Astronomy forum"}</script>
+      </head><body><section id="d-splash"><div class="preloader-image"></div></section>
+      <section id="main"></section><noscript><p>Please enable JavaScript.</p></noscript></body></html>`;
+    const r = main(html);
+    expect(r.text).toBe(
+      'Howdy everyone… I’m new to astronomy and would love advice on a first telescope for planets and deep-sky objects, around $300-$500. Refractor or reflector?',
+    );
+    expect(r.markdown).toBe(r.text);
+  });
+
+  it('prefers a JSON-LD articleBody to the descriptions when the body is empty', () => {
+    const body =
+      'The council voted on Tuesday to keep the library open on Sundays.\n\nThe decision follows a petition signed by 4,000 residents.';
+    const html = `<!DOCTYPE html><html><head><title>Library stays open</title>
+      <meta name="description" content="Council vote on library hours.">
+      <script type="application/ld+json">${JSON.stringify({
+        '@context': 'https://schema.org',
+        '@graph': [{ '@type': 'NewsArticle', headline: 'Library stays open', articleBody: body }],
+      })}</script></head><body><div id="root"></div></body></html>`;
+    expect(main(html).text).toBe(body);
+  });
+});

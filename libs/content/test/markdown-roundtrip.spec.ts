@@ -1,0 +1,121 @@
+import { describe, expect, it } from '@jest/globals';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import { extractContent, parseDocument } from '../src/index.js';
+import { toText } from '../src/text.js';
+import { FIXTURES, FIXTURE_URL, fixtureHtml } from './support/fixtures.js';
+
+// The markdown is for models, search and diff: rendered by a CommonMark/GFM renderer (micromark)
+// it must give back the text that was extracted, word for word, with no markup read into it and
+// no escape left in it.
+
+/** The text of markdown as a GFM renderer shows it. */
+function renderedText(md: string): string {
+  const html = micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()], allowDangerousHtml: false });
+  return toText([parseDocument(`<html><body>${html}</body></html>`).body]);
+}
+
+const words = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+function extract(html: string, onlyMainContent = true) {
+  return extractContent(parseDocument(html), { url: FIXTURE_URL, formats: ['markdown', 'text'], onlyMainContent });
+}
+
+const TECHNICAL_POST = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Tuning autovacuum</title>
+<link rel="stylesheet" href="/static/blog.css"></head>
+<body><header class="site-header"><a href="/">pgnotes</a><nav><a href="/archive">Archive</a> <a href="/about">About</a></nav></header>
+<main><article class="post">
+<h1>Tuning autovacuum on a busy table<br><small>part 2</small></h1>
+<p>Lower <code>autovacuum_vacuum_scale_factor</code> to 0.01 on the orders table, and raise
+autovacuum_vacuum_cost_limit to 2000; the defaults suit small tables only. The __init__ hook of the
+worker (see worker_pool.py) reads them at start.</p>
+<p>1. This paragraph starts with a number and a dot, but it is not a list.</p>
+<p>- Nor is this one, which starts with a dash; # nor is a hash * star _ underscore a heading or emphasis.</p>
+<p>Costs went from ~120 ms to ~15 ms. Use *args and **kwargs, a [bracketed] note, a literal &lt;div&gt; tag,
+the entity text &amp;amp; and a path like C:\\Users\\pg\\data or a\\*b.</p>
+<p>Read the <a href="/docs/runtime config (autovacuum).html" title="Runtime &quot;config&quot;">autovacuum settings</a>
+and <a href="https://www.postgresql.org/docs/current/routine-vacuuming.html">https://www.postgresql.org/docs/current/routine-vacuuming.html</a>.</p>
+<figure><img src="/img/bloat chart.png 1x, /img/bloat chart@2x.png 2x" alt="Table bloat [before] and after"><figcaption>Bloat per day.</figcaption></figure>
+<table><thead><tr><th>Setting</th><th>Default</th><th>Ours</th></tr></thead>
+<tbody><tr><td>autovacuum_vacuum_scale_factor</td><td>0.2</td><td>0.01</td></tr>
+<tr><td>log format</td><td>a | b</td><td><p>two</p><p>paragraphs</p></td></tr>
+<tr><td>naptime<br>(seconds)</td><td>60</td><td>15</td></tr></tbody></table>
+<pre class="highlight"><code class="language-sql">ALTER TABLE orders SET (autovacuum_vacuum_scale_factor = 0.01);
+-- \`\`\`triple backticks\`\`\` in a comment
+SELECT relname, n_dead_tup FROM pg_stat_user_tables;</code></pre>
+<pre>plain pre
+   keeps   its spacing</pre>
+<ul><li>First item with <em>emphasis</em> and <strong>strength</strong></li><li>2. looks numbered</li>
+<li>Nested:<ul><li>inner item one</li><li>inner item two</li></ul></li></ul>
+<ol start="3"><li>Third step</li><li>Fourth step</li></ol>
+<blockquote><p>Vacuum early, vacuum often.</p></blockquote>
+<p>A line<br>broken in two, and text ending with a backslash \\</p>
+</article></main>
+<footer><p>© 2025 pgnotes</p></footer></body></html>`;
+
+describe('markdown round trip through a GFM renderer', () => {
+  it('gives back the extracted text of a page full of markdown-like characters', () => {
+    const r = extract(TECHNICAL_POST);
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
+  for (const name of FIXTURES) {
+    for (const onlyMainContent of [true, false]) {
+      it(`gives back the extracted text of ${name} (onlyMainContent ${onlyMainContent})`, () => {
+        const r = extract(fixtureHtml(name), onlyMainContent);
+        expect(r.text!.length).toBeGreaterThan(0);
+        expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+      });
+    }
+  }
+});
+
+describe('markdown ready for models and search', () => {
+  const md = extract(TECHNICAL_POST).markdown!;
+
+  it('writes identifiers as they are, escaping only what markdown would read', () => {
+    expect(md).toContain('autovacuum_vacuum_cost_limit to 2000');
+    expect(md).toContain('`autovacuum_vacuum_scale_factor`');
+    expect(md).toContain('| autovacuum_vacuum_scale_factor | 0.2 | 0.01 |');
+    expect(md).toContain('The \\_\\_init\\_\\_ hook');
+    expect(md).toContain('(see worker_pool.py)');
+    expect(md).toContain('Costs went from ~120 ms to ~15 ms.');
+    expect(md).toContain('1\\. This paragraph starts with a number');
+    expect(md).toContain('\\- Nor is this one');
+    expect(md).toContain('# nor is a hash * star _ underscore');
+    expect(md).toContain(
+      'a literal \\<div> tag, the entity text \\&amp; and a path like C:\\Users\\pg\\data or a\\\\\\*b.',
+    );
+  });
+
+  it('keeps one table row per line', () => {
+    const table = md.split('\n').filter((line) => line.startsWith('|'));
+    expect(table).toEqual([
+      '| Setting | Default | Ours |',
+      '| --- | --- | --- |',
+      '| autovacuum_vacuum_scale_factor | 0.2 | 0.01 |',
+      '| log format | a \\| b | two paragraphs |',
+      '| naptime (seconds) | 60 | 15 |',
+    ]);
+  });
+
+  it('fences code blocks with their language and a fence longer than the backticks inside', () => {
+    expect(md).toContain(
+      '````sql\nALTER TABLE orders SET (autovacuum_vacuum_scale_factor = 0.01);\n-- ```triple backticks``` in a comment\nSELECT',
+    );
+    expect(md).toContain('```\nplain pre\n   keeps   its spacing\n```');
+  });
+
+  it('writes links and images absolute, as valid destinations, images with their alt text', () => {
+    expect(md).toContain(
+      '[autovacuum settings](https://site.example/docs/runtime%20config%20%28autovacuum%29.html "Runtime \\"config\\"")',
+    );
+    expect(md).toContain('<https://www.postgresql.org/docs/current/routine-vacuuming.html>');
+    expect(md).toContain('![Table bloat \\[before\\] and after](https://site.example/img/bloat%20chart.png%201x,');
+    expect(md).not.toMatch(/\[\s*\]\(/);
+  });
+
+  it('writes a heading on one line', () => {
+    expect(md).toMatch(/^# Tuning autovacuum on a busy table part 2$/m);
+  });
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'parse5';
+import { extractContent, parseDocument } from '../src/index.js';
+import { FIXTURE_URL } from './support/fixtures.js';
+
+// Pages that leave out or misplace <html>, <head> and <body>, as found on the web. The HTML
+// standard's tree builder (parse5, a test-time oracle) says what a browser's body holds.
+
+const HEAD = `<meta charset="utf-8"><title>Vibe coding, a week in</title>
+<meta name="viewport" content="width=device-width, initial-scale=0.5">
+<link rel="stylesheet" href="/styles-site.css" type="text/css">
+<script>window.dataLayer = window.dataLayer || [];</script>`;
+
+const ARTICLE = `<div id="container"><div id="banner"><h1><a href="/">davidbau.com</a></h1>
+<span class="description">A dabbler's weblog</span></div>
+<div id="center"><div class="content"><h2>Vibe Coding</h2>
+<p>For a week I wrote no code by hand. I described what I wanted, read what came back, and asked
+again when it was wrong; the program grew faster than I could have typed it.</p>
+<p>The surprise was not the speed. It was how quickly I stopped reading the code closely, and how
+long it took to notice the bugs that habit let through.</p>
+<ul><li>Small, testable requests worked best.</li><li>Large refactors needed a plan written first.</li></ul>
+</div></div>
+<div id="right"><div class="sidetitle">Archives</div><ul><li><a href="/archives/2025_03.html">March 2025</a></li></ul></div>
+</div>`;
+
+const CASES: Record<string, string> = {
+  'no <html>, <head> or <body> tags': `<!DOCTYPE html>\n${HEAD}\n${ARTICLE}`,
+  '<head> but no <html> or <body>': `<!DOCTYPE html>\n<head>${HEAD}</head>\n${ARTICLE}`,
+  'a <style> before <html>': `<!DOCTYPE html><style data-emotion="css r6sydd">.css-r6sydd{height:100vh}</style><html lang="en"><head>${HEAD}</head><body>${ARTICLE}</body></html>`,
+  'a script and a style block before the doctype': `<script type="text/javascript">document.addEventListener('DOMContentLoaded', function () {});</script>
+<style>#scroll_limit { display: none !important; }</style>
+<!DOCTYPE html><html lang="en"><head>${HEAD}</head><body class="home">${ARTICLE}</body></html>`,
+  'a second <html> inside the first': `<!DOCTYPE html>\n<html class="fonts-loaded" lang="en">\n<html lang="en" prefix="og: http://ogp.me/ns#">\n<head>${HEAD}</head><body>${ARTICLE}</body></html></html>`,
+  'content inside <head>': `<!DOCTYPE html><html><head>${HEAD}<div class="notice"><p>Site maintenance on Sunday from 02:00 to 04:00 UTC.</p></div></head><body>${ARTICLE}</body></html>`,
+  'content after </body> and </html>': `<!DOCTYPE html><html><head>${HEAD}</head><body>${ARTICLE}</body><p>Comments are closed for this entry, but the discussion continues by email.</p></html><footer><p>Copyright 2025 David Bau</p></footer>`,
+  'a second <body>': `<!DOCTYPE html><html><head>${HEAD}</head><body class="a"><body class="b" id="page">${ARTICLE}</body></body></html>`,
+};
+
+/** The text of the body as the HTML standard builds it (parse5, scripting off: <noscript> is markup). */
+function standardBodyText(html: string): string {
+  type P5 = { nodeName: string; tagName?: string; value?: string; childNodes?: P5[] };
+  const doc = parse(html, { scriptingEnabled: false }) as unknown as P5;
+  const body = doc.childNodes?.find((n) => n.tagName === 'html')?.childNodes?.find((n) => n.tagName === 'body');
+  const out: string[] = [];
+  const walk = (n: P5): void => {
+    if (n.nodeName === '#text') out.push(n.value ?? '');
+    if (n.tagName === 'script' || n.tagName === 'style') return;
+    for (const c of n.childNodes ?? []) walk(c);
+  };
+  if (body) walk(body);
+  return words(out.join(' '));
+}
+
+function bodyText(doc: Document): string {
+  const out: string[] = [];
+  const walk = (n: Node): void => {
+    if (n.nodeType === 3) out.push((n as Text).data);
+    if (n.nodeType === 1 && ['script', 'style'].includes((n as Element).localName)) return;
+    for (let c = n.firstChild; c; c = c.nextSibling) walk(c);
+  };
+  walk(doc.body);
+  return words(out.join(' '));
+}
+
+const words = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+describe('parseDocument: the HTML standard’s document shape', () => {
+  for (const [name, html] of Object.entries(CASES)) {
+    it(`gives the body a browser gives it: ${name}`, () => {
+      const doc = parseDocument(html);
+      expect(doc.documentElement.localName).toBe('html');
+      expect(doc.head.parentElement).toBe(doc.documentElement);
+      expect(bodyText(doc)).toBe(standardBodyText(html));
+      expect(bodyText(doc)).toContain('how quickly I stopped reading the code closely');
+      expect(doc.title).toBe('Vibe coding, a week in');
+      // Every consumer reads the content: the markdown of the main content holds the article.
+      const md = extractContent(doc, { url: FIXTURE_URL, formats: ['markdown'], onlyMainContent: true }).markdown;
+      expect(md).toContain('how quickly I stopped reading the code closely');
+      expect(md).toContain('- Small, testable requests worked best.');
+    });
+  }
+
+  it('keeps the attributes of a second <html> or <body> that the first lacks', () => {
+    const doc = parseDocument(CASES['a second <html> inside the first']!);
+    expect(doc.documentElement.getAttribute('class')).toBe('fonts-loaded');
+    expect(doc.documentElement.getAttribute('prefix')).toBe('og: http://ogp.me/ns#');
+    const twice = parseDocument(CASES['a second <body>']!);
+    expect(twice.body.getAttribute('class')).toBe('a');
+    expect(twice.body.id).toBe('page');
+  });
+
+  it('keeps head elements in the head and the first content where the body starts', () => {
+    const doc = parseDocument(CASES['content inside <head>']!);
+    expect(Array.from(doc.head.children).map((el) => el.localName)).toEqual([
+      'meta',
+      'title',
+      'meta',
+      'link',
+      'script',
+    ]);
+    expect(doc.body.firstElementChild?.className).toBe('notice');
+  });
+
+  it('reads a fragment without any structure as a body', () => {
+    const doc = parseDocument('<p>hello</p><p>world</p>');
+    expect(doc.body.innerHTML).toBe('<p>hello</p><p>world</p>');
+    expect(doc.head.childNodes.length).toBe(0);
+  });
+
+  it('leaves a document already in shape as it was', () => {
+    const html = `<!DOCTYPE html><html lang="en"><head>${HEAD}</head><body>${ARTICLE}</body></html>`;
+    const doc = parseDocument(html);
+    expect(doc.toString()).toBe(`<!DOCTYPE html>${html.slice('<!DOCTYPE html>'.length)}`);
+  });
+});
