@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { allowNetworksSchema, hostMapSchema } from './fetch-guard.js';
 
 /** What every service reads: where the shared infrastructure is and how to log. */
 export const baseEnv = z.object({
@@ -17,12 +16,6 @@ export const baseEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-/** The fetch guard's switch, read by every service that fetches a URL a user gave. */
-export const fetchGuardEnv = z.object({
-  FETCH_ALLOW_NETWORKS: allowNetworksSchema,
-  FETCH_HOST_MAP: hostMapSchema,
-});
-
 /** Where each gRPC service listens and is reached. */
 export const grpcEnv = z.object({
   BILLING_GRPC_URL: z.string().default('127.0.0.1:50061'),
@@ -32,4 +25,27 @@ export const grpcEnv = z.object({
   CRAWL_GRPC_URL: z.string().default('127.0.0.1:50065'),
   DIFF_GRPC_URL: z.string().default('127.0.0.1:50066'),
   EXPORT_GRPC_URL: z.string().default('127.0.0.1:50067'),
+  DELIVERY_GRPC_URL: z.string().default('127.0.0.1:50068'),
 });
+
+/**
+ * The job watchdog every crawl and scrape worker runs: a job or run that has made no progress
+ * for `JOB_STALL_MS` (default 30 minutes, far above the longest page: three rungs of at most
+ * 120 s) is failed with the reason; it looks every `JOB_WATCHDOG_MS` (a minute).
+ */
+export const watchdogEnv = z.object({
+  JOB_STALL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(30 * 60_000),
+  JOB_WATCHDOG_MS: z.coerce.number().int().min(100).default(60_000),
+});
+
+/** What a job the watchdog ended says (its `error`). */
+export const stalledReason = (stallMs: number): string => {
+  const minutes = Math.round(stallMs / 60_000);
+  const seconds = Math.round(stallMs / 1000);
+  const span = minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${seconds} seconds`;
+  return `no progress for ${span}; the watchdog ended it`;
+};

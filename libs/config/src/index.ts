@@ -1,4 +1,3 @@
 export { z } from 'zod';
 export * from './env.js';
 export * from './base-env.js';
-export * from './fetch-guard.js';

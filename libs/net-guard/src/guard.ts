@@ -1,15 +1,24 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { cidrContains, routeForHost, type Cidr, type HostRoute } from '@tidemark/config';
-import { BLOCKED_RANGES } from './blocked-ranges.js';
+import { routeForHost, type Cidr, type HostRoute } from './networks.js';
+import { judgeAddress } from './ranges.js';
 
-/** Why a destination was refused; scrape maps it to errorCode NETWORK. */
+/** The words every refusal starts with: the delivery log, page rows and 422s all say them. */
+export const REFUSED_BY_GUARD = 'refused by the fetch guard';
+
+/**
+ * Why a destination was refused. The message names the host and the range, not the address a
+ * name resolved to (that would tell a caller how internal names resolve); `address` keeps it
+ * for logs. Scrape maps it to errorCode NETWORK.
+ */
 export class BlockedAddressError extends Error {
   constructor(
     readonly host: string,
     readonly address: string,
+    readonly reason: string,
   ) {
-    super(`${host} resolves to ${address}, a private or reserved address; refused`);
+    const what = isIP(host) ? `${host} is` : `${host} resolves to`;
+    super(`${REFUSED_BY_GUARD}: ${what} a private or reserved address (${reason})`);
     this.name = 'BlockedAddressError';
   }
 }
@@ -33,7 +42,7 @@ export interface Destination {
 }
 
 export interface FetchGuardOptions {
-  /** FETCH_ALLOW_NETWORKS: ranges exempt from the block list. */
+  /** FETCH_ALLOW_NETWORKS: ranges exempt from the refused ranges. */
   allowNetworks: Cidr[];
   /** FETCH_HOST_MAP: named hosts sent to a fixed address and port (the test web). */
   hostMap: HostRoute[];
@@ -41,15 +50,26 @@ export interface FetchGuardOptions {
   lookup?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
 
-const unmapV4 = (ip: string): string => {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  return m ? m[1]! : ip;
-};
+/** A host as it appears in a URL or a CONNECT line, compared: no brackets, no trailing dot, lower case. */
+const bareHost = (host: string) =>
+  host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+
+/** Names that are loopback by definition (RFC 6761), whatever a resolver says. */
+const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
 /**
- * The one place that decides where a fetch may connect. It runs at connection time — after DNS
- * and for every hop of a redirect chain, subresource or proxy CONNECT — so a name that resolves
- * to a private address, or a redirect to one, is refused however it was reached.
+ * The one place that decides where Tidemark may connect for a user. Two uses, one decision
+ * (`judgeAddress`, see ranges.ts):
+ * - when sent (`resolve`): at connection time, after DNS, for every hop of a redirect chain,
+ *   subresource, proxy CONNECT, webhook or model call — a name that resolves to a refused address,
+ *   or a redirect to one, is refused however it was reached;
+ * - when saved (`checkUrl`): a URL whose host is an address (in any spelling the URL parser
+ *   normalizes) or localhost, so a config naming one is answered 422 at once. A name is left to
+ *   the send-time check: what it resolves to may change after it is saved, so only the address
+ *   actually connected to counts (FETCH_HOST_MAP names too: they stand in for DNS).
  */
 export class FetchGuard {
   private readonly lookup: (host: string) => Promise<{ address: string; family: number }[]>;
@@ -60,9 +80,15 @@ export class FetchGuard {
 
   /** True when an address may be connected to. */
   isAllowed(ip: string): boolean {
-    const plain = unmapV4(ip);
-    if (this.opts.allowNetworks.some((c) => cidrContains(c, plain) || cidrContains(c, ip))) return true;
-    return !BLOCKED_RANGES.some((c) => cidrContains(c, plain));
+    return judgeAddress(ip, this.opts.allowNetworks) === null;
+  }
+
+  /** Throws BlockedAddressError unless every address may be connected to. */
+  private assertAllowed(host: string, addresses: string[]): void {
+    for (const address of addresses) {
+      const refusal = judgeAddress(address, this.opts.allowNetworks);
+      if (refusal) throw new BlockedAddressError(host, refusal.address, refusal.reason);
+    }
   }
 
   /**
@@ -70,7 +96,7 @@ export class FetchGuard {
    * still checked (a mapped loopback host needs FETCH_ALLOW_NETWORKS, like any other).
    */
   async resolve(host: string, port: number): Promise<Destination> {
-    const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+    const name = bareHost(host);
     const mapped = routeForHost(this.opts.hostMap, name);
     let candidates: { address: string; family: number }[];
     let targetPort = port;
@@ -89,9 +115,33 @@ export class FetchGuard {
     }
     // Every address must pass: otherwise a name with one public and one private record could
     // be steered to the private one by the connection order.
-    const refused = candidates.find((c) => !this.isAllowed(c.address));
-    if (refused) throw new BlockedAddressError(name, refused.address);
+    this.assertAllowed(
+      name,
+      candidates.map((c) => c.address),
+    );
     const first = candidates[0]!;
     return { address: first.address, family: first.family === 6 ? 6 : 4, port: targetPort };
+  }
+
+  /**
+   * The save-time check of a URL: the refusal when its host is an address the guard refuses, or
+   * a localhost name (loopback by definition) while loopback is refused; else null (a name is
+   * judged when it is connected to). A URL that does not parse is the caller's to refuse; this
+   * answers null for it.
+   */
+  checkUrl(url: string): BlockedAddressError | null {
+    let host: string;
+    try {
+      host = bareHost(new URL(url).hostname);
+    } catch {
+      return null;
+    }
+    const addresses = isIP(host) ? [host] : isLocalhostName(host) ? ['127.0.0.1'] : [];
+    try {
+      this.assertAllowed(host, addresses);
+      return null;
+    } catch (err) {
+      return err as BlockedAddressError;
+    }
   }
 }

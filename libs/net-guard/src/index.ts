@@ -1,3 +1,4 @@
 export * from './guard.js';
 export * from './agents.js';
-export { BLOCKED_RANGES } from './blocked-ranges.js';
+export * from './networks.js';
+export { EMBEDDING, judgeAddress, REFUSED_IPV4, REFUSED_IPV6, type Refusal, type RefusedRange } from './ranges.js';

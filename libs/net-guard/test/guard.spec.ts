@@ -1,8 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseCidr, routeForHost } from '@tidemark/config';
-import { BlockedAddressError, FetchGuard, guardedAgents, HostNotFoundError } from '../src/index.js';
+import {
+  BlockedAddressError,
+  FetchGuard,
+  guardedAgents,
+  HostNotFoundError,
+  parseCidr,
+  routeForHost,
+} from '../src/index.js';
 
 const dns = (table: Record<string, string[]>) => async (host: string) => {
   const addrs = table[host];
@@ -26,6 +32,8 @@ describe('FetchGuard', () => {
     'fd00::1',
     '::ffff:127.0.0.1',
     '::ffff:10.1.2.3',
+    '::ffff:7f00:1',
+    '::ffff:0:0',
   ])('refuses %s', async (ip) => {
     await expect(strict.resolve(ip, 80)).rejects.toBeInstanceOf(BlockedAddressError);
   });
@@ -45,9 +53,29 @@ describe('FetchGuard', () => {
       hostMap: [],
       lookup: dns({ 'mixed.example': ['93.184.215.14', '10.0.0.5'], 'ok.example': ['93.184.215.14'] }),
     });
-    await expect(guard.resolve('mixed.example', 80)).rejects.toThrow(/10\.0\.0\.5/);
+    await expect(guard.resolve('mixed.example', 80)).rejects.toMatchObject({ address: '10.0.0.5' });
     await expect(guard.resolve('ok.example', 80)).resolves.toMatchObject({ address: '93.184.215.14' });
     await expect(guard.resolve('nowhere.example', 80)).rejects.toBeInstanceOf(HostNotFoundError);
+  });
+
+  it('judges what DNS answers in every spelling: an AAAA record may carry a private IPv4 address', async () => {
+    const guard = new FetchGuard({
+      allowNetworks: [parseCidr('127.0.0.1/32')!],
+      hostMap: [],
+      lookup: dns({
+        'mapped.example': ['::ffff:a00:1'],
+        'nat64.example': ['64:ff9b::a9fe:a9fe'],
+        'sixtofour.example': ['2002:c0a8:101::1'],
+        'loop.example': ['::ffff:7f00:1'],
+        'public64.example': ['64:ff9b::5db8:d70e'],
+      }),
+    });
+    await expect(guard.resolve('mapped.example', 80)).rejects.toThrow(/private-use 10\.0\.0\.0\/8/);
+    await expect(guard.resolve('nat64.example', 80)).rejects.toThrow(/NAT64.*link-local/);
+    await expect(guard.resolve('sixtofour.example', 80)).rejects.toThrow(/6to4.*192\.168\.1\.1/);
+    // The exempt address in its mapped spelling passes; a public one behind NAT64 too.
+    await expect(guard.resolve('loop.example', 80)).resolves.toMatchObject({ address: '::ffff:7f00:1', family: 6 });
+    await expect(guard.resolve('public64.example', 80)).resolves.toMatchObject({ address: '64:ff9b::5db8:d70e' });
   });
 
   it('exempts FETCH_ALLOW_NETWORKS and nothing else', async () => {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  ConfigError,
-  envBoolean,
-  fetchGuardEnv,
-  parseEnv,
-  cidrContains,
-  parseCidr,
-  routeForHost,
-} from '../src/index.js';
+import { ConfigError, parseEnv } from '@tidemark/config';
+import { cidrContains, fetchGuardEnv, parseCidr, routeForHost } from '../src/index.js';
 
 describe('FETCH_ALLOW_NETWORKS', () => {
   it('parses IPv4 and IPv6 CIDRs and matches addresses inside them only', () => {
@@ -33,8 +26,26 @@ describe('FETCH_ALLOW_NETWORKS', () => {
     const v6 = parseCidr('fd00::/8')!;
     expect(cidrContains(v6, 'fd12:3456::1')).toBe(true);
     expect(cidrContains(v6, 'fe80::1')).toBe(false);
+    // A mapped range is the IPv4 range it maps, and matches both spellings of its addresses.
     const mapped = parseCidr('::ffff:127.0.0.0/104')!;
+    expect(mapped.family).toBe(4);
     expect(cidrContains(mapped, '::ffff:127.0.0.1')).toBe(true);
+    expect(cidrContains(mapped, '::ffff:7f00:1')).toBe(true);
+    expect(cidrContains(mapped, '127.0.0.1')).toBe(true);
+    expect(cidrContains(mapped, '128.0.0.1')).toBe(false);
+  });
+
+  it('refuses what is not a standard address or prefix', () => {
+    for (const bad of [
+      '0x7f.0.0.1/8',
+      '2130706433',
+      '127.1/8',
+      '10.0.0.0/8/8',
+      '::ffff:0:0/95',
+      'fe80::1%eth0/64',
+      '10.0.0.0/-1',
+    ])
+      expect([bad, parseCidr(bad)]).toEqual([bad, null]);
   });
 
   it('lists every bad entry at once', () => {
@@ -67,13 +78,5 @@ describe('FETCH_HOST_MAP', () => {
   it('leaves other hosts alone, including the bare wildcard domain', () => {
     expect(routeForHost(routes, 'shop.test')).toBeUndefined();
     expect(routeForHost(routes, 'example.com')).toBeUndefined();
-  });
-});
-
-describe('envBoolean', () => {
-  it("reads '0' and 'false' as false, which z.coerce.boolean gets wrong", () => {
-    for (const v of ['0', 'false', 'no', 'off', 'FALSE']) expect(envBoolean.parse(v)).toBe(false);
-    for (const v of ['1', 'true', 'yes', 'on']) expect(envBoolean.parse(v)).toBe(true);
-    expect(envBoolean.safeParse('maybe').success).toBe(false);
   });
 });
