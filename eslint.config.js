@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/generated/**', '.tidemark/**', 'helm/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/generated/**',
+      '.tidemark/**',
+      'helm/**',
+      'services/web/dist/**',
+      'test-results/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -12,4 +12,6 @@ bash deploy/local/install.sh
 export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/tidemark}"
 node deploy/local/ensure-database.mjs
 pnpm --silent --filter @tidemark/db migrate >/dev/null
+# The web application's static files (services/web/dist), served by the fleet's web server.
+pnpm --silent --filter @tidemark/web exec vite build --logLevel warn
 exec node --import tsx deploy/local/src/main.ts

@@ -11,6 +11,8 @@ tidemark_infra_up
 bash deploy/local/install.sh
 echo "type check…" >&2
 node_modules/.bin/tsc -p tsconfig.json
+echo "web app (type check and build)…" >&2
+pnpm --silent --filter @tidemark/web build >/dev/null
 echo "lint…" >&2
 node_modules/.bin/eslint --max-warnings 0 .
 node_modules/.bin/prettier --check . >/dev/null || { node_modules/.bin/prettier --check . ; exit 1; }

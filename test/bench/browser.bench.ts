@@ -140,8 +140,11 @@ export async function benchBrowser(): Promise<string> {
           timeoutMs: 30_000,
           screenshot: false,
           screenshotFullPage: false,
+          screenshotFormat: '',
+          screenshotQuality: 0,
           useExit: false,
           blockMedia: true,
+          maxHtmlBytes: 0,
         });
         return res.html;
       };

@@ -60,9 +60,7 @@ describe('authentication, scopes and visibility', () => {
   });
 
   it('a key revoked on one gateway instance is refused by another at once', async () => {
-    const second = await gateway.buildApp(
-      gateway.loadConfig({ ...t.env, BILLING_GRPC_URL: t.fleet.grpc.billing, SCRAPE_GRPC_URL: t.fleet.grpc.scrape }),
-    );
+    const second = await gateway.buildApp(gateway.loadConfig(t.dialEnv));
     const { url } = await second.start();
     try {
       const created = await t.call('POST', '/me/keys', {

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
-import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 import { comparedRun } from '../support/runs.js';
 
 /**
@@ -202,5 +203,25 @@ describe('a change record through the fleet, against a site that changed between
     }
     expect(digest).toEqual(DIGEST);
     expect(prompts.some((p) => p.includes('who runs the harbour'))).toBe(true);
+
+    // The markup comparison of the edited page (its html is stored in both runs).
+    const markup = await t.call('GET', `/projects/${id}/changes/markup?url=${encodeURIComponent(about.url)}`, { key });
+    expect(markup.status).toBe(200);
+    expect(markup.body).toMatchObject({ url: about.url, runId: second.runId, baseline: first.runId });
+    expect(markup.body.changes.some((c: { kind: string; after: string | null }) => c.after?.includes('trust'))).toBe(
+      true,
+    );
+
+    // The record with its digest, selector breaks and withheld pages, and both page comparisons,
+    // are what the OpenAPI document declares (its schemas name every field).
+    const check = openApiChecker((await t.call('GET', '/docs/openapi.json')).body);
+    const conforms = (path: string, method: string, res: Answer) => check.conforms(path, method, res);
+    conforms(
+      '/projects/{id}/changes',
+      'get',
+      await t.call('GET', `/projects/${id}/changes?run_id=${second.runId}`, { key }),
+    );
+    conforms('/projects/{id}/changes/page', 'get', diff);
+    conforms('/projects/{id}/changes/markup', 'get', markup);
   }, 120_000);
 });

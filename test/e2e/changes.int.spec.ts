@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { recordEvents, type RecordedEvent } from '../support/events.js';
-import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 import { comparedRun } from '../support/runs.js';
 
 /** Prose that reads as a real page (the verdict's word floor and the main-content finder). */
@@ -229,6 +230,20 @@ describe('change records through the fleet: a run compared with the run before',
     // The markup comparison needs html in both runs; this project stores markdown only.
     const markup = await t.call('GET', `/projects/${id}/changes/markup?url=${encodeURIComponent(prices.url)}`, { key });
     expect(markup.status).toBe(409);
+
+    // Every answer above is what the OpenAPI document declares (its schemas name every field).
+    const check = openApiChecker((await t.call('GET', '/docs/openapi.json')).body);
+    const conforms = (path: string, method: string, res: Answer) => check.conforms(path, method, res);
+    for (const runId of [first.runId, second.runId])
+      conforms(
+        '/projects/{id}/changes',
+        'get',
+        await t.call('GET', `/projects/${id}/changes?run_id=${runId}`, { key }),
+      );
+    conforms('/projects/{id}/changes/page', 'get', diff);
+    conforms('/projects/{id}/changes/{change}/review', 'post', review);
+    conforms('/projects/{id}/changes/markup', 'get', markup);
+    conforms('/projects/{id}/changes', 'get', await t.call('GET', `/projects/${id}/changes`, { key: otherKey }));
   }, 120_000);
 
   it('re-crawls listed pages as a run of its own that never stands in for the site', async () => {

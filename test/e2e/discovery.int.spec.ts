@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { recordEvents, type RecordedEvent } from '../support/events.js';
-import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 
 const xml = (body: string) => ({ type: 'application/xml', body: `<?xml version="1.0" encoding="UTF-8"?>${body}` });
 const urlset = (origin: string, urls: [string, string][]) =>
@@ -85,7 +86,8 @@ describe('discovery snapshots through the fleet', () => {
   it('stores the sitemap tree, pages its entries, and diffs the next snapshot with events', async () => {
     const project = await t.call('POST', '/projects', { key, body: { seed: `${state.origin}/` } });
     const id = project.body.id as string;
-    expect((await t.call('GET', `/projects/${id}/discovery`, { key })).body).toEqual({ discovery: null, job: null });
+    const none = await t.call('GET', `/projects/${id}/discovery`, { key });
+    expect(none.body).toEqual({ discovery: null, job: null });
 
     const first = await snapshot(id);
     expect(first).toMatchObject({ status: 'done', diff: null, feeds: [] });
@@ -109,6 +111,11 @@ describe('discovery snapshots through the fleet', () => {
     expect(blog.body.prefixes).toEqual([{ prefix: '/blog/2026', urls: 2 }]);
     const more = await t.call('GET', `/projects/${id}/discovery/entries?prefix=/blog&limit=1&cursor=1`, { key });
     expect(more.body).toMatchObject({ data: [{ url: `${state.origin}/blog/2026/two` }], cursor: null });
+    // A prefix is text, not a LIKE pattern: `_` and `%` stand for themselves.
+    for (const prefix of ['/b_og', '/%'])
+      expect(
+        (await t.call('GET', `/projects/${id}/discovery/entries?prefix=${encodeURIComponent(prefix)}`, { key })).body,
+      ).toMatchObject({ data: [], prefixes: [] });
     const byFile = await t.call(
       'GET',
       `/projects/${id}/discovery/entries?file=${encodeURIComponent(`${state.origin}/s1.xml`)}&q=TWO`,
@@ -147,6 +154,21 @@ describe('discovery snapshots through the fleet', () => {
       `${state.origin}/blog/2026/one`,
       `${state.origin}/blog/2026/two`,
     ]);
+
+    // Every answer is what the OpenAPI document declares (its schemas name every field).
+    const check = openApiChecker((await t.call('GET', '/docs/openapi.json')).body);
+    const conforms = (path: string, method: string, res: Answer) => check.conforms(path, method, res);
+    const stored = await t.call('GET', `/projects/${id}/discovery`, { key });
+    expect(stored.body.discovery).toEqual(second);
+    conforms('/projects/{id}/discovery', 'get', none);
+    conforms('/projects/{id}/discovery', 'get', stored);
+    conforms('/projects/{id}/discovery/entries', 'get', blog);
+    conforms('/projects/{id}/discovery/entries', 'get', more);
+    conforms('/projects/{id}/discovery/entries', 'get', old);
+    const started = await t.call('POST', `/projects/${id}/discovery`, { key });
+    conforms('/projects/{id}/discovery', 'post', started);
+    expect(started.body.job).toMatchObject({ status: 'queued', creditsUsed: 0 });
+    conforms('/projects/{id}/discovery', 'get', await t.call('GET', `/projects/${id}/discovery`, { key }));
   });
 
   it('answers 409 while a snapshot runs, 404 for another workspace, and refuses bad input', async () => {

@@ -66,6 +66,19 @@ describe('request ids and the error envelope', () => {
     );
   });
 
+  it('refuses a body nested past the bound, and a path that is not percent-encoding, as validation', async () => {
+    const deep = '{"a":'.repeat(1500) + '1' + '}'.repeat(1500); // under this fleet's 10kb limit
+    const res = await t.call('POST', '/projects', {
+      key: admin,
+      rawBody: deep,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+    });
+    expectEnvelope(res, 400, 'validation');
+    expect(res.body.error).toMatch(/nests deeper/);
+    expectEnvelope(await t.call('GET', '/projects/%zz', { key: admin }), 400, 'validation');
+    expectEnvelope(await t.call('DELETE', '/auth/invites/%E0%A4%A', { key: admin }), 400, 'validation');
+  });
+
   it('names the failing field', async () => {
     const res = await t.call('POST', '/projects', {
       key: admin,

@@ -2,7 +2,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Page, type Site, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { parseCsv } from '../support/csv.js';
 import { MB, readJsonlSlowly } from '../support/memory.js';
+import { openApiChecker } from '../support/openapi.js';
 
 /** Prose that reads as a real page (the verdict's word floor and the main-content finder). */
 const prose = (topic: string, n: number) =>
@@ -94,51 +96,14 @@ const heavySite = (n: number): Site => {
   };
 };
 
-/** RFC 4180 read back: quoted fields with doubled quotes, CRLF records, a header row. */
-const parseCsv = (text: string): string[][] => {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"' && field === '') {
-      for (i++; ; i++) {
-        if (text[i] === '"' && text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else if (text[i] === '"') break;
-        else if (i >= text.length) throw new Error('unterminated quote');
-        else field += text[i];
-      }
-      i++;
-    } else if (c === ',') {
-      record.push(field);
-      field = '';
-      i++;
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-      i += 2;
-    } else if (c === '\n' || c === '\r' || c === '"') {
-      throw new Error(`bare ${JSON.stringify(c)} at ${i}`);
-    } else {
-      field += c;
-      i++;
-    }
-  }
-  if (field || record.length) throw new Error('last record not ended by CRLF');
-  return records;
-};
-
-/** What a JSON value looks like in a CSV cell. */
+/** What a JSON value looks like in a CSV cell (text that starts like a formula gets a quote first). */
 const cell = (v: unknown): string =>
   v === null || v === undefined
     ? ''
     : typeof v === 'string'
-      ? v
+      ? /^[=+\-@\t\r]/.test(v)
+        ? `'${v}`
+        : v
       : typeof v === 'object'
         ? JSON.stringify(v)
         : String(v);
@@ -324,6 +289,8 @@ describe('exports: datasets of a run streamed as files', () => {
     ]);
     expect(res.body.data[0].fields).toEqual(PAGE_COLUMNS);
     expect(res.body.data[2].fields).toEqual(CHANGE_COLUMNS);
+    // Every field of the catalog is what the OpenAPI document declares.
+    openApiChecker((await t.call('GET', '/docs/openapi.json')).body).conforms('/exports', 'get', res);
   });
 
   it('pages: every row of the run by URL, with the link graph, alike in jsonl and csv', async () => {

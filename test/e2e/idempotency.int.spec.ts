@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
@@ -45,13 +46,35 @@ describe('Idempotency-Key on POST', () => {
     expect(res.body.error).toMatch(/different request body/);
   });
 
-  it('keeps a validation answer too, and replays it', async () => {
+  it('keeps no 422: a corrected retry with the same key runs', async () => {
     const headers = { 'idempotency-key': 'bad-body' };
     const first = await t.call('POST', '/projects', { key: admin, body: { seed: 'ftp://x' }, headers });
     const again = await t.call('POST', '/projects', { key: admin, body: { seed: 'ftp://x' }, headers });
     expect(first.status).toBe(422);
     expect(again.status).toBe(422);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    const fixed = await t.call('POST', '/projects', { key: admin, body: { seed: 'https://fixed.example/' }, headers });
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers.get('idempotent-replayed')).toBeNull();
+    const repeat = await t.call('POST', '/projects', {
+      key: admin,
+      body: { seed: 'https://fixed.example/' },
+      headers,
+    });
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body.id).toBe(fixed.body.id);
+  });
+
+  it('keeps no 4xx the handler answers either: a retry once the cause is fixed runs', async () => {
+    // The handler refuses an allow-list naming no project of the workspace (422 from the service).
+    const headers = { 'idempotency-key': 'handler-422' };
+    const body = { name: 'later', scopes: ['read'], projects: ['prj_notyetthere00000000000000'] };
+    const refused = await t.call('POST', '/me/keys', { key: admin, body, headers });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toContain('body.projects.0');
+    expect(await t.db.prisma.idempotencyRecord.count({ where: { key: 'handler-422' } })).toBe(0);
+    const fixed = await t.call('POST', '/me/keys', { key: admin, body: { ...body, projects: [] }, headers });
+    expect(fixed.status).toBe(201);
   });
 
   it('does the work once when repeats race', async () => {
@@ -85,5 +108,96 @@ describe('Idempotency-Key on POST', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation');
+  });
+
+  describe('replays respect the caller (issue 12, item 5)', () => {
+    const keyBody = { name: 'deploy', scopes: ['admin'] };
+    const headers = { 'idempotency-key': 'mint-deploy-key' };
+    let minted: { id: string; key: string };
+
+    beforeAll(async () => {
+      const res = await t.call('POST', '/me/keys', { key: admin, body: keyBody, headers });
+      expect(res.status).toBe(201);
+      minted = res.body;
+    });
+
+    it("a read key reusing an admin's Idempotency-Key never gets the admin's answer or secret", async () => {
+      const reader = await t.createKey(admin, { name: 'reader', scopes: ['read'] });
+      const res = await t.call('POST', '/me/keys', { key: reader, body: keyBody, headers });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('forbidden');
+      expect(res.headers.get('idempotent-replayed')).toBeNull();
+      expect(JSON.stringify(res.body)).not.toContain(minted.key);
+      expect(JSON.stringify(res.body)).not.toContain(minted.id);
+    });
+
+    it('another admin key with the same Idempotency-Key makes a request of its own', async () => {
+      const otherAdmin = await t.createKey(admin, { name: 'other admin', scopes: ['admin'] });
+      const res = await t.call('POST', '/me/keys', { key: otherAdmin, body: keyBody, headers });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('idempotent-replayed')).toBeNull();
+      expect(res.body.id).not.toBe(minted.id);
+      expect(res.body.key).not.toBe(minted.key);
+    });
+
+    it('a member signed in replays only their own answers, not a key’s', async () => {
+      const signup = await t.call('POST', '/auth/signup', {
+        body: { email: 'owner@idem.test', password: 'idem-password-1' },
+      });
+      const cookie = /tidemark_session=[^;]*/.exec(signup.headers.get('set-cookie') ?? '')![0];
+      const first = await t.call('POST', '/projects', {
+        headers: { cookie, 'idempotency-key': 'member-1' },
+        body: { seed: 'https://member.example/' },
+      });
+      const again = await t.call('POST', '/projects', {
+        headers: { cookie, 'idempotency-key': 'member-1' },
+        body: { seed: 'https://member.example/' },
+      });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.id).toBe(first.body.id);
+    });
+
+    it('keeps the secret sealed at rest and replays it only to the caller who made it', async () => {
+      const row = await t.db.prisma.idempotencyRecord.findFirstOrThrow({ where: { key: 'mint-deploy-key' } });
+      expect(row.caller).toMatch(/^key:key_/);
+      expect(JSON.stringify(row.body)).not.toContain(minted.key);
+      expect(row.body).not.toHaveProperty('key');
+      expect(row.secrets).toMatch(/^v1\./);
+      expect(row.secrets).not.toContain(minted.key);
+      // The body's digest is keyed: no offline oracle for what a body held (a password, a header).
+      expect(row.requestHash).not.toBe(createHash('sha256').update(JSON.stringify(keyBody)).digest('hex'));
+
+      const replay = await t.call('POST', '/me/keys', { key: admin, body: keyBody, headers });
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body).toEqual(minted);
+      expect(await t.db.prisma.apiKey.count({ where: { name: 'deploy' } })).toBe(2); // this and the other admin's
+    });
+
+    it('every POST route whose answer carries a secret declares it, so a kept answer seals it', () => {
+      const secretish = /secret|token|otpauth|^key$/i;
+      // A connection's `secrets` lists the names of its secrets, never their values.
+      const notSecret = new Set(['/connections secrets']);
+      const undeclared: string[] = [];
+      for (const route of t.fleet.gateway.routes) {
+        if (route.method !== 'post' || route.auth === 'none') continue;
+        for (const [status, res] of Object.entries(route.responses)) {
+          const shape = (res.schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+          if (Number(status) >= 300 || !shape) continue;
+          for (const field of Object.keys(shape))
+            if (
+              secretish.test(field) &&
+              !notSecret.has(`${route.path} ${field}`) &&
+              !(route.secretFields ?? []).includes(field)
+            )
+              undeclared.push(`${route.path} ${status} ${field}`);
+        }
+      }
+      expect(undeclared).toEqual([]);
+      // The check can fail: the key route declares its secret.
+      expect(t.fleet.gateway.routes.find((r) => r.path === '/me/keys' && r.method === 'post')?.secretFields).toEqual([
+        'key',
+      ]);
+    });
   });
 });

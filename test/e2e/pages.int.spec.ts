@@ -420,11 +420,18 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
     expect(badXPath.status).toBe(422);
     expect(badXPath.body.error).toMatch(/^body\.q: invalid XPath selector/);
 
-    // A project that keeps markdown only: no page has html to scan.
+    // A project that keeps markdown only: the home page's html is kept (store_html home, the
+    // default), no other page's.
     const mdOnly = await makeProject(key, { useSitemap: false, limit: 3 });
     await runOf(key, mdOnly);
-    const none = await search({ q: 'h1', mode: 'selector' }, mdOnly);
-    expect(none.body).toMatchObject({ counts: { pages: 3, scanned: 0, unscanned: 3, matched: 0 }, matches: [] });
+    const homeOnly = await search({ q: 'h1', mode: 'selector' }, mdOnly);
+    expect(homeOnly.body).toMatchObject({ counts: { pages: 3, scanned: 1, unscanned: 2, matched: 1 } });
+    expect(homeOnly.body.matches.map((m: { url: string }) => path(m.url))).toEqual(['/']);
+    // store_html always keeps every page's.
+    const allHtml = await makeProject(key, { useSitemap: false, limit: 3, store_html: 'always' });
+    await runOf(key, allHtml);
+    const every = await search({ q: 'h1', mode: 'selector' }, allHtml);
+    expect(every.body).toMatchObject({ counts: { pages: 3, scanned: 3, unscanned: 0, matched: 3 } });
   });
 
   it('counts selector matches on stored html, and previews the content filters on a stored page', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { SmtpServer } from '../../services/delivery/test/support/smtp-server.js';
+import * as gateway from '@tidemark/gateway';
+import { hashToken, mintToken } from '../../services/gateway/src/services/account.service.js';
 import { stepAt, totpCode } from '../../services/gateway/src/services/totp.js';
 import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
 import { comparedRun } from '../support/runs.js';
@@ -66,7 +68,6 @@ describe('signed-in members (no mail host)', () => {
       user: { email: 'ana@harbour.test', name: 'Ana', emailVerified: true },
       workspace: { name: 'Harbour', plan: 'free' },
       role: 'owner',
-      verificationSent: false,
     });
     ana = cookieOf(res);
     anaId = res.body.user.id;
@@ -403,40 +404,51 @@ describe('members with a mail host: confirming the address, resetting the passwo
     await smtp.close();
   });
 
-  /** The one-time code of the last mail to `to` (it stands on a line of its own). */
-  const codeMailedTo = async (to: string, count: number): Promise<string> => {
+  /** The mails sent to `to`, once `count` have come, bodies decoded from quoted-printable. */
+  const mailsTo = async (to: string, count: number): Promise<string[]> => {
     for (let i = 0; i < 100 && smtp.mails.filter((m) => m.to.includes(to)).length < count; i++)
       await new Promise((r) => setTimeout(r, 50));
     const mails = smtp.mails.filter((m) => m.to.includes(to));
     expect(mails).toHaveLength(count);
     // The body is quoted-printable: soft line breaks out, =XX escapes decoded.
-    const body = mails[count - 1]!.data.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) =>
-      String.fromCharCode(parseInt(hex, 16)),
+    return mails.map((m) =>
+      m.data
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
     );
+  };
+  /** The one-time code of the last mail to `to` (it stands on a line of its own). */
+  const codeMailedTo = async (to: string, count: number): Promise<string> => {
+    const body = (await mailsTo(to, count))[count - 1]!;
     const code = /\r?\n([A-Za-z0-9_-]{43})(?:\r?\n|$)/.exec(body)?.[1];
-    if (!code) throw new Error(`no code in ${mails[count - 1]!.data}`);
+    if (!code) throw new Error(`no code in ${body}`);
     return code;
   };
+  const login = (email: string, password: string) => t.call('POST', '/auth/login', { body: { email, password } });
+  /** Signs up, confirms by the mailed code and signs in: the cookie. */
+  const member = async (email: string, password: string): Promise<string> => {
+    expect((await t.call('POST', '/auth/signup', { body: { email, password } })).status).toBe(202);
+    await t.call('POST', '/auth/verify', { body: { token: await codeMailedTo(email, 1) } });
+    return cookieOf(await login(email, password));
+  };
 
-  it('reads but changes nothing until the address is confirmed', async () => {
+  it('signs up without signing in: the address is confirmed by mail first', async () => {
     const res = await t.call('POST', '/auth/signup', { body: { email: 'cy@quay.test', password: 'quay-side-walks' } });
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ user: { emailVerified: false }, verificationSent: true });
-    const cy = cookieOf(res);
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ accepted: true });
+    expect(res.headers.get('set-cookie')).toBeNull();
     const code = await codeMailedTo('cy@quay.test', 1);
 
-    const me = await t.call('GET', '/me', { headers: { cookie: cy } });
-    expect(me.body.can).toEqual({ read: true, write: false, admin: false });
-    const refused = await t.call('POST', '/projects', {
-      headers: { cookie: cy },
-      body: { seed: 'https://quay.test/' },
-    });
-    expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe('email_unverified');
-    expect(await t.db.prisma.project.count()).toBe(0);
+    // Before confirming, the right password answers like a wrong one (one answer for both).
+    const early = await login('cy@quay.test', 'quay-side-walks');
+    const wrong = await login('cy@quay.test', 'not-the-password');
+    expect(early.status).toBe(401);
+    expect(early.body.error).toBe(wrong.body.error);
+    expect(early.body.error).toMatch(/not confirmed yet/);
 
     expect((await t.call('POST', '/auth/verify', { body: { token: code } })).body).toEqual({ verified: true });
     expect((await t.call('POST', '/auth/verify', { body: { token: code } })).status).toBe(404);
+    const cy = cookieOf(await login('cy@quay.test', 'quay-side-walks'));
     const allowed = await t.call('POST', '/projects', {
       headers: { cookie: cy },
       body: { seed: 'https://quay.test/' },
@@ -444,12 +456,107 @@ describe('members with a mail host: confirming the address, resetting the passwo
     expect(allowed.status).toBe(201);
   });
 
-  it('resets a forgotten password by mail, ending every session', async () => {
-    const signup = await t.call('POST', '/auth/signup', {
-      body: { email: 'di@quay.test', password: 'first-password-1' },
+  it('does not tell whether an address has an account: the same answer, and the owner is told by mail', async () => {
+    const users = await t.db.prisma.user.count();
+    const workspaces = await t.db.prisma.workspace.count();
+    const fresh = await t.call('POST', '/auth/signup', {
+      body: { email: 'new@quay.test', password: 'new-password-1' },
     });
-    const di = cookieOf(signup);
-    await codeMailedTo('di@quay.test', 1);
+    const taken = await t.call('POST', '/auth/signup', {
+      body: { email: 'CY@quay.test', password: 'someone-elses-pass' },
+    });
+    for (const res of [fresh, taken]) {
+      expect(res.status).toBe(202);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    expect(taken.body).toEqual(fresh.body);
+    // The new address got its account; the taken one nothing but a mail to its owner.
+    expect(await t.db.prisma.user.count()).toBe(users + 1);
+    expect(await t.db.prisma.workspace.count()).toBe(workspaces + 1);
+    const [, notice] = await mailsTo('cy@quay.test', 2);
+    expect(notice).toMatch(/tried to create a Tidemark account with this address, which already has one/);
+    // Her password is untouched, and the other one opens nothing.
+    expect((await login('cy@quay.test', 'quay-side-walks')).status).toBe(200);
+    expect((await login('cy@quay.test', 'someone-elses-pass')).status).toBe(401);
+
+    // An address that signed up and never confirmed gets a fresh code instead; the first password stays.
+    const again = await t.call('POST', '/auth/signup', { body: { email: 'new@quay.test', password: 'other-pass-22' } });
+    expect(again.body).toEqual(fresh.body);
+    const code = await codeMailedTo('new@quay.test', 2);
+    expect((await mailsTo('new@quay.test', 2))[1]).toMatch(/password chosen the first time/);
+    await t.call('POST', '/auth/verify', { body: { token: code } });
+    expect((await login('new@quay.test', 'new-password-1')).status).toBe(200);
+    expect((await login('new@quay.test', 'other-pass-22')).status).toBe(401);
+  });
+
+  it('reads but changes nothing while the address is unconfirmed', async () => {
+    const ivy = await member('ivy@quay.test', 'ivy-password-1');
+    // The address stops being confirmed (as for an account made before mail was set up).
+    await t.db.prisma.user.update({ where: { email: 'ivy@quay.test' }, data: { emailVerifiedAt: null } });
+    const me = await t.call('GET', '/me', { headers: { cookie: ivy } });
+    expect(me.body.can).toEqual({ read: true, write: false, admin: false });
+    const refused = await t.call('POST', '/projects', {
+      headers: { cookie: ivy },
+      body: { seed: 'https://ivy.test/' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('email_unverified');
+    const sent = await t.call('POST', '/auth/verify/request', { headers: { cookie: ivy } });
+    expect(sent.body).toEqual({ sent: true, verified: false });
+    await t.call('POST', '/auth/verify', { body: { token: await codeMailedTo('ivy@quay.test', 2) } });
+    expect(
+      (await t.call('POST', '/projects', { headers: { cookie: ivy }, body: { seed: 'https://ivy.test/' } })).status,
+    ).toBe(201);
+  });
+
+  it('mails the invitation code and never hands it to the inviter; the mailed code confirms the address', async () => {
+    const owner = await member('owner@harbour-mail.test', 'owner-password-1');
+    const invited = await t.call('POST', '/auth/invites', {
+      headers: { cookie: owner },
+      body: { email: 'joe@harbour-mail.test', role: 'member' },
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toMatchObject({ email: 'joe@harbour-mail.test', sent: true });
+    expect(invited.body).not.toHaveProperty('token');
+    const code = await codeMailedTo('joe@harbour-mail.test', 1);
+    expect(JSON.stringify(invited.body)).not.toContain(code);
+    const joined = await t.call('POST', '/auth/invites/accept', {
+      body: { token: code, password: 'joe-password-1' },
+    });
+    expect(joined.status).toBe(200);
+    expect(joined.body.user.emailVerified).toBe(true);
+    expect(
+      (await t.call('POST', '/projects', { headers: { cookie: cookieOf(joined) }, body: { seed: 'https://j.test/' } }))
+        .status,
+    ).toBe(201);
+  });
+
+  it('an invitation code that did not travel by mail confirms nothing', async () => {
+    // Made while no mail host was configured (the code was handed to the inviter), accepted now.
+    const ws = await t.createWorkspace('handed over');
+    const code = mintToken();
+    await t.db.prisma.invite.create({
+      data: {
+        id: 'inv_handedover00000000000000',
+        workspaceId: ws.workspaceId,
+        email: 'kim@quay.test',
+        role: 'member',
+        hash: hashToken(code),
+        expiresAt: new Date(Date.now() + 86_400_000),
+      },
+    });
+    const joined = await t.call('POST', '/auth/invites/accept', { body: { token: code, password: 'kim-password-1' } });
+    expect(joined.status).toBe(200);
+    expect(joined.body.user.emailVerified).toBe(false);
+    const refused = await t.call('POST', '/projects', {
+      headers: { cookie: cookieOf(joined) },
+      body: { seed: 'https://kim.test/' },
+    });
+    expect(refused.body.code).toBe('email_unverified');
+  });
+
+  it('resets a forgotten password by mail, ending every session', async () => {
+    const di = await member('di@quay.test', 'first-password-1');
 
     const nobody = await t.call('POST', '/auth/forgot', { body: { email: 'nobody@quay.test' } });
     expect(nobody.status).toBe(202);
@@ -464,38 +571,86 @@ describe('members with a mail host: confirming the address, resetting the passwo
       200,
     );
     expect((await t.call('GET', '/me', { headers: { cookie: di } })).status).toBe(401);
-    expect(
-      (await t.call('POST', '/auth/login', { body: { email: 'di@quay.test', password: 'first-password-1' } })).status,
-    ).toBe(401);
-    const back = await t.call('POST', '/auth/login', {
-      body: { email: 'di@quay.test', password: 'second-password-2' },
-    });
+    expect((await login('di@quay.test', 'first-password-1')).status).toBe(401);
+    const back = await login('di@quay.test', 'second-password-2');
     expect(back.status).toBe(200);
-    // Receiving the reset mail proved the address too.
     expect(back.body.user.emailVerified).toBe(true);
     expect((await t.call('POST', '/auth/reset', { body: { token: code, password: 'third-password-3' } })).status).toBe(
       404,
     );
   });
 
-  it('slows password guessing: past 20 sign-ins for one address in 15 minutes, 429 even for the right password', async () => {
+  it('a forgotten-password reset confirms an address that never was', async () => {
+    await t.call('POST', '/auth/signup', { body: { email: 'lu@quay.test', password: 'lu-password-1' } });
+    await codeMailedTo('lu@quay.test', 1);
+    await t.call('POST', '/auth/forgot', { body: { email: 'lu@quay.test' } });
+    const code = await codeMailedTo('lu@quay.test', 2);
+    await t.call('POST', '/auth/reset', { body: { token: code, password: 'lu-password-2' } });
+    expect((await login('lu@quay.test', 'lu-password-2')).body.user.emailVerified).toBe(true);
+  });
+});
+
+describe('sign-in attempts: failures only, and never counted blind', () => {
+  let t: TestFleet;
+
+  beforeAll(async () => {
+    t = await startTestFleet({ GATEWAY_AUTH_IP_RPM: '1000' });
     await t.call('POST', '/auth/signup', { body: { email: 'ed@quay.test', password: 'the-right-pass' } });
-    for (let i = 0; i < 19; i++)
-      expect(
-        (await t.call('POST', '/auth/login', { body: { email: 'ed@quay.test', password: `guess-${i}` } })).status,
-      ).toBe(401);
-    expect(
-      (await t.call('POST', '/auth/login', { body: { email: 'ed@quay.test', password: 'the-right-pass' } })).status,
-    ).toBe(200);
-    const limited = await t.call('POST', '/auth/login', {
-      body: { email: 'ED@quay.test', password: 'the-right-pass' },
-    });
+    await t.call('POST', '/auth/signup', { body: { email: 'di@quay.test', password: 'di-password-1' } });
+  });
+  afterAll(() => t.stop());
+
+  const login = (email: string, password: string) => t.call('POST', '/auth/login', { body: { email, password } });
+
+  it('21 good sign-ins do not lock the owner out', async () => {
+    for (let i = 0; i < 21; i++) expect((await login('di@quay.test', 'di-password-1')).status).toBe(200);
+    expect((await login('di@quay.test', 'di-password-1')).status).toBe(200);
+  });
+
+  it('20 failed sign-ins for one address in 15 minutes: 429, even for the right password', async () => {
+    for (let i = 0; i < 20; i++) expect((await login('ed@quay.test', `guess-${i}`)).status).toBe(401);
+    const limited = await login('ED@quay.test', 'the-right-pass');
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another address is not held up.
-    expect(
-      (await t.call('POST', '/auth/login', { body: { email: 'di@quay.test', password: 'second-password-2' } })).status,
-    ).toBe(200);
+    expect((await login('di@quay.test', 'di-password-1')).status).toBe(200);
+  });
+
+  it('concurrent guesses cannot slip past the limit together', async () => {
+    await t.call('POST', '/auth/signup', { body: { email: 'fo@quay.test', password: 'fo-password-1' } });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => login('fo@quay.test', `guess-${i}`)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(20);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(10);
+    expect((await login('fo@quay.test', 'fo-password-1')).status).toBe(429);
+  });
+
+  it('with Redis unreachable, sign-in and second-factor codes answer 503 rather than go uncounted', async () => {
+    const cookie = cookieOf(await login('di@quay.test', 'di-password-1'));
+    // A second gateway on the same fleet whose Redis is a closed port.
+    const blind = await gateway.buildApp(gateway.loadConfig({ ...t.dialEnv, REDIS_URL: 'redis://127.0.0.1:1' }));
+    const { url } = await blind.start();
+    try {
+      const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+      const res = await post('/auth/login', { email: 'di@quay.test', password: 'di-password-1' });
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { code: string; error: string };
+      expect(body.code).toBe('unavailable');
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const wrong = await post('/auth/login', { email: 'di@quay.test', password: 'a-guess-123' });
+      expect(wrong.status).toBe(503);
+      const code = await post('/auth/2fa/verify', { code: '123456' }, { cookie });
+      expect(code.status).toBe(503);
+      // Everything else still answers: the rate limit lets requests through without Redis.
+      expect((await fetch(`${url}/me`, { headers: { cookie } })).status).toBe(200);
+    } finally {
+      await blind.stop();
+    }
   });
 });

@@ -19,10 +19,14 @@ export interface CallOptions {
 
 export interface TestFleet {
   apiUrl: string;
+  /** The web application's address (ending in '/'); its /v1 reaches this fleet's gateway. */
+  webUrl: string;
   db: TestDatabase;
   fleet: Fleet;
   /** The env the fleet was started with, for processes (the CLI) that must share it. */
   env: Record<string, string>;
+  /** `env` with every gRPC service's address as the fleet dialed it: what one more gateway on this fleet needs. */
+  dialEnv: Record<string, string>;
   call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Answer<T>>;
   createWorkspace(name?: string): Promise<{ workspaceId: string; apiKey: string }>;
   /** A key of the given scope (and options) in the workspace of `adminKey`. */
@@ -44,12 +48,15 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     NATS_PREFIX: prefix,
     REDIS_PREFIX: `${prefix}:`,
     GATEWAY_PORT: '0',
+    WEB_PORT: '0',
+    AGENT_PORT: '0',
     BILLING_GRPC_LISTEN: '127.0.0.1:0',
     SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
     CRAWL_GRPC_LISTEN: '127.0.0.1:0',
     MAP_GRPC_LISTEN: '127.0.0.1:0',
     DIFF_GRPC_LISTEN: '127.0.0.1:0',
     EXPORT_GRPC_LISTEN: '127.0.0.1:0',
+    DELIVERY_GRPC_LISTEN: '127.0.0.1:0',
     // Chromium only where a test asks for it (FLEET_BROWSER_POOL: '1'); elsewhere the browser
     // tier is unavailable and the rows say so.
     FLEET_BROWSER_POOL: '0',
@@ -63,6 +70,18 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     ...extraEnv,
   };
   const fleet = await startFleet(env);
+  const { grpc } = fleet;
+  const dialEnv: Record<string, string> = {
+    ...env,
+    BILLING_GRPC_URL: grpc.billing,
+    SCRAPE_GRPC_URL: grpc.scrape,
+    CRAWL_GRPC_URL: grpc.crawl,
+    MAP_GRPC_URL: grpc.map,
+    DIFF_GRPC_URL: grpc.diff,
+    EXPORT_GRPC_URL: grpc.export,
+    DELIVERY_GRPC_URL: grpc.delivery,
+    ...(grpc.browserPool ? { BROWSER_POOL_GRPC_URL: grpc.browserPool } : {}),
+  };
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -85,9 +104,11 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
 
   return {
     apiUrl: fleet.apiUrl,
+    webUrl: fleet.webUrl,
     db,
     fleet,
     env,
+    dialEnv,
     call,
     createWorkspace: (name = 'test') => fleet.gateway.workspaces.create(name),
     async createKey(adminKey, body) {

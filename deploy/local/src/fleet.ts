@@ -1,3 +1,4 @@
+import * as agent from '@tidemark/agent';
 import * as billing from '@tidemark/billing';
 import * as browserPool from '@tidemark/browser-pool';
 import * as crawl from '@tidemark/crawl';
@@ -7,10 +8,15 @@ import * as exporter from '@tidemark/export';
 import * as gateway from '@tidemark/gateway';
 import * as map from '@tidemark/map';
 import * as scrape from '@tidemark/scrape';
+import * as web from '@tidemark/web';
 
 export interface Fleet {
   /** The API root, ending in /v1. */
   apiUrl: string;
+  /** The web application (it proxies /v1 to the gateway), ending in '/'. */
+  webUrl: string;
+  /** The agent tool server over Streamable HTTP (`http://host:port/mcp`; a bearer key per connection). */
+  agentUrl: string;
   /** Where each gRPC service ended up listening (ports may have been picked by the system). */
   grpc: {
     billing: string;
@@ -20,6 +26,7 @@ export interface Fleet {
     map: string;
     diff: string;
     export: string;
+    delivery: string;
   };
   gateway: gateway.GatewayApp;
   /** Stops one service while the rest run on (failure tests). */
@@ -100,16 +107,34 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
     started.push({ name: 'export', stop: () => exportApp.stop() });
     env.EXPORT_GRPC_URL = dial(exportCfg.EXPORT_GRPC_LISTEN, (await exportApp.start()).grpcPort);
 
-    // Delivery consumes the events of all the above; the gateway asks it over NATS.
-    const deliveryApp = await delivery.buildApp(delivery.loadConfig(env));
+    // Delivery consumes the events of all the above; the gateway asks it over gRPC.
+    const deliveryCfg = delivery.loadConfig(env);
+    const deliveryApp = await delivery.buildApp(deliveryCfg);
     started.push({ name: 'delivery', stop: () => deliveryApp.stop() });
-    await deliveryApp.start();
+    env.DELIVERY_GRPC_URL = dial(deliveryCfg.DELIVERY_GRPC_LISTEN, (await deliveryApp.start()).grpcPort);
 
     const gatewayApp = await gateway.buildApp(gateway.loadConfig(env));
     started.push({ name: 'gateway', stop: () => gatewayApp.stop() });
-    const { url } = await gatewayApp.start();
+    const { url, port: gatewayPort } = await gatewayApp.start();
+
+    // The web application's server: the built app, and /v1 passed to this gateway.
+    const webApp = web.buildApp(
+      web.loadConfig({
+        ...env,
+        WEB_API_URL: env.WEB_API_URL ?? `http://${dial(env.GATEWAY_HOST ?? '127.0.0.1', gatewayPort)}`,
+      }),
+    );
+    started.push({ name: 'web', stop: () => webApp.stop() });
+    const { url: webUrl } = await webApp.start();
+
+    // The agent tool server reaches the fleet only through the public API, as a user would.
+    const agentApp = agent.buildApp(agent.loadConfig({ ...env, TIDEMARK_API_URL: url }));
+    started.push({ name: 'agent', stop: () => agentApp.stop() });
+    const { url: agentUrl } = await agentApp.start();
     return {
       apiUrl: url,
+      webUrl,
+      agentUrl,
       grpc: {
         billing: env.BILLING_GRPC_URL,
         scrape: env.SCRAPE_GRPC_URL,
@@ -118,6 +143,7 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
         map: env.MAP_GRPC_URL,
         diff: env.DIFF_GRPC_URL,
         export: env.EXPORT_GRPC_URL,
+        delivery: env.DELIVERY_GRPC_URL,
       },
       gateway: gatewayApp,
       stopService,

@@ -7,6 +7,8 @@ import {
   StorageType,
 } from '@nats-io/jetstream';
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { ApiError, asApiError, fromWire, UnavailableError, ValidationError } from '@tidemark/errors';
 import { injectContext, runWithIncomingContext, type Logger } from '@tidemark/telemetry';
@@ -51,9 +53,48 @@ export interface WorkContext {
 
 export type WorkHandler<S extends WorkSubject> = (msg: WorkMessage<S>, ctx: WorkContext) => Promise<void>;
 
+/**
+ * Called once when the bus gives a message up (a failure that will not pass, or its last
+ * delivery failed), before it is terminated: the place to settle what the work was for (its row,
+ * its job) with the reason, so nothing waits for it for ever. If this throws too, the message is
+ * terminated all the same (the services' watchdogs end what is left).
+ */
+export type GiveUpHandler<S extends WorkSubject> = (
+  msg: WorkMessage<S>,
+  ctx: WorkContext & { error: ApiError; cause: unknown },
+) => Promise<void>;
+
 export interface RunningConsumer {
   stop(): Promise<void>;
 }
+
+/** One work lane (a durable consumer of the WORK stream) as JetStream counts it. */
+export interface WorkLane {
+  durable: string;
+  /** The work subject it takes, without the prefix (e.g. work.scrape.page). */
+  subject: string;
+  /** Messages waiting in the stream for this consumer. */
+  pending: number;
+  /** Handed to a worker and not acked yet. */
+  inFlight: number;
+  redelivered: number;
+  /** Pull requests of idle workers waiting for a message. */
+  waitingWorkers: number;
+}
+
+/** A process on the bus, as it answers `fleet.status`: what it is and the work it is doing. */
+export interface BusMember {
+  /** The service (the connection name given to Bus.connect). */
+  service: string;
+  /** Unique per connection: host, process id and a random tag. */
+  instance: string;
+  host: string;
+  pid: number;
+  startedAt: string;
+  consumers: { durable: string; subject: string; inFlight: number; concurrency: number }[];
+}
+
+const FLEET_STATUS_SUBJECT = 'fleet.status';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -69,7 +110,14 @@ const backoffMs = (deliveryCount: number) => Math.min(60_000, 1000 * 2 ** Math.m
  */
 export class Bus {
   private readonly consumers = new Set<RunningConsumer>();
+  private readonly working = new Map<
+    RunningConsumer,
+    { durable: string; subject: string; concurrency: number; inFlight: () => number }
+  >();
   private readonly subscriptions = new Set<Subscription>();
+  private readonly instance = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly startedAt = new Date().toISOString();
+  private serviceName = '';
 
   private constructor(
     readonly nc: NatsConnection,
@@ -88,7 +136,9 @@ export class Bus {
     }
     const jsm = await jetstreamManager(nc);
     const bus = new Bus(nc, jetstream(nc), jsm, opts.prefix ?? '', opts.logger.child({ module: 'bus' }));
+    bus.serviceName = opts.name;
     await bus.ensureStreams();
+    bus.answerFleetStatus();
     return bus;
   }
 
@@ -168,6 +218,7 @@ export class Bus {
     subject: S,
     opts: WorkConsumerOptions,
     handler: WorkHandler<S>,
+    giveUp?: GiveUpHandler<S>,
   ): Promise<RunningConsumer> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 5;
@@ -205,7 +256,7 @@ export class Bus {
         body = schema.parse(JSON.parse(dec.decode(m.data))) as WorkMessage<S>;
       } catch (err) {
         log.error({ err, seq: m.seq }, 'malformed work message dropped');
-        m.term('malformed');
+        m.term();
         return;
       }
       // Tell the server we are alive while a long task runs, so it is not handed out twice.
@@ -219,7 +270,18 @@ export class Bus {
         const apiError = asApiError(err);
         if (!apiError.retryable || deliveryCount >= maxDeliver) {
           log.error({ err, deliveryCount }, 'work failed for good');
-          m.term(apiError.code);
+          if (giveUp) {
+            try {
+              await runWithIncomingContext(headerCarrier(m.headers ?? newHeaders()), () =>
+                giveUp(body, { deliveryCount, subject, error: apiError, cause: err }),
+              );
+            } catch (settleErr) {
+              log.error({ err: settleErr, deliveryCount }, 'work given up, and settling it failed too');
+            }
+          }
+          // No reason on the terminate: nats-server 2.9 reads `+TERM <reason>` as no ack at all,
+          // and the message stayed pending (the reason is in the log line above).
+          m.term();
         } else {
           log.warn({ err, deliveryCount }, 'work failed; will retry');
           m.nak(backoffMs(deliveryCount));
@@ -240,13 +302,94 @@ export class Bus {
     const running: RunningConsumer = {
       stop: async () => {
         this.consumers.delete(running);
+        this.working.delete(running);
         await messages.close();
         await loop.catch(() => undefined);
         await Promise.allSettled(inFlight);
       },
     };
     this.consumers.add(running);
+    this.working.set(running, { durable: opts.durable, subject, concurrency, inFlight: () => inFlight.size });
     return running;
+  }
+
+  /**
+   * Every lane of the WORK stream (one durable consumer per kind of work) with JetStream's
+   * counters: what waits, what is in flight, what came back.
+   */
+  async workLanes(): Promise<WorkLane[]> {
+    const lanes: WorkLane[] = [];
+    const strip = this.prefix ? `${this.prefix}.` : '';
+    for await (const info of await this.jsm.consumers.list(this.streamName(STREAMS.work.name))) {
+      const filter = info.config.filter_subject ?? '';
+      lanes.push({
+        durable: info.name,
+        subject: filter.startsWith(strip) ? filter.slice(strip.length) : filter,
+        pending: info.num_pending,
+        inFlight: info.num_ack_pending,
+        redelivered: info.num_redelivered,
+        waitingWorkers: info.num_waiting,
+      });
+    }
+    return lanes.sort((a, b) => a.durable.localeCompare(b.durable));
+  }
+
+  /** Answers `fleet.status` for this process: every Bus does, so a scatter-gather finds them all. */
+  private answerFleetStatus(): void {
+    const sub = this.nc.subscribe(this.subject(FLEET_STATUS_SUBJECT), {
+      callback: (err, msg) => {
+        if (err) return;
+        msg.respond(enc.encode(JSON.stringify(this.member())));
+      },
+    });
+    this.subscriptions.add(sub);
+  }
+
+  private member(): BusMember {
+    return {
+      service: this.serviceName,
+      instance: this.instance,
+      host: hostname(),
+      pid: process.pid,
+      startedAt: this.startedAt,
+      consumers: [...this.working.values()].map((c) => ({
+        durable: c.durable,
+        subject: c.subject,
+        inFlight: c.inFlight(),
+        concurrency: c.concurrency,
+      })),
+    };
+  }
+
+  /** Every process on the bus (under this prefix) that answers within `waitMs`. */
+  async fleetStatus(waitMs = 300): Promise<BusMember[]> {
+    const members: BusMember[] = [];
+    try {
+      const replies = await this.nc.requestMany(this.subject(FLEET_STATUS_SUBJECT), enc.encode(''), {
+        maxWait: waitMs,
+        strategy: 'timer',
+      });
+      for await (const reply of replies) {
+        try {
+          members.push(JSON.parse(dec.decode(reply.data)) as BusMember);
+        } catch {
+          // a garbled answer is one member fewer, not a failed view
+        }
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'fleet status asked, no answer');
+    }
+    return members.sort((a, b) => a.service.localeCompare(b.service) || a.instance.localeCompare(b.instance));
+  }
+
+  /**
+   * Drops every message waiting on a work subject: an operator's step after an incident (work
+   * that must not run any more), and how tests lose work on purpose. The jobs that work was for
+   * are ended by the services' watchdogs.
+   */
+  async purgeWork(subject: WorkSubject): Promise<number> {
+    const res = await this.jsm.streams.purge(this.streamName(STREAMS.work.name), { filter: this.subject(subject) });
+    return res.purged;
   }
 
   /** Counters of a work consumer: messages delivered (redeliveries included), unacked, waiting. */

@@ -86,7 +86,7 @@ export const consumeEvents = async (
       data = schema.parse(JSON.parse(dec.decode(m.data)));
     } catch (err) {
       log.error({ err, seq: m.seq, subject: m.subject }, 'malformed event dropped');
-      m.term('malformed');
+      m.term(); // no reason: nats-server 2.9 reads `+TERM <reason>` as no ack (see bus.ts)
       return;
     }
     const heartbeat = setInterval(() => m.working(), Math.max(500, ackWaitMs / 2));
@@ -107,7 +107,7 @@ export const consumeEvents = async (
       const apiError = asApiError(err);
       if (!apiError.retryable || deliveryCount >= maxDeliver) {
         log.error({ err, deliveryCount, subject: m.subject }, 'event handling failed for good');
-        m.term(apiError.code);
+        m.term(); // no reason (see bus.ts)
       } else {
         log.warn({ err, deliveryCount, subject: m.subject }, 'event handling failed; will retry');
         m.nak(backoffMs(deliveryCount));

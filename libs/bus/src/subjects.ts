@@ -15,7 +15,6 @@ import {
   scrapePageMessage,
   siteHealthEvent,
   workspaceCreatedEvent,
-  type DeliveryRequestName,
 } from '@tidemark/contracts';
 import type { z } from 'zod';
 
@@ -72,6 +71,3 @@ export const STREAMS = {
 } as const;
 
 export const eventSubject = (workspaceId: string, kind: EventKind): string => `events.${workspaceId}.${kind}`;
-
-/** Core-NATS request/reply to the delivery service (queue group `delivery`); bodies in contracts. */
-export const deliveryRequestSubject = (name: DeliveryRequestName): string => `delivery.request.${name}`;

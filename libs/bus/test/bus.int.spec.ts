@@ -58,4 +58,73 @@ describe('Bus', () => {
     await expect(bus.request('test.echo', { n: 'x' })).rejects.toMatchObject({ code: 'validation' });
     await expect(bus.request('test.nobody', {}, 300)).rejects.toMatchObject({ code: 'unavailable' });
   });
+
+  /** A bus of its own: a work-queue stream takes one consumer per subject. */
+  const ownBus = () => Bus.connect({ url: TEST_INFRA.natsUrl, prefix: uniquePrefix(), name: 'bus-test', logger });
+  /** The consumer's counters once a terminate sent just before has reached the server. */
+  const settledInfo = async (b: Bus, durable: string) => {
+    const until = Date.now() + 5000;
+    let info = await b.consumerInfo(durable);
+    while (info.ackPending > 0 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      info = await b.consumerInfo(durable);
+    }
+    return info;
+  };
+  const closeOwn = async (b: Bus) => {
+    await b.destroyStreams();
+    await b.close();
+  };
+
+  it('hands a message it gives up on to the give-up hook once, after its last delivery, with the error', async () => {
+    const bus = await ownBus();
+    const deliveries: number[] = [];
+    const givenUp: { body: unknown; deliveryCount: number; code: string }[] = [];
+    const consumer = await bus.consumeWork(
+      'work.billing.welcome',
+      { durable: 'give-up-test', ackWaitMs: 2000, maxDeliver: 3 },
+      async (_msg, ctx) => {
+        deliveries.push(ctx.deliveryCount);
+        throw new ApiError('internal', 'the write fails every time');
+      },
+      async (msg, ctx) => {
+        givenUp.push({ body: msg, deliveryCount: ctx.deliveryCount, code: ctx.error.code });
+      },
+    );
+    await bus.publishWork('work.billing.welcome', { workspaceId: 'ws_doomed' });
+    const until = Date.now() + 20_000;
+    while (givenUp.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500)); // nothing more comes
+    await consumer.stop();
+    expect(deliveries).toEqual([1, 2, 3]);
+    expect(givenUp).toEqual([{ body: { workspaceId: 'ws_doomed' }, deliveryCount: 3, code: 'internal' }]);
+    expect(await settledInfo(bus, 'give-up-test')).toMatchObject({ ackPending: 0, pending: 0 });
+    await closeOwn(bus);
+  });
+
+  it('gives up at once on a failure that will not pass, and terminates the message even when settling fails', async () => {
+    const bus = await ownBus();
+    const deliveries: number[] = [];
+    let hooked = 0;
+    const consumer = await bus.consumeWork(
+      'work.billing.welcome',
+      { durable: 'give-up-now-test', ackWaitMs: 2000, maxDeliver: 5 },
+      async (_msg, ctx) => {
+        deliveries.push(ctx.deliveryCount);
+        throw new ApiError('validation', 'never valid');
+      },
+      async () => {
+        hooked += 1;
+        throw new Error('the settling write fails too');
+      },
+    );
+    await bus.publishWork('work.billing.welcome', { workspaceId: 'ws_invalid' });
+    const until = Date.now() + 10_000;
+    while (hooked === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1500));
+    await consumer.stop();
+    expect({ deliveries, hooked }).toEqual({ deliveries: [1], hooked: 1 });
+    expect(await settledInfo(bus, 'give-up-now-test')).toMatchObject({ ackPending: 0, pending: 0 });
+    await closeOwn(bus);
+  });
 });

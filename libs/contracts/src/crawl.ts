@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONFIG_ALIASES, CONFIG_KEYS, configInputSchema, type ConfigKey } from './project-config.js';
-import { httpUrl, jobEnvelopeSchema, pageRowSchema, SCRAPE_FORMATS } from './scrape.js';
+import { httpUrl, jobEnvelopeSchema, outboundUrl, pageRowSchema, SCRAPE_FORMATS } from './scrape.js';
 
 export const CRAWL_WEBHOOK_EVENTS = ['crawl.started', 'crawl.page', 'crawl.completed', 'crawl.failed'] as const;
 
@@ -36,7 +36,7 @@ export const crawlRequestSchema = z
     config: configInputSchema.optional(),
     webhook: z
       .strictObject({
-        url: httpUrl,
+        url: outboundUrl,
         events: z
           .array(z.enum(CRAWL_WEBHOOK_EVENTS))
           .max(CRAWL_WEBHOOK_EVENTS.length)

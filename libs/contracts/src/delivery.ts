@@ -1,14 +1,28 @@
 import { z } from 'zod';
+import {
+  AttemptOutcome,
+  ChannelKind,
+  ChatService as ChatServiceValue,
+  DeliveryStatus,
+  HealthStatus,
+  NotificationKind,
+} from './generated/tidemark/delivery/v1/delivery.js';
+import { protoEnum } from './proto-enum.js';
 
 /**
  * What the delivery service and its callers agree on: the project events it turns into webhooks,
  * chat posts, e-mail and notifications; the records the API returns (deliveries, webhooks,
- * connections, notifications); and the bodies of the requests the gateway (and later the diff
- * service) sends it on core NATS.
+ * connections, notifications) and the codecs of DeliveryService's proto enums. The calls
+ * themselves are proto/tidemark/delivery/v1/delivery.proto.
  */
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'paused'] as const;
 export const DELIVERY_CHANNELS = ['webhook', 'chat', 'email'] as const;
+/** The channels the API shows (e-mail deliveries are the run e-mail's, never listed). */
+export const CHANNEL_KINDS = ['webhook', 'chat'] as const;
+export const ATTEMPT_OUTCOMES = ['delivered', 'retry', 'failed', 'paused'] as const;
+export const HEALTH_STATUSES = ['healthy', 'failing', 'paused', 'idle'] as const;
+export const NOTIFICATION_KINDS = ['run', 'monitor'] as const;
 export const CHAT_SERVICES = ['slack', 'teams', 'discord', 'mattermost', 'google_chat', 'generic'] as const;
 export type ChatService = (typeof CHAT_SERVICES)[number];
 
@@ -99,7 +113,7 @@ export const deliveryAttemptSchema = z
     status: z.number().int().nullable().describe('HTTP status the receiver answered; null when none'),
     error: z.string().nullable(),
     durationMs: z.number().int(),
-    outcome: z.enum(['delivered', 'retry', 'failed', 'paused']),
+    outcome: z.enum(ATTEMPT_OUTCOMES),
     manual: z.boolean().describe('sent by a redeliver'),
   })
   .meta({ id: 'DeliveryAttempt' });
@@ -109,7 +123,7 @@ export const deliverySchema = z
     id: z.string().describe('also the X-Service-Delivery and webhook-id headers'),
     event: z.string(),
     eventId: z.string().describe('the message body’s id'),
-    channel: z.enum(['webhook', 'chat']),
+    channel: z.enum(CHANNEL_KINDS),
     service: z.enum(CHAT_SERVICES).nullable().describe('chat channels: the chat service'),
     url: z.string().describe('the receiver (a chat URL masked)'),
     projectId: z.string().nullable(),
@@ -131,7 +145,7 @@ export type DeliveryView = z.infer<typeof deliverySchema>;
 export const channelHealthSchema = z
   .object({
     status: z
-      .enum(['healthy', 'failing', 'paused', 'idle'])
+      .enum(HEALTH_STATUSES)
       .describe('from the latest delivery: delivered, retrying or failed, paused, or none yet'),
     lastAttemptAt: z.string().nullable(),
     lastStatus: z.number().int().nullable(),
@@ -152,7 +166,7 @@ export const webhookChannelSchema = z
   .object({
     projectId: z.string(),
     projectName: z.string(),
-    kind: z.enum(['webhook', 'chat']),
+    kind: z.enum(CHANNEL_KINDS),
     service: z.enum(CHAT_SERVICES).nullable(),
     url: z.string().describe('a chat URL masked'),
     events: z.array(z.string()),
@@ -212,7 +226,8 @@ export type ConnectionView = z.infer<typeof connectionSchema>;
 export const connectionTestSchema = z
   .object({
     ok: z.boolean(),
-    error: z.string().nullable(),
+    status: z.number().int().nullable().describe('the HTTP status the endpoint answered; null when it did not'),
+    error: z.string().nullable().describe('a fixed reason (never what the endpoint answered); null when ok'),
     model: z.string().nullable(),
     latencyMs: z.number().int(),
   })
@@ -222,7 +237,7 @@ export type ConnectionTestView = z.infer<typeof connectionTestSchema>;
 export const notificationSchema = z
   .object({
     id: z.string(),
-    kind: z.enum(['run', 'monitor']),
+    kind: z.enum(NOTIFICATION_KINDS),
     event: z.string(),
     projectId: z.string().nullable(),
     runId: z.string().nullable(),
@@ -234,92 +249,11 @@ export const notificationSchema = z
   .meta({ id: 'Notification' });
 export type NotificationView = z.infer<typeof notificationSchema>;
 
-// --- requests to the delivery service (core NATS) -----------------------------------------
+// --- the proto enums of DeliveryService (proto/tidemark/delivery/v1/delivery.proto) ---------
 
-/** Who asks: the workspace, and the key's project allow-list (empty: every project). */
-const caller = { workspaceId: z.string().min(1), projects: z.array(z.string()).default([]) };
-const connectionConfig = z.record(z.string().min(1).max(100), z.unknown());
-const connectionSecrets = z.record(z.string().min(1).max(100), z.string().max(10_000));
-
-export const deliveryRequests = {
-  listChannels: z.object({ ...caller, before: z.string().optional(), take: z.number().int().min(1).max(1000) }),
-  projectWebhooks: z.object({ ...caller, projectId: z.string(), revealSecret: z.boolean() }),
-  sendTest: z.object({ ...caller, projectId: z.string() }),
-  rotateSecret: z.object({ ...caller, projectId: z.string() }),
-  listDeliveries: z.object({
-    ...caller,
-    projectId: z.string().optional(),
-    runId: z.string().optional(),
-    before: z.string().optional(),
-    take: z.number().int().min(1).max(200),
-  }),
-  redeliver: z.object({ ...caller, deliveryId: z.string() }),
-  providers: z.object({}),
-  listConnections: z.object({ workspaceId: z.string().min(1) }),
-  getConnection: z.object({ workspaceId: z.string().min(1), connectionId: z.string() }),
-  createConnection: z.object({
-    workspaceId: z.string().min(1),
-    provider: z.string(),
-    name: z.string(),
-    config: connectionConfig,
-    secrets: connectionSecrets,
-  }),
-  updateConnection: z.object({
-    workspaceId: z.string().min(1),
-    connectionId: z.string(),
-    name: z.string().optional(),
-    config: connectionConfig.optional(),
-    secrets: connectionSecrets.optional(),
-  }),
-  deleteConnection: z.object({ workspaceId: z.string().min(1), connectionId: z.string() }),
-  testConnection: z.object({ workspaceId: z.string().min(1), connectionId: z.string() }),
-  /** The digest of a change set, for the diff service (spec: Digest). */
-  changeDigest: z.object({
-    workspaceId: z.string().min(1),
-    connectionId: z.string(),
-    focus: z.string().max(2000).default(''),
-    projectId: z.string().nullable().default(null),
-    runId: z.string().nullable().default(null),
-    counts: z.record(z.string(), z.number()).default({}),
-    changes: z.array(changeSummarySchema).max(500),
-  }),
-  listNotifications: z.object({
-    workspaceId: z.string().min(1),
-    userId: z.string().min(1),
-    before: z.string().optional(),
-    take: z.number().int().min(1).max(1000),
-  }),
-  seenNotification: z.object({ workspaceId: z.string().min(1), userId: z.string().min(1), notificationId: z.string() }),
-  mailStatus: z.object({}),
-  /** An account e-mail from the gateway (address verification, password reset, invitation). */
-  accountMail: z.object({
-    to: z.string().email(),
-    subject: z.string().min(1).max(200),
-    text: z.string().min(1).max(20_000),
-  }),
-} as const;
-export type DeliveryRequestName = keyof typeof deliveryRequests;
-export type DeliveryRequest<N extends DeliveryRequestName> = z.input<(typeof deliveryRequests)[N]>;
-
-/** What each request answers; `more` says a page follows (list requests take the page size). */
-export interface DeliveryAnswers {
-  listChannels: { data: WebhookChannelView[]; more: boolean };
-  projectWebhooks: ProjectWebhooksView;
-  sendTest: { deliveries: DeliveryView[] };
-  rotateSecret: { secret: string };
-  listDeliveries: { data: DeliveryView[]; more: boolean };
-  redeliver: DeliveryView;
-  providers: { data: z.infer<typeof connectionProviderSchema>[] };
-  listConnections: { data: ConnectionView[] };
-  getConnection: ConnectionView;
-  createConnection: ConnectionView;
-  updateConnection: ConnectionView;
-  deleteConnection: { deleted: true };
-  testConnection: ConnectionTestView;
-  changeDigest: { digest: Digest | null; usage: { promptTokens: number; completionTokens: number } | null };
-  listNotifications: { data: NotificationView[]; more: boolean; mail: boolean };
-  seenNotification: { seen: true };
-  mailStatus: { mail: boolean };
-  /** `sent` is false when no mail host is configured or the server refused it. */
-  accountMail: { sent: boolean };
-}
+export const deliveryStatusEnum = protoEnum(DeliveryStatus, 'DELIVERY_STATUS', DELIVERY_STATUSES);
+export const channelKindEnum = protoEnum(ChannelKind, 'CHANNEL_KIND', CHANNEL_KINDS);
+export const chatServiceEnum = protoEnum(ChatServiceValue, 'CHAT_SERVICE', CHAT_SERVICES);
+export const attemptOutcomeEnum = protoEnum(AttemptOutcome, 'ATTEMPT_OUTCOME', ATTEMPT_OUTCOMES);
+export const healthStatusEnum = protoEnum(HealthStatus, 'HEALTH_STATUS', HEALTH_STATUSES);
+export const notificationKindEnum = protoEnum(NotificationKind, 'NOTIFICATION_KIND', NOTIFICATION_KINDS);

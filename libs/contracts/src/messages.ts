@@ -105,6 +105,13 @@ export const crawlPageResultMessage = z.object({
   links: z.array(z.string()),
   /** RATE_LIMITED: how long the host asked us to wait. */
   retryAfterMs: z.number().int().nullable(),
+  /**
+   * The workspace could not pay for the page (billing answered credits_exhausted): the crawl
+   * stops. A page capped by maxCredits says BUDGET_EXHAUSTED too, but does not set this.
+   */
+  creditsExhausted: z.boolean().default(false),
+  /** The scrape service gave the page up after its last redelivery: settle it, no retry. */
+  gaveUp: z.boolean().default(false),
 });
 export type CrawlPageResultMessage = z.infer<typeof crawlPageResultMessage>;
 

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { refuseGuardedUrl } from './outbound-url.js';
 
 /**
  * The project configuration: every key, its group, type, default and meaning. One table feeds
@@ -17,17 +18,43 @@ interface KeyDef {
   description: string;
 }
 
-const glob = z.string().min(1).max(500);
+/**
+ * A list of scope globs. Globs are matched without backtracking, in work that grows with the
+ * list's length times the path's (services/crawl/src/frontier/glob); these bounds keep a list's
+ * automaton small (docs/security.md, "Bounded work on untrusted patterns").
+ */
+export const GLOB_LIMITS = { chars: 500, count: 200, listChars: 2_000 } as const;
+export const globListSchema = z
+  .array(z.string().min(1).max(GLOB_LIMITS.chars))
+  .max(GLOB_LIMITS.count)
+  .refine(
+    (globs) => globs.reduce((n, g) => n + g.length, 0) <= GLOB_LIMITS.listChars,
+    `at most ${GLOB_LIMITS.listChars.toLocaleString('en')} characters of globs in one list`,
+  );
+/** Every URL key of the config is fetched or posted to later: the fetch guard judges it when saved. */
 const url = z
   .string()
   .url()
   .max(2048)
-  .refine((u) => /^https?:/i.test(u), 'must be an http(s) URL');
+  .refine((u) => /^https?:/i.test(u), 'must be an http(s) URL')
+  .superRefine(refuseGuardedUrl);
 const selector = z.string().min(1).max(1000);
 const fieldSpec = z.union([
   selector,
   z.strictObject({ selector, attr: z.string().min(1).max(100).optional(), all: z.boolean().optional() }),
 ]);
+
+/** The longest header value a caller may send. */
+export const HEADER_VALUE_MAX = 4000;
+/** The longest a header value becomes once sealed (4,000 UTF-16 units are at most 12,000 bytes). */
+const SEALED_HEADER_MAX = 16_100;
+/**
+ * A value sealed by libs/secret-box (`v1.<12-byte iv>.<16-byte tag>.<ciphertext>`, base64url).
+ * fetch.headers values are kept and passed between services so: the gateway seals what a caller
+ * sends, the scrape service's ladder opens it just before the request goes out.
+ */
+const SEALED_VALUE = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;
+export const isSealedValue = (value: string): boolean => SEALED_VALUE.test(value);
 
 // Generic so each key keeps its literal group and its schema's type (ResolvedConfig needs both).
 const key = <G extends ConfigGroup, S extends z.ZodType>(
@@ -51,13 +78,8 @@ export const CONFIG_KEYS = {
     null,
     'link depth from the seed; null = no limit',
   ),
-  include_paths: key('scope', z.array(glob).max(200), [], 'globs a URL path must match (any of); empty = all'),
-  exclude_paths: key(
-    'scope',
-    z.array(glob).max(200),
-    [],
-    'globs that rule a URL path out; they win over include_paths',
-  ),
+  include_paths: key('scope', globListSchema, [], 'globs a URL path must match (any of); empty = all'),
+  exclude_paths: key('scope', globListSchema, [], 'globs that rule a URL path out; they win over include_paths'),
   allow_subdomains: key('scope', z.boolean(), false, 'follow links to subdomains of the seed host'),
   use_sitemap: key('scope', z.boolean(), true, 'read the sitemaps robots.txt and /sitemap.xml declare'),
   sitemap_mode: key(
@@ -66,8 +88,8 @@ export const CONFIG_KEYS = {
     'auto',
     'auto: sitemap plus links; only: sitemap URLs alone; skip: ignore sitemaps',
   ),
-  sitemap_include: key('scope', z.array(glob).max(200), [], 'globs a sitemap URL must match to be queued'),
-  sitemap_exclude: key('scope', z.array(glob).max(200), [], 'globs that keep sitemap URLs out'),
+  sitemap_include: key('scope', globListSchema, [], 'globs a sitemap URL must match to be queued'),
+  sitemap_exclude: key('scope', globListSchema, [], 'globs that keep sitemap URLs out'),
   crawl_mode: key(
     'scope',
     z.enum(['links', 'sitemap_first']),
@@ -106,7 +128,18 @@ export const CONFIG_KEYS = {
     null,
     'milliseconds a stored copy stays fresh enough to serve (verdict cached); null = always fetch',
   ),
-  headers: key('fetch', z.record(z.string().min(1).max(200), z.string().max(4000)), {}, 'extra request headers'),
+  headers: key(
+    'fetch',
+    z.record(
+      z.string().min(1).max(200),
+      z
+        .string()
+        .max(SEALED_HEADER_MAX)
+        .refine((v) => v.length <= HEADER_VALUE_MAX || isSealedValue(v), `at most ${HEADER_VALUE_MAX} characters`),
+    ),
+    {},
+    'extra request headers (often credentials): kept sealed, shown in full to admins only, masked to others (`****` and the last four characters); sending a masked value back keeps the stored one',
+  ),
   login_id: key(
     'fetch',
     z.string().min(1).max(100).nullable(),
@@ -146,6 +179,17 @@ export const CONFIG_KEYS = {
       .max(6),
     ['markdown'],
     'bodies stored per page',
+  ),
+  screenshot: key(
+    'output',
+    z.strictObject({
+      full_page: z.boolean().default(false),
+      width: z.number().int().min(320).max(2560).default(1366),
+      format: z.enum(['jpeg', 'png']).default('jpeg'),
+      quality: z.number().int().min(1).max(100).default(80),
+    }),
+    { full_page: false, width: 1366, format: 'jpeg', quality: 80 },
+    'the screenshot format takes: {full_page (the whole page as one image, at most 16,384 px high; else the viewport), width (px, 320-2560), format (jpeg or png), quality (jpeg, 1-100)}',
   ),
   store_html: key(
     'output',
@@ -368,6 +412,39 @@ export const describeConfig = () =>
 export const maskSecretUrl = (value: string): string => {
   const u = new URL(value);
   return `${u.protocol}//${u.host}/****${value.slice(-4)}`;
+};
+
+/**
+ * A secret value as the API shows it to those who may not read it: `****` and its last four
+ * characters (only `****` for a value under 12 characters, where four would be too much of it).
+ */
+export const maskSecretValue = (value: string): string => (value.length >= 12 ? `****${value.slice(-4)}` : '****');
+
+/**
+ * The fetch.headers of a config input as the caller wrote them (flat `headers` or in the `fetch`
+ * group), each value passed through `map`; everything else as it was. For the gateway, which
+ * seals them as they come in.
+ */
+export const mapConfigHeaders = (
+  input: Record<string, unknown>,
+  map: (value: string, field: string) => string,
+  path = 'config',
+): Record<string, unknown> => {
+  const mapped = (headers: unknown, at: string) =>
+    headers && typeof headers === 'object' && !Array.isArray(headers)
+      ? Object.fromEntries(
+          Object.entries(headers as Record<string, unknown>).map(([k, v]) => [
+            k,
+            typeof v === 'string' ? map(v, `${at}.${k}`) : v,
+          ]),
+        )
+      : headers;
+  const out: Record<string, unknown> = { ...input };
+  if ('headers' in out) out.headers = mapped(out.headers, `${path}.headers`);
+  const fetch = out.fetch;
+  if (fetch && typeof fetch === 'object' && !Array.isArray(fetch) && 'headers' in fetch)
+    out.fetch = { ...fetch, headers: mapped((fetch as Record<string, unknown>).headers, `${path}.fetch.headers`) };
+  return out;
 };
 
 /** The keys whose values are secrets and leave the API masked. */

@@ -13,7 +13,10 @@ export const runSchema = z
     progress: z.object({ done: z.number().int(), total: z.number().int(), queued: z.number().int() }),
     counts: z.record(z.string(), z.number().int()).describe('pages per verdict (error: nothing answered)'),
     creditsUsed: z.number().int(),
-    stop: z.string().nullable().describe('exhausted, limit, depth, budget, cancelled or error; null while running'),
+    stop: z
+      .string()
+      .nullable()
+      .describe('exhausted, limit, depth, budget, credits_exhausted, cancelled or error; null while running'),
     engines: z
       .record(z.string(), z.number().int())
       .describe('pages per method that read them: http, browser, browser+exit, cache (none: not fetched)'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refuseGuardedUrl } from './outbound-url.js';
 import { configInputSchema } from './project-config.js';
 import { PAGE_ERROR_CODES, VERDICTS } from './vocabulary.js';
 
@@ -6,12 +7,28 @@ export const SCRAPE_FORMATS = ['markdown', 'text', 'cleanHtml', 'rawHtml', 'link
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
 export const MAX_BATCH_URLS = 500;
 
-/** An absolute http(s) URL, as every request field naming a page takes it. */
+/**
+ * Longest URL kept (the sitemaps protocol's bound, and what browsers and CDNs reliably carry).
+ * Longer ones cannot be indexed: PostgreSQL refuses a btree entry over a third of a page.
+ */
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * An absolute http(s) URL, as every request field naming a page takes it. A page URL is judged
+ * by the fetch guard when it is fetched: a refused one becomes its page row's NETWORK error at no
+ * cost, so one bad URL does not refuse a whole batch.
+ */
 export const httpUrl = z
   .string()
-  .max(4096)
+  .max(MAX_URL_LENGTH)
   .url()
   .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL');
+
+/**
+ * An http(s) URL Tidemark posts to or fetches later (a job webhook): also judged by the fetch
+ * guard when the request is validated, so a private or special address is a 422 naming the field.
+ */
+export const outboundUrl = httpUrl.superRefine(refuseGuardedUrl);
 
 /** `formats` is a comma-separated string (the spec); each name is checked. */
 export const formatsSchema = z
@@ -50,7 +67,9 @@ export const scrapeRequestSchema = z
       .optional(),
     maxCredits: z.number().int().min(1).max(1000).optional().describe('what one page may cost at most'),
     destination: z.string().min(1).max(100).optional(),
-    webhook_url: httpUrl.optional().describe('batch only: receives batch.finished, signed with a secret returned once'),
+    webhook_url: outboundUrl
+      .optional()
+      .describe('batch only: receives batch.finished, signed with a secret returned once'),
   })
   .superRefine((r, ctx) => {
     if ((r.url === undefined) === (r.urls === undefined)) {
@@ -92,7 +111,10 @@ export const pageRowSchema = z
     html: z.string().optional(),
     links: z.array(z.string()).optional(),
     fields: z.record(z.string(), z.unknown()).optional(),
-    screenshot: z.string().optional().describe('data:image/jpeg;base64,…'),
+    screenshot: z
+      .string()
+      .optional()
+      .describe('data:image/jpeg;base64,… (or image/png, as config screenshot.format asks)'),
     head: z.record(z.string(), z.unknown()).nullable(),
     reason: z.string().nullable(),
     widget: z.string().nullable(),

@@ -5,6 +5,9 @@ import {
   configInputSchema,
   ConfigConflictError,
   defaultConfig,
+  isSealedValue,
+  mapConfigHeaders,
+  maskSecretValue,
   presentConfig,
   resolveMaskedKeys,
   saveConfig,
@@ -81,5 +84,35 @@ describe('project config', () => {
     expect(shown).toBe('https://hooks.example.com/****1234');
     expect(resolveMaskedKeys(config, { chat_url: shown })).toEqual({ chat_url: url });
     expect(resolveMaskedKeys(config, { chat_url: '' })).toEqual({ chat_url: null });
+  });
+
+  it('takes a header value of up to 4,000 characters, or a sealed one (longer)', () => {
+    const sealed = `v1.${'a'.repeat(16)}.${'b'.repeat(22)}.${'c'.repeat(5400)}`;
+    expect(isSealedValue(sealed)).toBe(true);
+    expect(isSealedValue('v1.a.b.c')).toBe(false);
+    expect(isSealedValue('Bearer abc')).toBe(false);
+    expect(configInputSchema.safeParse({ headers: { a: 'x'.repeat(4000) } }).success).toBe(true);
+    expect(configInputSchema.safeParse({ headers: { a: sealed } }).success).toBe(true);
+    const long = configInputSchema.safeParse({ headers: { a: 'x'.repeat(4001) } });
+    expect(long.success).toBe(false);
+    expect(long.error?.issues[0]?.message).toBe('at most 4000 characters');
+  });
+
+  it('masks a secret value to its last four characters, or to nothing when it is short', () => {
+    expect(maskSecretValue('Bearer 0123456789abcd')).toBe('****abcd');
+    expect(maskSecretValue('short')).toBe('****');
+  });
+
+  it('maps the header values of a config input wherever they are written, naming each field', () => {
+    const fields: string[] = [];
+    const out = mapConfigHeaders(
+      { headers: { A: '1' }, fetch: { headers: { B: '2' }, delay: 1 }, max_pages: 3 },
+      (v, field) => {
+        fields.push(field);
+        return `<${v}>`;
+      },
+    );
+    expect(out).toEqual({ headers: { A: '<1>' }, fetch: { headers: { B: '<2>' }, delay: 1 }, max_pages: 3 });
+    expect(fields).toEqual(['config.headers.A', 'config.fetch.headers.B']);
   });
 });

@@ -1,2 +1,3 @@
 export * from './client.js';
 export * from './ids.js';
+export * from './storable.js';

@@ -27,6 +27,7 @@ describe('gRPC plumbing', () => {
           charge: async () => Promise.reject(new ApiError('internal', 'not used here')),
           authorizeMany: async () => Promise.reject(new ApiError('internal', 'not used here')),
           chargeMany: async () => Promise.reject(new ApiError('internal', 'not used here')),
+          usage: async () => Promise.reject(new ApiError('internal', 'not used here')),
         },
         createLogger('test', 'silent'),
       ),

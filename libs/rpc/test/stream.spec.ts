@@ -28,23 +28,23 @@ describe('gRPC server streams', () => {
   beforeAll(async () => {
     server.addService(exportV1.ExportServiceService, {
       ...unaryService<Pick<exportV1.ExportServiceServer, 'catalog'>>(
-        { catalog: async () => ({ json: '{}' }) },
+        { catalog: async () => ({ datasets: [] }) },
         createLogger('test', 'silent'),
       ),
-      // dataset names the behaviour; format carries how many chunks to send.
+      // project_id names the behaviour; run_id carries how many chunks to send.
       stream: serverStream<exportV1.StreamRequest, exportV1.StreamResponse>(
         async function* (req, signal) {
           seenRequestIds.push(currentRequestId());
-          if (req.dataset === 'missing') throw new NotFoundError('run');
+          if (req.projectId === 'missing') throw new NotFoundError('run');
           try {
-            for (let i = 0; i < Number(req.format); i++) {
+            for (let i = 0; i < Number(req.runId); i++) {
               if (signal.aborted) return;
-              if (req.dataset === 'fail-midway' && i === 3) throw new Error('disk on fire');
-              produced.set(req.dataset, i + 1);
+              if (req.projectId === 'fail-midway' && i === 3) throw new Error('disk on fire');
+              produced.set(req.projectId, i + 1);
               yield { head: i === 0 ? { contentType: 'x', filename: 'f', runId: 'r' } : undefined, data: chunk(i) };
             }
           } finally {
-            closed.add(req.dataset);
+            closed.add(req.projectId);
           }
         },
         createLogger('test', 'silent'),
@@ -59,11 +59,11 @@ describe('gRPC server streams', () => {
     await shutdown(server);
   });
 
-  const open = (dataset: string, chunks: number): ServerStream<exportV1.StreamResponse> =>
+  const open = (behaviour: string, chunks: number): ServerStream<exportV1.StreamResponse> =>
     callStream(
       client,
       client.stream,
-      { ...exportV1.StreamRequest.fromPartial({ dataset, format: String(chunks) }) },
+      { ...exportV1.StreamRequest.fromPartial({ projectId: behaviour, runId: String(chunks) }) },
       'x',
     );
 

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { z } from '@tidemark/config';
 
 const VERSION = 'v1';
@@ -8,17 +8,32 @@ const VERSION = 'v1';
  * room for a key rotation later; a tampered or foreign value fails to open rather than decrypting
  * to garbage.
  */
+/** The development key's bytes: public (it is in this file), so it never seals production secrets. */
+const DEVELOPMENT_KEY = createHash('sha256').update('tidemark development secret key').digest();
+
 export class SecretBox {
   private readonly key: Buffer;
+
+  private readonly digestKey: Buffer;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('the secret key must be 32 bytes');
     this.key = key;
+    this.digestKey = createHmac('sha256', key).update('tidemark digest key').digest();
   }
 
   /** The development key, for machines without SECRETS_KEY (never production). */
   static development(): SecretBox {
-    return new SecretBox(createHash('sha256').update('tidemark development secret key').digest());
+    return new SecretBox(DEVELOPMENT_KEY);
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA-256 under a key derived from this one), for comparing values that
+   * must not be kept in the clear: unlike a plain hash, a stolen digest is no offline oracle
+   * for a low-entropy value (a password, a code) in what was digested.
+   */
+  digest(text: string): string {
+    return createHmac('sha256', this.digestKey).update(text).digest('hex');
   }
 
   seal(plain: string): string {
@@ -63,11 +78,20 @@ export const secretBoxFor = (key: string | undefined, warn: (message: string) =>
   return SecretBox.development();
 };
 
-/** For a config schema's superRefine: SECRETS_KEY is required in production. */
+/**
+ * For a config schema's superRefine: in production SECRETS_KEY is required and may not be the
+ * development key (anyone can read it here), whichever way it is written in base64.
+ */
 export const requireSecretsKey = (
   cfg: { NODE_ENV: string; SECRETS_KEY?: string | undefined },
   ctx: z.RefinementCtx,
 ): void => {
-  if (cfg.NODE_ENV === 'production' && !cfg.SECRETS_KEY)
-    ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'required in production' });
+  if (cfg.NODE_ENV !== 'production') return;
+  if (!cfg.SECRETS_KEY) ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'required in production' });
+  else if (Buffer.from(cfg.SECRETS_KEY, 'base64').equals(DEVELOPMENT_KEY))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SECRETS_KEY'],
+      message: 'is the development key, which is public: make one of your own (head -c 32 /dev/urandom | base64)',
+    });
 };

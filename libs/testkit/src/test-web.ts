@@ -3,6 +3,10 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { mapSite } from './map-site.js';
 import { crawlBlogSite, crawlSite, treeSite } from './crawl-site.js';
+import { harbourSite, harbourState, type HarbourState } from './harbour-site.js';
+import { handbookSite } from './handbook-site.js';
+import { chandlerySite } from './chandlery-site.js';
+import { hostileSite } from './hostile-site.js';
 
 /**
  * The local test web: a loopback server that stands in for the internet in every test. Sites are
@@ -72,6 +76,8 @@ export interface TestWeb {
   /** Requests served, for tests that count fetches. */
   hits: { host: string; path: string }[];
   addSite(host: string, site: Site): void;
+  /** harbour.test's edition (it advances by itself at each run; set `auto: false` to pin it). */
+  harbour: HarbourState;
   close(): Promise<void>;
 }
 
@@ -194,6 +200,7 @@ export const startTestWeb = async (opts: { address?: string } = {}): Promise<Tes
     hostMap: `*.test=${address}:${port}`,
     hits,
     addSite: (host, site) => sites.set(host.toLowerCase(), site),
+    harbour: harbourState(),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   web.addSite('news.test', exampleSite(`http://news.test:${port}`));
@@ -204,5 +211,9 @@ export const startTestWeb = async (opts: { address?: string } = {}): Promise<Tes
   web.addSite('blog.crawl.test', crawlBlogSite());
   web.addSite('tree.test', treeSite(2000));
   web.addSite('big.test', treeSite(10_000));
+  web.addSite('harbour.test', harbourSite(`http://harbour.test:${port}`, web.harbour));
+  web.addSite('handbook.test', handbookSite(`http://handbook.test:${port}`));
+  web.addSite('chandlery.test', chandlerySite());
+  web.addSite('hostile.test', hostileSite(`http://hostile.test:${port}`));
   return web;
 };

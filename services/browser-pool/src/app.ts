@@ -53,13 +53,17 @@ export const buildApp = async (cfg: Config, overrides: BrowserPoolOverrides = {}
   const renderer = new RenderService(
     pool,
     exits,
-    { defaultTimeoutMs: cfg.BROWSER_RENDER_TIMEOUT_MS },
+    {
+      defaultTimeoutMs: cfg.BROWSER_RENDER_TIMEOUT_MS,
+      maxHtmlBytes: cfg.BROWSER_MAX_HTML_BYTES,
+      maxScreenshotBytes: cfg.BROWSER_MAX_SCREENSHOT_BYTES,
+    },
     logger.child({ module: 'render.service' }),
   );
   const server = new grpc.Server();
   server.addService(
     browserPoolV1.BrowserPoolServiceService,
-    unaryService<browserPoolV1.BrowserPoolServiceServer>(browserPoolRpc(renderer, exits), logger),
+    unaryService<browserPoolV1.BrowserPoolServiceServer>(browserPoolRpc(renderer, exits, pool), logger),
   );
 
   return {

@@ -1,4 +1,5 @@
-import { baseEnv, envBoolean, fetchGuardEnv, parseEnv, z } from '@tidemark/config';
+import { baseEnv, envBoolean, parseEnv, z } from '@tidemark/config';
+import { fetchGuardEnv } from '@tidemark/net-guard';
 
 /** BROWSER_EXITS: comma-separated `http://user:pass@host:port` proxy URLs (the residential exits). */
 const exitsSchema = z
@@ -44,6 +45,24 @@ const schema = baseEnv.extend({
   BROWSER_POOL_CONTEXT_REUSE: z.coerce.number().int().min(1).default(50),
   /** Default page timeout when a request gives none (navigation + waits). */
   BROWSER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * Largest serialized DOM a render answers (10 MB, the http rung's SCRAPE_MAX_BODY_BYTES by
+   * default): scripts can build a page far larger than what the server sent.
+   */
+  BROWSER_MAX_HTML_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  /**
+   * Largest screenshot a render answers (16 MB); a larger one is omitted and the answer says why
+   * (screenshot_omitted), the page itself is still answered.
+   */
+  BROWSER_MAX_SCREENSHOT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(16 * 1024 * 1024),
   BROWSER_EXITS: exitsSchema,
   BROWSER_HEADLESS: envBoolean.default(true),
 });

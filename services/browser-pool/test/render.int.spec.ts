@@ -18,6 +18,18 @@ const TINY_PNG = Buffer.from(
   'base64',
 );
 
+/** Width and height of a PNG (IHDR) or a JPEG (its SOF marker). */
+const imageSize = (image: Buffer): { width: number; height: number } => {
+  if (image[0] === 0x89) return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
+  for (let i = 2; i < image.length;) {
+    const marker = image[i + 1]!;
+    if (marker >= 0xc0 && marker <= 0xc2)
+      return { width: image.readUInt16BE(i + 7), height: image.readUInt16BE(i + 5) };
+    i += 2 + image.readUInt16BE(i + 2);
+  }
+  return { width: 0, height: 0 };
+};
+
 describe('BrowserPoolService.Render', () => {
   let web: LocalWeb;
   let app: BrowserPoolApp;
@@ -36,6 +48,7 @@ describe('BrowserPoolService.Render', () => {
          });</script>`,
       ),
       '/tall': page('<div style="height:3000px;background:linear-gradient(red,blue)">tall</div>'),
+      '/very-tall': page('<div style="height:40000px;background:linear-gradient(red,blue)">very tall</div>'),
       '/recaptcha': page(
         '<form><div class="g-recaptcha" data-sitekey="6Lc_test"></div></form>',
         '<script src="https://www.google.com/recaptcha/api.js" async defer></script>',
@@ -86,6 +99,16 @@ describe('BrowserPoolService.Render', () => {
       '/late': page(
         `<script>setTimeout(() => { const d = document.createElement('div'); d.id = 'late'; document.body.append(d); }, 300);</script>`,
       ),
+      // Never settles: the DOM changes every 30 ms, and a request hangs for good.
+      '/restless': page(
+        '<p id="n">0</p>',
+        `<script>setInterval(() => { const n = document.getElementById('n'); n.textContent = String(Number(n.textContent) + 1); }, 30);
+           fetch('/hang').catch(() => {});</script>`,
+      ),
+      '/hang': (_req, res) => {
+        const t = setTimeout(() => res.end('late'), 60_000);
+        res.on('close', () => clearTimeout(t));
+      },
       '/slow': (_req, res) => {
         const t = setTimeout(() => res.end(page('slow')), 5_000);
         res.on('close', () => clearTimeout(t));
@@ -131,6 +154,13 @@ describe('BrowserPoolService.Render', () => {
           ),
         );
       },
+      // 2 KB from the server, 3 MB of DOM once its script has run (non-ASCII: 3 bytes a character).
+      '/swell': page(
+        '<p id="seed">swelling</p>',
+        `<script>addEventListener('DOMContentLoaded', () => {
+           const p = document.createElement('p'); p.textContent = '\u2248'.repeat(1_000_000); document.body.append(p);
+         });</script>`,
+      ),
       '/media': page('<img src="/pic.png"><img src="/pic2.jpg?v=1"><p>media</p>'),
       '/pic.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG),
       '/pic2.jpg': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG),
@@ -162,7 +192,25 @@ describe('BrowserPoolService.Render', () => {
     expect(res.loadMs).toBeGreaterThan(0);
     expect(res.widget).toBe('');
     expect(res.solved).toBe('');
-    expect(res.screenshotJpeg.length).toBe(0);
+    expect(res.screenshot.length).toBe(0);
+    expect(res.screenshotFormat).toBe('');
+  });
+
+  it("refuses a rendered DOM past the cap on a page's HTML, measured in UTF-8 bytes in the page", async () => {
+    // 1,000,000 characters of 3 bytes: under a 2 MB cap by length, over it in bytes.
+    const capped = app.renderer.render(request({ url: site('/swell'), maxHtmlBytes: 2_000_000 }));
+    await expect(capped).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/^page too large: the rendered page at .*\/swell is larger than 2000000 bytes/),
+      meta: { details: { reason: 'too_large', maxBytes: 2_000_000 } },
+    });
+    // Under the cap it is page.content(): the doctype, then the root element.
+    const whole = await app.renderer.render(request({ url: site('/swell'), maxHtmlBytes: 4_000_000 }));
+    expect(whole.html).toMatch(/^<!DOCTYPE html><html>/);
+    expect(whole.html.length).toBeGreaterThan(1_000_000);
+    // The pool's own cap (BROWSER_MAX_HTML_BYTES, 10 MB) bounds what a request may ask for.
+    const ordinary = await app.renderer.render(request({ url: site('/app'), maxHtmlBytes: 0 }));
+    expect(ordinary.html).toContain('item 3');
   });
 
   it('captures what frame callbacks draw, though lanes render hidden', async () => {
@@ -195,34 +243,38 @@ describe('BrowserPoolService.Render', () => {
     }
   });
 
-  it('takes a JPEG screenshot of the viewport or the full page', async () => {
-    const viewport = await app.renderer.render(
-      request({ url: site('/tall'), screenshot: true, viewportWidth: 800, viewportHeight: 600 }),
-    );
-    const full = await app.renderer.render(
-      request({
-        url: site('/tall'),
-        screenshot: true,
-        screenshotFullPage: true,
-        viewportWidth: 800,
-        viewportHeight: 600,
-      }),
-    );
-    for (const shot of [viewport.screenshotJpeg, full.screenshotJpeg]) {
-      expect([...shot.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
-      expect([...shot.subarray(-2)]).toEqual([0xff, 0xd9]);
+  it('takes a screenshot of the viewport or of the whole page as one image, as JPEG or PNG', async () => {
+    const shoot = (over: Partial<browserPoolV1.RenderRequest>) =>
+      app.renderer.render(
+        request({ url: site('/tall'), screenshot: true, viewportWidth: 800, viewportHeight: 600, ...over }),
+      );
+    const viewport = await shoot({});
+    const full = await shoot({ screenshotFullPage: true });
+    for (const shot of [viewport, full]) {
+      expect(shot.screenshotFormat).toBe('jpeg');
+      expect([...shot.screenshot.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+      expect([...shot.screenshot.subarray(-2)]).toEqual([0xff, 0xd9]);
     }
-    // JPEG SOF0 height of the full page exceeds the viewport's.
-    const height = (jpeg: Buffer) => {
-      for (let i = 2; i < jpeg.length;) {
-        const marker = jpeg[i + 1]!;
-        if (marker >= 0xc0 && marker <= 0xc2) return jpeg.readUInt16BE(i + 5);
-        i += 2 + jpeg.readUInt16BE(i + 2);
-      }
-      return 0;
-    };
-    expect(height(viewport.screenshotJpeg)).toBe(600);
-    expect(height(full.screenshotJpeg)).toBeGreaterThan(2900);
+    expect(imageSize(viewport.screenshot)).toEqual({ width: 800, height: 600 });
+    expect(viewport.pageHeight).toBe(0);
+    // The whole page: 3,000 px of content and the body's margins, in one image that high.
+    expect(full.pageHeight).toBe(3016);
+    expect(imageSize(full.screenshot)).toEqual({ width: 800, height: 3016 });
+    // PNG, and JPEG at another quality (fewer bytes at a lower one).
+    const png = await shoot({ screenshotFormat: 'png', screenshotFullPage: true });
+    expect(png.screenshotFormat).toBe('png');
+    expect([...png.screenshot.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(imageSize(png.screenshot)).toEqual({ width: 800, height: 3016 });
+    const rough = await shoot({ screenshotQuality: 10 });
+    expect(rough.screenshot.length).toBeLessThan(viewport.screenshot.length);
+  });
+
+  it('clips a full-page screenshot of a page taller than 16,384 px there, and says how tall the page was', async () => {
+    const res = await app.renderer.render(
+      request({ url: site('/very-tall'), screenshot: true, screenshotFullPage: true, viewportWidth: 640 }),
+    );
+    expect(res.pageHeight).toBe(40_016);
+    expect(imageSize(res.screenshot)).toEqual({ width: 640, height: 16_384 });
   });
 
   it.each([
@@ -253,6 +305,20 @@ describe('BrowserPoolService.Render', () => {
     const gone = await app.renderer.render(request({ url: site('/gone') }));
     expect(gone.status).toBe(404);
     expect(gone.redirects).toEqual([]);
+  });
+
+  it('waits for the DOM to settle: what a timer adds after load is captured without asking', async () => {
+    const late = await app.renderer.render(request({ url: site('/late') }));
+    expect(late.html).toContain('id="late"');
+  });
+
+  it('captures a page that never settles as it stands when its time budget is spent, not as a timeout', async () => {
+    const started = Date.now();
+    const res = await app.renderer.render(request({ url: site('/restless'), timeoutMs: 2_500 }));
+    expect(res.status).toBe(200);
+    // The counter ran for most of the budget: the page was not captured at load.
+    expect(Number(/<p id="n">(\d+)<\/p>/.exec(res.html)?.[1])).toBeGreaterThan(20);
+    expect(Date.now() - started).toBeLessThan(2_500 + 10_000);
   });
 
   it('waits for a selector, and times out clearly when the page is too slow', async () => {
@@ -300,5 +366,44 @@ describe('BrowserPoolService.Render', () => {
     const after = web.seen.length;
     await app.renderer.render(request({ url: site('/media') }));
     expect(web.seen.slice(after).map((s) => s.path)).toEqual(expect.arrayContaining(['/pic.png', '/pic2.jpg?v=1']));
+  });
+});
+
+describe('a screenshot past BROWSER_MAX_SCREENSHOT_BYTES', () => {
+  it('is omitted with the reason, and the page is still answered', async () => {
+    const web = await startLocalWeb({
+      '/noisy': page(
+        '<canvas id="c" width="800" height="2000"></canvas><p>noise</p>',
+        `<script>addEventListener('DOMContentLoaded', () => {
+           const c = document.getElementById('c').getContext('2d'); let x = 7;
+           for (let i = 0; i < 40000; i++) { x = (x * 48271) % 2147483647; c.fillStyle = '#' + (x % 0xffffff).toString(16).padStart(6, '0'); c.fillRect((x >> 4) % 800, (x >> 12) % 2000, 6, 6); }
+         });</script>`,
+      ),
+    });
+    const app = await buildApp(
+      loadConfig({
+        BROWSER_POOL_GRPC_LISTEN: '127.0.0.1:0',
+        BROWSER_POOL_BROWSERS: '1',
+        BROWSER_POOL_TABS_PER_BROWSER: '1',
+        BROWSER_MAX_SCREENSHOT_BYTES: String(64 * 1024),
+        FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
+        FETCH_HOST_MAP: `*.test=127.0.0.1:${web.port}`,
+        LOG_LEVEL: 'silent',
+      }),
+      { logger: createLogger('test', 'silent') },
+    );
+    try {
+      await app.start();
+      const res = await app.renderer.render(
+        request({ url: 'http://site.test/noisy', screenshot: true, screenshotFullPage: true, screenshotFormat: 'png' }),
+      );
+      expect(res.html).toContain('noise');
+      expect(res.screenshot.length).toBe(0);
+      expect(res.screenshotFormat).toBe('');
+      expect(res.screenshotOmitted).toMatch(/^the screenshot is \d+ bytes, more than the 65536 kept$/);
+    } finally {
+      await app.stop();
+      await web.close();
+    }
   });
 });

@@ -1,7 +1,16 @@
 import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
-import { crawlPagesV1, crawlV1, mapV1, scrapeV1, type PageRow } from '@tidemark/contracts';
+import {
+  crawlPagesV1,
+  crawlV1,
+  mapSourceEnum,
+  mapV1,
+  scrapeV1,
+  sitemapModeEnum,
+  type PageRow,
+  type SitemapModeName,
+} from '@tidemark/contracts';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
@@ -15,9 +24,11 @@ import { FrontierRepository } from './repositories/frontier.repository.js';
 import { PagesService } from './pages/pages.service.js';
 import { pagesRpc } from './pages/pages.rpc.js';
 import { StoredPagesRepository } from './pages/stored-pages.repository.js';
+import { activeWorkRpc } from './rpc/active-work.rpc.js';
 import { crawlRpc } from './rpc/crawl.rpc.js';
-import { crawlPageHandler } from './work/crawl-page.handler.js';
-import { CRAWL_START_MAX_DELIVER, crawlStartHandler } from './work/crawl-start.handler.js';
+import { crawlPageGiveUp, crawlPageHandler } from './work/crawl-page.handler.js';
+import { CRAWL_START_MAX_DELIVER, crawlStartGiveUp, crawlStartHandler } from './work/crawl-start.handler.js';
+import { CrawlWatchdog } from './crawl/crawl-watchdog.js';
 
 export interface CrawlApp {
   crawls: CrawlService;
@@ -41,9 +52,13 @@ export const buildApp = async (
 
   const discovery: DiscoveryPort = {
     discover: async (req) => {
-      const res = await map.call('discover', req, req.timeoutMs + 10_000);
+      const res = await map.call(
+        'discover',
+        { ...req, sitemapMode: sitemapModeEnum.toProto(req.sitemapMode as SitemapModeName) },
+        req.timeoutMs + 10_000,
+      );
       return {
-        entries: res.entries.map((e) => ({ url: e.url, source: e.source, file: e.file })),
+        entries: res.entries.map((e) => ({ url: e.url, source: mapSourceEnum.fromProto(e.source), file: e.file })),
         robotsTxt: res.robotsTxt,
         robotsStatus: res.robotsStatus,
         creditsUsed: res.creditsUsed,
@@ -88,7 +103,7 @@ export const buildApp = async (
   const server = new grpc.Server();
   server.addService(
     crawlV1.CrawlServiceService,
-    unaryService<crawlV1.CrawlServiceServer>(crawlRpc(crawls, runs, scopes), logger),
+    unaryService<crawlV1.CrawlServiceServer>({ ...crawlRpc(crawls, runs, scopes), ...activeWorkRpc(jobs) }, logger),
   );
   // A search scans a run's stored bodies in scrape, chunk by chunk: a large one takes a while.
   const pages = new PagesService(jobs, frontier, new StoredPagesRepository(prisma), {
@@ -101,6 +116,7 @@ export const buildApp = async (
     crawlPagesV1.PagesServiceService,
     unaryService<crawlPagesV1.PagesServiceServer>(pagesRpc(pages), logger),
   );
+  const watchdog = new CrawlWatchdog(jobs, engine, bus, cfg.JOB_STALL_MS, logger.child({ module: 'crawl.watchdog' }));
   const consumers: RunningConsumer[] = [];
   const timers: NodeJS.Timeout[] = [];
   let ticking = false;
@@ -150,6 +166,7 @@ export const buildApp = async (
             concurrency: 4,
           },
           crawlStartHandler(engine),
+          crawlStartGiveUp(engine),
         ),
         await bus.consumeWork(
           'work.crawl.page',
@@ -160,11 +177,13 @@ export const buildApp = async (
             concurrency: cfg.CRAWL_CONCURRENCY,
           },
           crawlPageHandler(engine),
+          crawlPageGiveUp(engine),
         ),
       );
       timers.push(setInterval(() => void tick(), cfg.CRAWL_TICK_MS));
       timers.push(setInterval(() => void sweep(), cfg.CRAWL_SWEEP_MS));
       timers.push(setInterval(() => void schedule(), cfg.CRAWL_SCHEDULE_MS));
+      timers.push(setInterval(() => void watchdog.sweep(), cfg.JOB_WATCHDOG_MS));
       const grpcPort = await listen(server, cfg.CRAWL_GRPC_LISTEN);
       logger.info({ grpcPort }, 'crawl started');
       return { grpcPort };
@@ -173,6 +192,7 @@ export const buildApp = async (
       for (const t of timers) clearInterval(t);
       for (const c of consumers) await c.stop();
       while (ticking) await new Promise((r) => setTimeout(r, 20));
+      await watchdog.idle();
       await shutdown(server);
       map.close();
       scrape.close();

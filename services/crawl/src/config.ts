@@ -1,8 +1,9 @@
 import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
-import { baseEnv, grpcEnv, parseEnv, z } from '@tidemark/config';
+import { baseEnv, grpcEnv, parseEnv, watchdogEnv, z } from '@tidemark/config';
 
 const schema = baseEnv
   .merge(grpcEnv)
+  .merge(watchdogEnv)
   .extend({
     CRAWL_GRPC_LISTEN: z.string().default('127.0.0.1:50065'),
     /** Results this process settles at once (each step holds its crawl's lock briefly). */

@@ -11,7 +11,15 @@ describe('normalizeUrl: the frontier dedupe key', () => {
     ['https://example.com/s?b=2&a=1', 'https://example.com/s?a=1&b=2'],
     ['https://example.com/%7euser/%2fx', 'https://example.com/~user/%2Fx'],
     ['https://user:pw@example.com/', 'https://example.com/'],
-  ])('%s → %s', (raw, key) => expect(normalizeUrl(raw)).toBe(key));
+    ['https://example.com/a///', 'https://example.com/a'],
+    ['https://example.com///', 'https://example.com/'],
+    // many slashes within MAX_URL_LENGTH: trimmed by a loop (a /\/+$/ regex is quadratic here)
+    [`https://example.com/${'/'.repeat(2_000)}a/`, `https://example.com/${'/'.repeat(2_000)}a`],
+  ])('%#: %s', (raw, key) => expect(normalizeUrl(raw)).toBe(key));
+
+  it('refuses a URL longer than MAX_URL_LENGTH instead of keying it', () => {
+    expect(normalizeUrl(`https://example.com/${'/'.repeat(50_000)}a/`)).toBeNull();
+  });
 
   it('keeps the order of a repeated query name (it can carry meaning)', () => {
     expect(normalizeUrl('https://e.com/s?tag=b&tag=a')).toBe('https://e.com/s?tag=b&tag=a');

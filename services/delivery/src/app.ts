@@ -1,6 +1,9 @@
+import * as grpc from '@grpc/grpc-js';
 import { Bus, consumeEvents, type RunningConsumer } from '@tidemark/bus';
+import { deliveryV1 } from '@tidemark/contracts';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
+import { listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/connection.service.js';
@@ -15,7 +18,7 @@ import { DeliveryRepository } from './repositories/delivery.repository.js';
 import { NotificationRepository } from './repositories/notification.repository.js';
 import { SourceRepository } from './repositories/source.repository.js';
 import { WebhookRepository } from './repositories/webhook.repository.js';
-import { deliveryHandlers, serveDeliveryRequests } from './rpc/delivery.rpc.js';
+import { deliveryRpc } from './rpc/delivery.rpc.js';
 import { DeliverySender } from './sending/delivery-sender.js';
 import { Dispatcher } from './sending/dispatcher.js';
 import { HttpSender } from './sending/http-sender.js';
@@ -29,7 +32,7 @@ export interface DeliveryApp {
   connections: ConnectionService;
   notifications: NotificationService;
   webhooks: WebhookService;
-  start(): Promise<void>;
+  start(): Promise<{ grpcPort: number }>;
   stop(): Promise<void>;
 }
 
@@ -44,7 +47,6 @@ export const EVENTS_DURABLE = 'delivery-events';
 export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): Promise<DeliveryApp> => {
   const logger = overrides.logger ?? createLogger('delivery', cfg.LOG_LEVEL);
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
-  // Its own connection: closing it unsubscribes this process's request handlers.
   const bus = await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'delivery', logger });
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
@@ -58,7 +60,7 @@ export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): 
   const connectionRepo = new ConnectionRepository(prisma);
   const secrets = new WebhookSecrets(new WebhookRepository(prisma), box);
   const models = new ChatCompletionsClient(agents, cfg.DELIVERY_DIGEST_TIMEOUT_MS, cfg.DELIVERY_USER_AGENT);
-  const connections = new ConnectionService(connectionRepo, box, models);
+  const connections = new ConnectionService(connectionRepo, box, models, guard);
   const digests = new DigestService(connections, connectionRepo, models, logger.child({ module: 'digest.service' }));
   const dispatcher = new Dispatcher(
     deliveries,
@@ -87,6 +89,14 @@ export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): 
   });
   const webhooks = new WebhookService(sources, deliveries, secrets, router, onQueued);
   const notifications = new NotificationService(new NotificationRepository(prisma), mailer !== null);
+  const server = new grpc.Server();
+  server.addService(
+    deliveryV1.DeliveryServiceService,
+    unaryService<deliveryV1.DeliveryServiceServer>(
+      deliveryRpc({ webhooks, connections, digests, notifications, mailer }),
+      logger,
+    ),
+  );
   let consumer: RunningConsumer | undefined;
 
   return {
@@ -97,7 +107,6 @@ export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): 
     notifications,
     webhooks,
     async start() {
-      serveDeliveryRequests(bus, deliveryHandlers({ webhooks, connections, digests, notifications, mailer }));
       dispatcher.start();
       consumer = await consumeEvents(
         bus,
@@ -110,9 +119,12 @@ export const buildApp = async (cfg: Config, overrides: DeliveryOverrides = {}): 
         (event) => router.handle(event),
         logger.child({ module: 'events' }),
       );
-      logger.info({ retryScale: cfg.DELIVERY_RETRY_SCALE, mail: mailer !== null }, 'delivery started');
+      const grpcPort = await listen(server, cfg.DELIVERY_GRPC_LISTEN);
+      logger.info({ grpcPort, retryScale: cfg.DELIVERY_RETRY_SCALE, mail: mailer !== null }, 'delivery started');
+      return { grpcPort };
     },
     async stop() {
+      await shutdown(server);
       await consumer?.stop();
       await dispatcher.stop();
       await bus.close();

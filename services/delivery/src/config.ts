@@ -1,9 +1,12 @@
 import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
-import { baseEnv, fetchGuardEnv, parseEnv, z } from '@tidemark/config';
+import { baseEnv, parseEnv, z } from '@tidemark/config';
+import { fetchGuardEnv } from '@tidemark/net-guard';
 
 const schema = baseEnv
   .merge(fetchGuardEnv)
   .extend({
+    /** Where DeliveryService (gRPC) listens; the gateway dials DELIVERY_GRPC_URL. */
+    DELIVERY_GRPC_LISTEN: z.string().default('127.0.0.1:50068'),
     /**
      * Multiplies every retry delay (1 m, 5 m, 30 m, 2 h, 6 h, 12 h): 1 in production; tests
      * compress the day-long schedule into seconds (0.0001 makes it about 7 s).

@@ -1,6 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { deliveryRequestSubject } from '@tidemark/bus';
-import type { DeliveryAnswers } from '@tidemark/contracts';
+import { deliveryV1, diffV1 } from '@tidemark/contracts';
 import type { DeliveryApp } from '../src/app.js';
 import { DeliveryEnv } from './support/delivery-env.js';
 import { ModelServer } from './support/model-server.js';
@@ -108,7 +109,9 @@ describe('connections and the change digest', () => {
 
     const wrongKey = await create({}, { api_key: 'sk-wrong' });
     const refused = await app.connections.test(ws, wrongKey.id);
-    expect(refused).toMatchObject({ ok: false, error: expect.stringContaining('401') });
+    // The status and a fixed reason: not a word of what the endpoint answered.
+    expect(refused).toMatchObject({ ok: false, status: 401, error: 'the model endpoint answered 401', model: null });
+    expect(JSON.stringify(refused)).not.toContain('Incorrect API key');
     // A secret set to empty is removed; a required one cannot be.
     const keyless = await app.connections.update({
       workspaceId: ws,
@@ -118,9 +121,84 @@ describe('connections and the change digest', () => {
     expect(keyless.secrets).toEqual([]);
   });
 
-  it('writes a digest over NATS for the diff service: a paragraph, five points at most, the flag', async () => {
+  it('never echoes what the endpoint answered: a 403 page, a JSON body, a model name', async () => {
+    const SECRET = 'internal-admin-token-9f2c';
+    const target = createServer((req, res) => {
+      if (req.url === '/forbidden/chat/completions')
+        return void res.writeHead(403, { 'content-type': 'text/html' }).end(`<h1>Forbidden</h1><p>${SECRET}</p>`);
+      if (req.url === '/html/chat/completions')
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${SECRET}</p>`);
+      if (req.url === '/nomessage/chat/completions')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ secret: SECRET }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ model: SECRET, choices: [{ message: { content: 'ok' } }], usage: {} }));
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    try {
+      const outcomes = [];
+      for (const path of ['/forbidden', '/html', '/nomessage', '/renamed']) {
+        const c = await create({ base_url: `${base}${path}` });
+        const result = await app.connections.test(ws, c.id);
+        outcomes.push([path, result.ok, result.status, result.error, result.model]);
+        expect(JSON.stringify(result)).not.toContain(SECRET);
+        expect(JSON.stringify(await app.connections.get(ws, c.id))).not.toContain(SECRET);
+      }
+      expect(outcomes).toEqual([
+        ['/forbidden', false, 403, 'the model endpoint answered 403', null],
+        ['/html', false, 200, 'the model endpoint did not answer JSON', null],
+        ['/nomessage', false, 200, 'the model endpoint answered no message', null],
+        ['/renamed', true, 200, null, 'tiny-1'],
+      ]);
+    } finally {
+      await new Promise<void>((r) => target.close(() => r()));
+    }
+  });
+
+  it('refuses a base_url the fetch guard refuses when saved (422 naming the field), and when called', async () => {
+    const before = await env.prisma.connection.count();
+    for (const base_url of [
+      'http://[::ffff:10.0.0.1]/v1',
+      'http://[::ffff:a9fe:a9fe]/v1',
+      'http://[64:ff9b::a9fe:a9fe]/v1',
+      'http://169.254.169.254/v1',
+      'http://0xa9fea9fe/v1',
+      'http://[fd00::1]/v1',
+    ]) {
+      const err = await create({ base_url }).catch((e: unknown) => e);
+      expect([base_url, err]).toMatchObject([
+        base_url,
+        { code: 'validation', message: expect.stringMatching(/^body\.config\.base_url: refused by the fetch guard: /) },
+      ]);
+    }
+    expect(await env.prisma.connection.count()).toBe(before);
+    // A name passes when saved and is judged when called: here it resolves (through the host
+    // map) to a loopback address that is not exempt, and the call is refused with a fixed reason.
+    const port = new URL(model.baseUrl).port;
+    const guarded = await env.startApp({ FETCH_ALLOW_NETWORKS: '', FETCH_HOST_MAP: `llm.test=127.0.0.1:${port}` });
+    const c = await guarded.connections.create({
+      workspaceId: ws,
+      provider: 'openai_compatible',
+      name: 'named',
+      config: { base_url: 'http://llm.test/v1', model: 'tiny-1' },
+      secrets: { api_key: KEY },
+    });
+    const calls = model.calls.length;
+    expect(await guarded.connections.test(ws, c.id)).toMatchObject({
+      ok: false,
+      status: null,
+      error: 'refused by the fetch guard: base_url is a private or reserved address',
+    });
+    expect(model.calls.length).toBe(calls);
+    await env.stopApp(guarded);
+  });
+
+  it('writes a digest over gRPC (ChangeDigest): a paragraph, five points at most, the flag', async () => {
     const c = await create();
-    const answer = await env.bus.request<DeliveryAnswers['changeDigest']>(deliveryRequestSubject('changeDigest'), {
+    const K = deliveryV1.ChangeSummary.fromPartial;
+    const { CHANGE_KIND_ADDED, CHANGE_KIND_MODIFIED, CHANGE_KIND_SAME } = diffV1.ChangeKind;
+    const answer = await env.rpc().call('changeDigest', {
       workspaceId: ws,
       connectionId: c.id,
       focus: 'pricing and plans',
@@ -128,8 +206,14 @@ describe('connections and the change digest', () => {
       runId: 'run_x',
       counts: { added: 1, modified: 1 },
       changes: [
-        { url: 'https://s.test/pricing', kind: 'modified', wordsAdded: 12, wordsRemoved: 4, excerpt: 'Team 39 → 49' },
-        { url: 'https://s.test/faq/refunds', kind: 'added', wordsAdded: 80 },
+        K({
+          url: 'https://s.test/pricing',
+          kind: CHANGE_KIND_MODIFIED,
+          wordsAdded: 12,
+          wordsRemoved: 4,
+          excerpt: 'Team 39 → 49',
+        }),
+        K({ url: 'https://s.test/faq/refunds', kind: CHANGE_KIND_ADDED, wordsAdded: 80 }),
       ],
     });
     expect(answer.digest).toEqual({ summary: DIGEST.summary, points: DIGEST.points.slice(0, 5), significant: true });
@@ -144,12 +228,24 @@ describe('connections and the change digest', () => {
       await env.prisma.tokenUsage.count({ where: { connectionId: c.id, purpose: 'digest', runId: 'run_x' } }),
     ).toBe(1);
     await expect(
-      env.bus.request(deliveryRequestSubject('changeDigest'), {
-        workspaceId: 'ws_other',
-        connectionId: c.id,
-        changes: [],
-      }),
+      env
+        .rpc()
+        .call(
+          'changeDigest',
+          deliveryV1.ChangeDigestRequest.fromPartial({ workspaceId: 'ws_other', connectionId: c.id }),
+        ),
     ).rejects.toMatchObject({ code: 'not_found' });
+    // A change of a kind a digest does not read is refused by name.
+    await expect(
+      env.rpc().call(
+        'changeDigest',
+        deliveryV1.ChangeDigestRequest.fromPartial({
+          workspaceId: ws,
+          connectionId: c.id,
+          changes: [K({ url: 'x', kind: CHANGE_KIND_SAME })],
+        }),
+      ),
+    ).rejects.toMatchObject({ code: 'validation', message: 'changes[0].kind: added, removed or modified' });
   });
 
   it('puts the digest on run.finished when change_digest is configured, null otherwise', async () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { deliveryRequestSubject } from '@tidemark/bus';
-import type { DeliveryAnswers } from '@tidemark/contracts';
+import { deliveryV1 } from '@tidemark/contracts';
 import { newId } from '@tidemark/db';
 import { DeliveryEnv } from './support/delivery-env.js';
 import { SmtpServer } from './support/smtp-server.js';
@@ -37,8 +36,8 @@ describe('notifications, without a mail host', () => {
   });
   afterAll(() => env.close());
 
-  const ask = <N extends 'listNotifications' | 'seenNotification'>(name: N, body: object) =>
-    env.bus.request<DeliveryAnswers[N]>(deliveryRequestSubject(name), body);
+  const list = (req: Omit<deliveryV1.ListNotificationsRequest, 'before'>) => env.rpc().call('listNotifications', req);
+  const seen = (req: deliveryV1.SeenNotificationRequest) => env.rpc().call('seenNotification', req);
 
   it('gives each member their own run and monitor notifications; another member’s is 404', async () => {
     const { ws, users } = await workspaceWithMembers(env, ['ana@ws.test', 'ben@ws.test']);
@@ -48,36 +47,37 @@ describe('notifications, without a mail host', () => {
     await env.publish(ws, 'run.finished', news(project, 'run_news', 2));
     await env.publish(ws, 'site.failing', { projectId: project, runId: 'run_news', reason: null });
     const inbox = await env.until(
-      () => ask('listNotifications', { workspaceId: ws, userId: ana, take: 10 }),
-      (r) => r.data.length === 2,
+      () => list({ workspaceId: ws, userId: ana, take: 10 }),
+      (r) => r.notifications.length === 2,
     );
+    const K = deliveryV1.NotificationKind;
     expect(inbox.mail).toBe(false);
-    expect(inbox.data.map((n) => [n.kind, n.event, n.title]).sort()).toEqual([
-      ['monitor', 'site.failing', 'watched.test: the site is failing'],
-      ['run', 'run.finished', 'watched.test: 2 pages changed'],
+    expect(inbox.notifications.map((n) => [n.kind, n.event, n.title]).sort()).toEqual([
+      [K.NOTIFICATION_KIND_RUN, 'run.finished', 'watched.test: 2 pages changed'],
+      [K.NOTIFICATION_KIND_MONITOR, 'site.failing', 'watched.test: the site is failing'],
     ]);
-    const run = inbox.data.find((n) => n.kind === 'run')!;
+    const run = inbox.notifications.find((n) => n.kind === K.NOTIFICATION_KIND_RUN)!;
     expect(run).toMatchObject({ projectId: project, runId: 'run_news', data: { counts: { modified: 2 } } });
     expect(run.body).toContain('Modified: 2');
     // Nothing for the run that compared clean.
     expect(await env.prisma.notification.count({ where: { runId: 'run_clean' } })).toBe(0);
 
-    await expect(
-      ask('seenNotification', { workspaceId: ws, userId: ben, notificationId: run.id }),
-    ).rejects.toMatchObject({ code: 'not_found' });
-    await expect(
-      ask('seenNotification', { workspaceId: 'ws_other', userId: ana, notificationId: run.id }),
-    ).rejects.toMatchObject({ code: 'not_found' });
-    await expect(ask('seenNotification', { workspaceId: ws, userId: ana, notificationId: run.id })).resolves.toEqual({
-      seen: true,
+    await expect(seen({ workspaceId: ws, userId: ben, notificationId: run.id })).rejects.toMatchObject({
+      code: 'not_found',
     });
-    const after = await ask('listNotifications', { workspaceId: ws, userId: ana, take: 10 });
-    expect(after.data.map((n) => n.event)).toEqual(['site.failing']);
+    await expect(seen({ workspaceId: 'ws_other', userId: ana, notificationId: run.id })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(seen({ workspaceId: ws, userId: ana, notificationId: run.id })).resolves.toEqual({});
+    const after = await list({ workspaceId: ws, userId: ana, take: 10 });
+    expect(after.notifications.map((n) => n.event)).toEqual(['site.failing']);
     // Ben's copy is his own and still there.
-    expect((await ask('listNotifications', { workspaceId: ws, userId: ben, take: 10 })).data).toHaveLength(2);
-    const paged = await ask('listNotifications', { workspaceId: ws, userId: ben, take: 1 });
+    expect((await list({ workspaceId: ws, userId: ben, take: 10 })).notifications).toHaveLength(2);
+    const paged = await list({ workspaceId: ws, userId: ben, take: 1 });
     expect(paged).toMatchObject({ more: true });
-    expect(paged.data).toHaveLength(1);
+    expect(paged.notifications).toHaveLength(1);
+    // A page size out of bounds is refused, as the gateway would.
+    await expect(list({ workspaceId: ws, userId: ben, take: 0 })).rejects.toMatchObject({ code: 'validation' });
   });
 });
 
@@ -117,11 +117,8 @@ describe('the run e-mail, with a mail host', () => {
       (n) => n === 2,
     );
     expect(await env.prisma.notification.count({ where: { workspaceId: ws } })).toBe(0);
-    const inbox = await env.bus.request<DeliveryAnswers['listNotifications']>(
-      deliveryRequestSubject('listNotifications'),
-      { workspaceId: ws, userId: users[0], take: 10 },
-    );
-    expect(inbox).toEqual({ data: [], more: false, mail: true });
+    const inbox = await env.rpc().call('listNotifications', { workspaceId: ws, userId: users[0]!, take: 10 });
+    expect(inbox).toEqual({ notifications: [], more: false, mail: true });
   });
 
   it('fails a recipient the server refuses for good, retries one refused for now', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { parseCidr } from '@tidemark/config';
 import type { CrawlJobEvent } from '@tidemark/contracts';
-import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
+import { FetchGuard, guardedAgents, parseCidr } from '@tidemark/net-guard';
 import { DeliveryRepository } from '../src/repositories/delivery.repository.js';
 import { HttpSender } from '../src/sending/http-sender.js';
 import { RETRY_DELAYS_MS } from '../src/sending/retry-policy.js';
@@ -313,7 +312,7 @@ describe('job webhooks', () => {
     await expect(post('')).resolves.toMatchObject({
       status: null,
       answer: 'refused',
-      error: expect.stringMatching(/^refused: /),
+      error: expect.stringMatching(/^refused by the fetch guard: 127\.0\.0\.1 is a private or reserved address/),
     });
     expect(hook.received).toHaveLength(0);
     await expect(post('127.0.0.0/8')).resolves.toMatchObject({ status: 200, answer: 'delivered' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Chunker } from '../src/exports/chunker.js';
-import { csvField, csvLine, csvText, csvWriter, jsonlWriter } from '../src/exports/formats.js';
+import { csvCell, csvField, csvLine, csvText, csvWriter, jsonlWriter } from '../src/exports/formats.js';
 
 describe('CSV writer (RFC 4180)', () => {
   it('leaves plain fields bare and quotes those with a quote, comma, CR or LF', () => {
@@ -21,6 +21,22 @@ describe('CSV writer (RFC 4180)', () => {
     expect(csvText(['short', 'nav'])).toBe('["short","nav"]');
     expect(csvText({ a: 1, b: 'x' })).toBe('{"a":1,"b":"x"}');
     expect(csvText(new Date('2026-01-02T03:04:05.000Z'))).toBe('2026-01-02T03:04:05.000Z');
+  });
+
+  it('neutralises text that starts like a formula: a quote in front, the cell quoted (OWASP)', () => {
+    expect(csvCell('=HYPERLINK("http://evil.test","x")')).toBe(`"'=HYPERLINK(""http://evil.test"",""x"")"`);
+    expect(csvCell('+1+cmd')).toBe(`"'+1+cmd"`);
+    expect(csvCell('-2+3')).toBe(`"'-2+3"`);
+    expect(csvCell('@SUM(1+1)')).toBe(`"'@SUM(1+1)"`);
+    expect(csvCell('\tTabbed')).toBe(`"'\tTabbed"`);
+    expect(csvCell('\rreturn')).toBe(`"'\rreturn"`);
+    // Only the first character counts; numbers Tidemark prints stay numbers.
+    expect(csvCell('a=b')).toBe('a=b');
+    expect(csvCell(-3)).toBe('-3');
+    expect(csvCell('')).toBe('');
+    const w = csvWriter(['url', '=field']);
+    expect(w.header()).toBe(`url,"'=field"\r\n`);
+    expect(w.row({ url: 'https://a.test/', '=field': '@x' })).toBe(`https://a.test/,"'@x"\r\n`);
   });
 
   it('ends every record with CRLF, the header first, columns in the order given', () => {

@@ -38,6 +38,8 @@ describe('URL matching for POST exports', () => {
     expect(matchKey('https://h.test')).toBe('//h.test/');
     expect(matchKey('http://h.test/%7Euser/%2f')).toBe('//h.test/~user/%2F');
     expect(matchKey('https://h.test/s?b=1&a=2&b=3')).toBe('//h.test/s?b=1&a=2&b=3');
+    expect(matchKey('https://h.test///')).toBe('//h.test/');
+    expect(matchKey(`https://h.test/${'/'.repeat(50_000)}a//`)).toBe(`//h.test/${'/'.repeat(50_000)}a`);
   });
 });
 

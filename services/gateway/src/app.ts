@@ -15,47 +15,53 @@ import {
   mapV1,
   scrapeV1,
 } from '@tidemark/contracts';
+import { FetchGuard } from '@tidemark/net-guard';
 import { connectClient } from '@tidemark/rpc';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
-import { idempotency } from './http/idempotency.js';
+import { IdempotencyStep } from './http/idempotency.js';
+import { jsonBody } from './http/json-body.js';
 import { KeyCache } from './http/key-cache.js';
 import { countAttempt, installRateLimitScript, rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import type { AnyRoute } from './http/route.js';
 import { mountRoutes } from './http/router.js';
+import { answerMalformedHttp } from './http/malformed-http.js';
+import { refuseUnstorableInput } from './http/validate.js';
 import { renderDocsPage } from './openapi/docs-page.js';
 import { buildOpenApi } from './openapi/openapi.js';
+import { routeTable } from './routes/route-table.js';
 import { AccountRepository } from './repositories/account.repository.js';
 import { ApiKeyRepository } from './repositories/api-key.repository.js';
 import { IdempotencyRepository } from './repositories/idempotency.repository.js';
 import { ProjectRepository } from './repositories/project.repository.js';
 import { WorkspaceRepository } from './repositories/workspace.repository.js';
-import { authRoutes } from './routes/auth.routes.js';
-import { crawlRoutes } from './routes/crawl.routes.js';
-import { keyRoutes } from './routes/keys.routes.js';
-import { mapRoutes } from './routes/map.routes.js';
-import { meRoutes } from './routes/me.routes.js';
-import { metaRoutes } from './routes/meta.routes.js';
-import { runRoutes } from './routes/runs.routes.js';
-import { pageRoutes } from './routes/pages.routes.js';
-import { changeRoutes } from './routes/changes.routes.js';
-import { discoveryRoutes } from './routes/discovery.routes.js';
-import { exportRoutes } from './routes/exports.routes.js';
-import { projectRoutes } from './routes/projects.routes.js';
-import { scrapeRoutes } from './routes/scrape.routes.js';
-import { playgroundRoutes } from './routes/playground.routes.js';
-import { proxyRoutes } from './routes/proxies.routes.js';
 import { DeliveryClient } from './clients/delivery.client.js';
-import { connectionRoutes } from './routes/connections.routes.js';
-import { notificationRoutes } from './routes/notifications.routes.js';
-import { webhookRoutes } from './routes/webhooks.routes.js';
 import { secretBoxFor } from '@tidemark/secret-box';
 import { AccountService } from './services/account.service.js';
 import { ApiKeyService } from './services/api-key.service.js';
+import { MonitorService } from './services/monitor.service.js';
+import { HeaderSecrets } from './services/header-secrets.js';
 import { ProjectService } from './services/project.service.js';
+import { UsageService } from './services/usage.service.js';
 import { WorkspaceService } from './services/workspace.service.js';
+
+const REDIS_READY_WAIT_MS = 3000;
+
+/** Resolves once the connection is ready, or after `ms` whatever its state. */
+const redisReady = (redis: Redis, ms: number): Promise<void> =>
+  redis.status === 'ready'
+    ? Promise.resolve()
+    : new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          redis.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        redis.once('ready', done);
+      });
 
 export interface GatewayApp {
   app: Express;
@@ -92,7 +98,10 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape');
   const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
   const crawl = connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl');
-  const diff = connectClient(diffV1.DiffServiceClient, cfg.DIFF_GRPC_URL, 'diff');
+  // A change record lists every page that changed (a large run's can pass 4 MB).
+  const diff = connectClient(diffV1.DiffServiceClient, cfg.DIFF_GRPC_URL, 'diff', {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  });
   const exporter = connectClient(exportV1.ExportServiceClient, cfg.EXPORT_GRPC_URL, 'export');
   // A page in full (raw html, screenshot) can pass the default 4 MB message size.
   const crawlPages = connectClient(crawlPagesV1.PagesServiceClient, cfg.CRAWL_GRPC_URL, 'crawl', {
@@ -103,9 +112,10 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
   });
 
-  // Delivery answers over NATS request/reply (its package has no gRPC).
-  const delivery = new DeliveryClient(bus);
+  const delivery = new DeliveryClient(cfg.DELIVERY_GRPC_URL);
 
+  // Seals secrets at rest: second-factor seeds, secrets in kept idempotent answers.
+  const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const keyRepo = new ApiKeyRepository(prisma);
   const keyCache = new KeyCache(keyRepo, bus);
   const projectRepo = new ProjectRepository(prisma);
@@ -118,40 +128,45 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     logger.child({ module: 'workspace.service' }),
   );
   const keys = new ApiKeyService(keyRepo, projectRepo, keyCache);
-  const projects = new ProjectService(projectRepo);
+  // Saved URLs are judged by the fetch guard's save-time check (the services judge them again,
+  // after DNS, when they connect).
+  const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
+  const outboundUrls = (url: string) => guard.checkUrl(url)?.message ?? null;
+  // fetch.headers values hold credentials: sealed where a caller's config comes in.
+  const headerSecrets = new HeaderSecrets(box);
+  const projects = new ProjectService(projectRepo, outboundUrls, headerSecrets);
   const sessionTtlMs = cfg.GATEWAY_SESSION_DAYS * 24 * 3600_000;
   const accounts = new AccountService(
     new AccountRepository(prisma),
     workspaces,
     delivery,
-    secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m)),
+    box,
     { sessionTtlMs, ...(cfg.GATEWAY_APP_URL ? { appUrl: cfg.GATEWAY_APP_URL } : {}) },
     logger.child({ module: 'account.service' }),
   );
-  const accountRoutes = authRoutes(accounts, workspaces, redis, sessionTtlMs);
-  // Sign-up, sign-in and the token routes answer before authentication.
-  const publicRoutes = accountRoutes.filter((r) => r.auth === 'none');
-
-  const routes: AnyRoute[] = [
-    ...accountRoutes.filter((r) => r.auth !== 'none'),
-    ...meRoutes(workspaces),
-    ...keyRoutes(keys, cfg.PUBLIC_BASE_URL),
-    ...metaRoutes(),
-    ...projectRoutes(projects, cfg.PUBLIC_BASE_URL),
-    ...runRoutes(crawl, projects, cfg.PUBLIC_BASE_URL),
-    ...pageRoutes(crawlPages, projects, cfg.PUBLIC_BASE_URL),
-    ...changeRoutes(diff, projects),
-    ...discoveryRoutes(map, projects),
-    ...exportRoutes(exporter, projects, idempotencyRepo, logger.child({ module: 'exports.routes' })),
-    ...scrapeRoutes(scrape, cfg.PUBLIC_BASE_URL),
-    ...playgroundRoutes(scrape),
-    ...crawlRoutes(crawl, cfg.PUBLIC_BASE_URL),
-    ...mapRoutes(map, cfg.PUBLIC_BASE_URL),
-    ...proxyRoutes(browserPool),
-    ...webhookRoutes(delivery, cfg.PUBLIC_BASE_URL),
-    ...connectionRoutes(delivery),
-    ...notificationRoutes(delivery, cfg.PUBLIC_BASE_URL),
-  ];
+  const { publicRoutes, routes } = routeTable({
+    accounts,
+    workspaces,
+    keys,
+    projects,
+    headerSecrets,
+    redis,
+    delivery,
+    scrape,
+    browserPool,
+    crawl,
+    crawlPages,
+    diff,
+    exporter,
+    map,
+    usage: new UsageService(billing, scrape),
+    monitor: new MonitorService(crawl, scrape, browserPool, bus, logger.child({ module: 'monitor.service' })),
+    logger,
+    // Session cookies are Secure in production whatever the request looked like (behind a proxy
+    // that ends TLS, the gateway itself is spoken to over http).
+    sessionCookie: { ttlMs: sessionTtlMs, secure: cfg.NODE_ENV === 'production' },
+    publicBaseUrl: cfg.PUBLIC_BASE_URL,
+  });
   const openapi = buildOpenApi([...publicRoutes, ...routes]);
   const docsPage = renderDocsPage(openapi);
 
@@ -164,22 +179,25 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   v1.use(requestId);
   v1.get('/docs/openapi.json', (_req, res) => void res.json(openapi));
   v1.get('/docs', (_req, res) => void res.type('html').send(docsPage));
-  const jsonBody = express.json({ limit: cfg.GATEWAY_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  const parseBody = jsonBody(cfg.GATEWAY_BODY_LIMIT);
   v1.use(
-    mountRoutes(publicRoutes, [
-      // Per client address, so nobody mass-creates accounts or floods an inbox with codes.
-      async (req, _res, next) => {
-        await countAttempt(redis, `auth-ip:${req.ip ?? 'unknown'}`, cfg.GATEWAY_AUTH_IP_RPM, 60_000);
-        next();
-      },
-      jsonBody,
-    ]),
+    mountRoutes(publicRoutes, {
+      before: [
+        // Per client address, so nobody mass-creates accounts or floods an inbox with codes.
+        async (req, _res, next) => {
+          await countAttempt(redis, `auth-ip:${req.ip ?? 'unknown'}`, cfg.GATEWAY_AUTH_IP_RPM, 60_000);
+          next();
+        },
+        ...parseBody,
+        refuseUnstorableInput,
+      ],
+    }),
   );
   v1.use(authenticate(keyCache, keyRepo, accounts));
   v1.use(rateLimit(redis, logger));
-  v1.use(jsonBody);
-  v1.use(idempotency(idempotencyRepo));
-  v1.use(mountRoutes(routes));
+  v1.use(parseBody);
+  v1.use(refuseUnstorableInput);
+  v1.use(mountRoutes(routes, { idempotency: new IdempotencyStep(idempotencyRepo, box), outboundUrls }));
   v1.use(unknownRoute);
   v1.use(errorHandler(logger));
   app.use('/v1', v1);
@@ -196,16 +214,27 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     app,
     routes: [...publicRoutes, ...routes],
     workspaces,
-    start: () =>
-      new Promise((resolve, reject) => {
+    async start() {
+      // Redis first, briefly: the sign-in counters refuse (503) without it, so a gateway that
+      // listened before its connection was up would refuse the first sign-ins for nothing.
+      // Still down after that, the gateway starts anyway (rate limits fail open, sign-in closed).
+      await redisReady(redis, REDIS_READY_WAIT_MS);
+      // Header values a project kept in the clear from before they were sealed.
+      void projects
+        .sealStoredHeaders()
+        .then((n) => n && logger.info({ projects: n }, 'sealed fetch.headers stored in the clear'))
+        .catch((err) => logger.warn({ err }, 'could not seal stored fetch.headers'));
+      return new Promise<{ port: number; url: string }>((resolve, reject) => {
         server = app.listen(cfg.GATEWAY_PORT, cfg.GATEWAY_HOST, (err?: Error) => {
           if (err) return reject(err);
+          server!.on('clientError', answerMalformedHttp);
           const { port } = server!.address() as AddressInfo;
           const url = `http://${cfg.GATEWAY_HOST}:${port}/v1`;
           logger.info({ url }, 'gateway listening');
           resolve({ port, url });
         });
-      }),
+      });
+    },
     async stop() {
       clearInterval(pruneTimer);
       if (server) {
@@ -220,6 +249,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       diff.close();
       exporter.close();
       map.close();
+      delivery.close();
       if (!overrides.redis) redis.disconnect();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();

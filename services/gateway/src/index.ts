@@ -2,3 +2,4 @@
 // services never import it.
 export { buildApp, type GatewayApp } from './app.js';
 export { loadConfig, type Config } from './config.js';
+export { describeApi } from './openapi/describe-api.js';

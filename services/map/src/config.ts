@@ -1,4 +1,5 @@
-import { baseEnv, fetchGuardEnv, grpcEnv, parseEnv, z } from '@tidemark/config';
+import { baseEnv, grpcEnv, parseEnv, z } from '@tidemark/config';
+import { fetchGuardEnv } from '@tidemark/net-guard';
 
 const MB = 1024 * 1024;
 

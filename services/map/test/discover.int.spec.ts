@@ -84,7 +84,7 @@ describe('MapService.Discover (what the crawl service calls)', () => {
       {
         workspaceId: 'ws_test',
         url: '',
-        sitemapMode: '',
+        sitemapMode: mapV1.SitemapMode.SITEMAP_MODE_UNSPECIFIED,
         limit: 0,
         timeoutMs: 0,
         billingReference: 'run_1:discover',
@@ -103,18 +103,18 @@ describe('MapService.Discover (what the crawl service calls)', () => {
     expect(res.entries.find((e) => e.url === `${O}/about`)).toEqual({
       url: `${O}/about`,
       lastmod: '2024-11-02T10:00:00+00:00',
-      source: 'sitemap',
+      source: mapV1.MapSource.MAP_SOURCE_SITEMAP,
       file: `${O}/sitemaps/pages.xml`,
       blocked: false,
       changefreq: 'monthly',
     });
     expect(res.robotsStatus).toBe(200);
     expect(res.robotsTxt).toContain('Disallow: /private/');
-    expect(JSON.parse(res.totalsJson)).toEqual({ files: 10, urls: 18, indexes: 3, blocked: 2 });
-    expect([res.creditsUsed, res.stop, res.method, JSON.parse(res.errorsJson)]).toEqual([
+    expect(res.totals).toEqual({ files: 10, urls: 18, indexes: 3, blocked: 2 });
+    expect([res.creditsUsed, res.stop, res.method, res.errors]).toEqual([
       10,
-      'completed',
-      'robots',
+      mapV1.MapStop.MAP_STOP_COMPLETED,
+      mapV1.MapMethod.MAP_METHOD_ROBOTS,
       [],
     ]);
     expect(charges).toEqual(
@@ -131,24 +131,25 @@ describe('MapService.Discover (what the crawl service calls)', () => {
   it('reads extra feeds in mode skip, and no sitemap', async () => {
     const res = await discover({
       url: web.url('maps.test', '/'),
-      sitemapMode: 'skip',
+      sitemapMode: mapV1.SitemapMode.SITEMAP_MODE_SKIP,
       feeds: [web.url('maps.test', '/news/feed.xml')],
     });
+    const feed = mapV1.MapSource.MAP_SOURCE_FEED;
     expect(res.entries.map((e) => [e.url.slice(O.length), e.source])).toEqual([
-      ['/news/storm-warning', 'feed'],
-      ['/news/new-pier', 'feed'],
-      ['/news/regatta', 'feed'],
-      ['/blog/2025/tide-tables', 'feed'],
-      ['/blog/2025/moon-phases', 'feed'],
+      ['/news/storm-warning', feed],
+      ['/news/new-pier', feed],
+      ['/news/regatta', feed],
+      ['/blog/2025/tide-tables', feed],
+      ['/blog/2025/moon-phases', feed],
     ]);
-    expect(res.method).toBe('feeds');
+    expect(res.method).toBe(mapV1.MapMethod.MAP_METHOD_FEEDS);
   });
 
   it('reads robots.txt alone when asked for robotsOnly (a crawl that uses no sitemap)', async () => {
     const before = web.hits.length;
     const res = await discover({
       url: web.url('maps.test', '/'),
-      sitemapMode: 'auto',
+      sitemapMode: mapV1.SitemapMode.SITEMAP_MODE_AUTO,
       robotsOnly: true,
       feeds: [web.url('maps.test', '/news/feed.xml')],
     });
@@ -159,29 +160,29 @@ describe('MapService.Discover (what the crawl service calls)', () => {
 
   it('answers 50,000 entries in one message', async () => {
     const big = web.url('big.test', '');
-    const res = await discover({ url: `${big}/`, limit: BIG, sitemapMode: 'only' });
+    const res = await discover({ url: `${big}/`, limit: BIG, sitemapMode: mapV1.SitemapMode.SITEMAP_MODE_ONLY });
     expect(res.entries).toHaveLength(BIG);
     expect(res.entries[BIG - 1]!.url).toBe(`${big}/p/${BIG - 1}`);
     // Disallow: /p/1 is a prefix: /p/1, /p/10…/p/19, /p/100…, /p/1000…, /p/10000…/p/19999.
     expect(res.entries.filter((e) => e.blocked)).toHaveLength(1 + 10 + 100 + 1000 + 10_000);
-    expect(JSON.parse(res.totalsJson)).toMatchObject({ files: 1, urls: BIG - 11_111, blocked: 11_111 });
+    expect(res.totals).toMatchObject({ files: 1, urls: BIG - 11_111, blocked: 11_111 });
   });
 
   it('refuses private addresses through the fetch guard: robots unreachable, nothing read', async () => {
     const res = await discover({ url: 'http://10.1.2.3/' });
     expect([res.robotsStatus, res.robotsTxt, res.entries, res.creditsUsed]).toEqual([0, '', [], 0]);
-    expect(JSON.parse(res.errorsJson)[0]).toEqual({
+    expect(res.errors[0]).toEqual({
       file: 'http://10.1.2.3/robots.txt',
       reason:
-        'unreachable (refused: 10.1.2.3 is a private or reserved address): the site counts as disallowing everything (RFC 9309)',
+        'unreachable (refused by the fetch guard: 10.1.2.3 is a private or reserved address (private-use 10.0.0.0/8)): the site counts as disallowing everything (RFC 9309)',
     });
   });
 
   it('refuses a bad request as validation', async () => {
     await expect(discover({ url: 'ftp://maps.test/' })).rejects.toMatchObject({ code: 'validation' });
-    await expect(discover({ url: web.url('maps.test', '/'), sitemapMode: 'sometimes' })).rejects.toMatchObject({
-      code: 'validation',
-    });
+    await expect(
+      discover({ url: web.url('maps.test', '/'), sitemapMode: 99 as mapV1.SitemapMode }),
+    ).rejects.toMatchObject({ code: 'validation', message: 'sitemapMode: 99 is not a SitemapMode this service knows' });
     await expect(discover({ url: web.url('maps.test', '/'), limit: 50_001 })).rejects.toMatchObject({
       code: 'validation',
     });
@@ -195,23 +196,25 @@ describe('MapService.Discover (what the crawl service calls)', () => {
         url: web.url('maps.test', '/'),
         search: '',
         limit: 0,
-        sitemapMode: 'only',
+        sitemapMode: mapV1.SitemapMode.SITEMAP_MODE_ONLY,
         waitMs: 20_000,
         requestId: 'req_1',
       },
       30_000,
     );
     expect(now.done).toBe(true);
-    const envelope = JSON.parse(now.envelopeJson);
-    expect(envelope).toMatchObject({ kind: 'map', status: 'done', request_id: 'req_1', totals: { urls: 16 } });
-    const page = JSON.parse(
-      (await client.call('getMap', { workspaceId: 'ws_test', jobId: now.jobId, after: 10, limit: 4 })).envelopeJson,
-    );
-    expect(page.data.map((r: { url: string }) => r.url)).toEqual(MAP_SITE.order.slice(10, 14).map((p) => O + p));
-    expect(page.cursor).toBe('14');
-    await expect(
-      client.call('getMap', { workspaceId: 'ws_other', jobId: now.jobId, after: 0, limit: 1 }),
-    ).rejects.toMatchObject({
+    expect(now.job).toMatchObject({
+      status: mapV1.JobStatus.JOB_STATUS_DONE,
+      requestId: 'req_1',
+      totals: { urls: 16 },
+      stop: mapV1.MapStop.MAP_STOP_COMPLETED,
+      nextPosition: undefined,
+    });
+    const jobId = now.job!.id;
+    const page = (await client.call('getMap', { workspaceId: 'ws_test', jobId, after: 10, limit: 4 })).job!;
+    expect(page.rows.map((r) => r.url)).toEqual(MAP_SITE.order.slice(10, 14).map((p) => O + p));
+    expect(page.nextPosition).toBe(14);
+    await expect(client.call('getMap', { workspaceId: 'ws_other', jobId, after: 0, limit: 1 })).rejects.toMatchObject({
       code: 'not_found',
     });
   });

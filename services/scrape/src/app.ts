@@ -8,6 +8,7 @@ import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { JobService } from './jobs/job.service.js';
+import { JobWatchdog } from './jobs/job-watchdog.js';
 import { BrowserRung } from './ladder/browser-rung.js';
 import { batchingCredits } from './billing/credits-client.js';
 import { HostLimiter } from './ladder/host-limiter.js';
@@ -18,8 +19,9 @@ import { PageRepository, toCachedResult } from './repositories/page.repository.j
 import { contentPreviewRpc } from './rpc/content-preview.rpc.js';
 import { pageScanRpc } from './rpc/page-scan.rpc.js';
 import { scrapeRpc } from './rpc/scrape.rpc.js';
-import { scrapeCrawlHandler } from './work/scrape-crawl.handler.js';
-import { scrapePageHandler } from './work/scrape-page.handler.js';
+import { workspaceActivityRpc } from './rpc/workspace-activity.rpc.js';
+import { scrapeCrawlGiveUp, scrapeCrawlHandler } from './work/scrape-crawl.handler.js';
+import { scrapePageGiveUp, scrapePageHandler } from './work/scrape-page.handler.js';
 
 export interface ScrapeApp {
   jobs: JobService;
@@ -36,16 +38,21 @@ export const buildApp = async (
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'scrape', logger }));
   const billing = connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing');
-  const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
+  // A render answers up to 10 MB of html and a 16 MB screenshot: past gRPC's 4 MB default.
+  const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool', {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  });
   const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
   const agents = guardedAgents(guard);
 
   const credits = batchingCredits(billing, 'page');
   const jobRepo = new JobRepository(prisma);
   const pageRepo = new PageRepository(prisma);
+  // Seals job webhook secrets; opens the fetch.headers values the gateway sealed.
+  const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const ladder = new LadderService(
     new HttpRung(agents, cfg.SCRAPE_USER_AGENT, cfg.SCRAPE_MAX_BODY_BYTES),
-    new BrowserRung(browserPool),
+    new BrowserRung(browserPool, cfg.SCRAPE_MAX_BODY_BYTES),
     credits,
     {
       fresh: async (ws, url, since) => {
@@ -54,23 +61,25 @@ export const buildApp = async (
       },
     },
     logger.child({ module: 'ladder.service' }),
+    (sealed) => box.open(sealed),
   );
-  const jobs = new JobService(
-    jobRepo,
-    pageRepo,
-    bus,
-    logger.child({ module: 'job.service' }),
-    secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m)),
-  );
+  const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }), box);
   const server = new grpc.Server();
   server.addService(
     scrapeV1.ScrapeServiceService,
     unaryService<scrapeV1.ScrapeServiceServer>(
-      { ...scrapeRpc(jobs), ...pageScanRpc(pageRepo), ...contentPreviewRpc(pageRepo) },
+      {
+        ...scrapeRpc(jobs),
+        ...pageScanRpc(pageRepo),
+        ...contentPreviewRpc(pageRepo),
+        ...workspaceActivityRpc(jobRepo, pageRepo),
+      },
       logger,
     ),
   );
   const consumers: RunningConsumer[] = [];
+  const watchdog = new JobWatchdog(jobs, bus, cfg.JOB_STALL_MS, logger.child({ module: 'job.watchdog' }));
+  let watchdogTimer: NodeJS.Timeout | undefined;
 
   return {
     jobs,
@@ -91,6 +100,7 @@ export const buildApp = async (
             ladder,
             hosts: new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY),
           }),
+          scrapePageGiveUp({ jobs: jobRepo, pages: pageRepo, jobService: jobs }),
         ),
         await bus.consumeWork(
           'work.scrape.crawl',
@@ -101,14 +111,18 @@ export const buildApp = async (
             concurrency: cfg.SCRAPE_CONCURRENCY,
           },
           scrapeCrawlHandler({ bus, pages: pageRepo, ladder }),
+          scrapeCrawlGiveUp({ bus, pages: pageRepo }),
         ),
       );
+      watchdogTimer = setInterval(() => void watchdog.sweep(), cfg.JOB_WATCHDOG_MS);
       const grpcPort = await listen(server, cfg.SCRAPE_GRPC_LISTEN);
       logger.info({ grpcPort }, 'scrape started');
       return { grpcPort };
     },
     async stop() {
+      clearInterval(watchdogTimer);
       for (const c of consumers) await c.stop();
+      await watchdog.idle();
       await shutdown(server);
       billing.close();
       browserPool.close();

@@ -1,9 +1,11 @@
 import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
-import { baseEnv, fetchGuardEnv, grpcEnv, parseEnv, z } from '@tidemark/config';
+import { baseEnv, grpcEnv, parseEnv, watchdogEnv, z } from '@tidemark/config';
+import { fetchGuardEnv } from '@tidemark/net-guard';
 
 const schema = baseEnv
   .merge(fetchGuardEnv)
   .merge(grpcEnv)
+  .merge(watchdogEnv)
   .extend({
     SCRAPE_GRPC_LISTEN: z.string().default('127.0.0.1:50063'),
     /** Pages this process fetches at once. */

@@ -1,4 +1,4 @@
-import { WELCOME_CREDITS } from '@tidemark/contracts';
+import { WELCOME_CREDITS, type billingV1 } from '@tidemark/contracts';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import type { LedgerRepository, LedgerSummary } from '../repositories/ledger.repository.js';
@@ -147,5 +147,21 @@ export class LedgerService {
       remaining: Math.max(0, s.granted - s.used - s.held),
       plan: s.plan,
     };
+  }
+
+  /** Per UTC day from `sinceDay` (YYYY-MM-DD) on: credits granted, used, and used by reason. */
+  async usage(workspaceId: string, sinceDay: string): Promise<billingV1.CreditDay[]> {
+    const days = new Map<string, billingV1.CreditDay>();
+    for (const row of await this.ledger.usageByDay(workspaceId, new Date(`${sinceDay}T00:00:00Z`))) {
+      const day = days.get(row.day) ?? { day: row.day, granted: 0, used: 0, usedByReason: {} };
+      if (row.kind === 'grant') day.granted += row.credits;
+      else {
+        // Charges are negative entries; a refund is a positive charge that gives some back.
+        day.used -= row.credits;
+        day.usedByReason[row.reason] = (day.usedByReason[row.reason] ?? 0) - row.credits;
+      }
+      days.set(row.day, day);
+    }
+    return [...days.values()];
   }
 }

@@ -203,4 +203,21 @@ export class LedgerRepository {
     const { count } = await this.prisma.creditHold.deleteMany({ where: { expiresAt: { lte: now } } });
     return count;
   }
+
+  /**
+   * Credits granted and used per UTC day from `since` on, by reason (the usage view). The
+   * (workspace_id, created_at) index bounds the read to those days.
+   */
+  async usageByDay(
+    workspaceId: string,
+    since: Date,
+  ): Promise<{ day: string; kind: string; reason: string; credits: number }[]> {
+    const rows = await this.prisma.$queryRaw<{ day: string; kind: string; reason: string; credits: bigint }[]>`
+      SELECT to_char(created_at, 'YYYY-MM-DD') AS day, kind, reason, SUM(credits)::bigint AS credits
+        FROM ledger_entry
+       WHERE workspace_id = ${workspaceId} AND created_at >= ${since}
+       GROUP BY 1, 2, 3
+       ORDER BY 1`;
+    return rows.map((r) => ({ ...r, credits: Number(r.credits) }));
+  }
 }

@@ -32,6 +32,11 @@ export const billingRpc = (ledger: LedgerService) => ({
       ),
     };
   },
+  usage: async (req: billingV1.UsageRequest): Promise<billingV1.UsageResponse> => {
+    if (!req.workspaceId) throw new ValidationError('workspace_id is required');
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(req.sinceDay)) throw new ValidationError('since_day must be YYYY-MM-DD');
+    return { days: await ledger.usage(req.workspaceId, req.sinceDay) };
+  },
   chargeMany: async (req: billingV1.ChargeManyRequest): Promise<billingV1.ChargeManyResponse> => ({
     charged: await ledger.chargeMany(req.items.map((i) => ({ ...i, reason: i.reason || 'work' }))),
   }),

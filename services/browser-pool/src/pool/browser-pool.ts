@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from '@tidemark/telemetry';
 import type { ForwardProxy, ProxySession } from '../proxy/forward-proxy.js';
+import { SETTLE_WATCH_SCRIPT } from '../render/dom-settle.js';
 import { FRAME_WATCH_SCRIPT, HIDDEN_RENDER_ARGS } from '../render/hidden-render.js';
 import { RenderError } from '../render/render-errors.js';
 import { launchChromium, type LaunchedBrowser, type LaunchSpec } from './launch.js';
@@ -146,6 +147,10 @@ export class BrowserPool {
       preparing: 0,
       launchFailures: 0,
     }));
+  }
+
+  get tabsPerBrowser(): number {
+    return this.opts.tabsPerBrowser;
   }
 
   get capacity(): number {
@@ -365,7 +370,7 @@ export class BrowserPool {
         launched.preparePage(page),
         page.setCacheEnabled(false),
         cdp.send('Browser.getWindowForTarget'),
-        cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: FRAME_WATCH_SCRIPT }),
+        cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: `${FRAME_WATCH_SCRIPT};\n${SETTLE_WATCH_SCRIPT}` }),
       ]);
       tab.windowId = win.windowId;
       await this.setVisible(tab, false);

@@ -1,13 +1,14 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { routeForHost, type HostRoute } from '@tidemark/config';
 import {
   BlockedAddressError,
   guardedAgents,
   guardedSocket,
   HostNotFoundError,
+  routeForHost,
   type FetchGuard,
+  type HostRoute,
 } from '@tidemark/net-guard';
 import type { Logger } from '@tidemark/telemetry';
 

@@ -6,12 +6,15 @@ import { randomBytes } from 'node:crypto';
  * so nothing is painted or rastered for a render nobody looks at — the larger part of a visible
  * render's CPU on a small machine. What a hidden page does not run are frame callbacks:
  * requestAnimationFrame, and IntersectionObserver / ResizeObserver deliveries. A page that used
- * any of them is shown before it is captured (`FRAME_NEEDS`), and given frames until its DOM
- * stops changing (`SETTLE_FRAMES`); a screenshot render is visible throughout.
+ * any of them is shown while it settles (dom-settle.ts reads the counts beside its own), and
+ * given frames until its DOM stops changing (`SETTLE_FRAMES`); a screenshot render is visible
+ * throughout.
  */
 
 /** Names the page-world probe per pool process, so no page can know it in advance. */
 const TOKEN = `tm${randomBytes(6).toString('hex')}`;
+/** The probe's name, for dom-settle.ts, which reads it beside its own in one round trip. */
+export const FRAME_PROBE_TOKEN = TOKEN;
 
 /**
  * Runs first in every document of a lane (main world): wraps requestAnimationFrame and the
@@ -41,17 +44,6 @@ export const FRAME_WATCH_SCRIPT = `(() => {
   Object.defineProperty(window, Symbol(${JSON.stringify(TOKEN)}), {
     value: () => ({ frames: pending.size, observed }), enumerable: false, configurable: false, writable: false,
   });
-})()`;
-
-export interface FrameNeeds {
-  frames: number;
-  observed: boolean;
-}
-
-/** What the page is waiting for frames for; null when the probe is missing (treated as needing them). */
-export const FRAME_NEEDS = `(() => {
-  const key = Object.getOwnPropertySymbols(window).find((s) => s.description === ${JSON.stringify(TOKEN)});
-  return key ? window[key]() : null;
 })()`;
 
 /** Frames, at most `max`, until one passes with no change to the DOM (a lazy section has drawn itself). */

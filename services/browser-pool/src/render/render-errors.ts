@@ -12,11 +12,13 @@ import { ApiError, type ErrorCode } from '@tidemark/errors';
  * | crashed         | unavailable | retry, then NETWORK |
  * | busy            | unavailable | retry later      |
  * | exit_failed     | unavailable | retry (another exit) |
+ * | too_large       | validation  | NETWORK          |
  *
  * A page that failed is not the pool failing: only `crashed`, `busy` and `exit_failed` use a
  * retryable code; a timed-out or refused page would time out or be refused again.
  */
-export type RenderFailure = 'blocked_address' | 'network' | 'timeout' | 'crashed' | 'busy' | 'exit_failed';
+export type RenderFailure =
+  'blocked_address' | 'network' | 'timeout' | 'crashed' | 'busy' | 'exit_failed' | 'too_large';
 
 const CODES: Record<RenderFailure, ErrorCode> = {
   blocked_address: 'forbidden',
@@ -25,6 +27,7 @@ const CODES: Record<RenderFailure, ErrorCode> = {
   crashed: 'unavailable',
   busy: 'unavailable',
   exit_failed: 'unavailable',
+  too_large: 'validation',
 };
 
 const PREFIX: Record<RenderFailure, string> = {
@@ -34,6 +37,7 @@ const PREFIX: Record<RenderFailure, string> = {
   crashed: 'page crashed',
   busy: 'browser pool busy',
   exit_failed: 'exit failed',
+  too_large: 'page too large',
 };
 
 export class RenderError extends ApiError {

@@ -1,4 +1,4 @@
-import type { CDPSession, HTTPRequest, HTTPResponse, PuppeteerLifeCycleEvent } from 'puppeteer-core';
+import type { CDPSession, HTTPRequest, HTTPResponse, PuppeteerLifeCycleEvent, ScreenshotOptions } from 'puppeteer-core';
 import type { browserPoolV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
@@ -6,19 +6,40 @@ import type { ExitOutcome, ExitRegistry } from '../exits/exit-registry.js';
 import type { BrowserPool, Tab } from '../pool/browser-pool.js';
 import { GUARD_HEADER, type ProxySession, type Refusal } from '../proxy/forward-proxy.js';
 import { detectWidget, EVIDENCE_SCRIPT, type PageEvidence } from './captcha.js';
-import { FRAME_NEEDS, SETTLE_FRAMES, type FrameNeeds } from './hidden-render.js';
+import { isSettled, SETTLE_MAX_MS, SETTLE_PROBE, SETTLE_QUIET_MS, type SettleProbe } from './dom-settle.js';
+import { SETTLE_FRAMES } from './hidden-render.js';
+import { readPageHtml } from './page-html.js';
 import { RenderError } from './render-errors.js';
 
 const WAIT_UNTIL = new Set<PuppeteerLifeCycleEvent>(['load', 'domcontentloaded', 'networkidle0', 'networkidle2']);
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 const MAX_TIMEOUT_MS = 120_000;
-/**
- * `load` without a screenshot settles early: after DOMContentLoaded (scripts have built the
- * page), the load event or this long without a request in flight, whichever comes first.
- */
-const SETTLE_QUIET_MS = 150;
+/** How often a settling page is asked whether it has settled. */
+const SETTLE_POLL_MS = 25;
+/** Requests that stay open by design (streams, beacons, prefetches) do not hold a page's settling. */
+const OPEN_ENDED = new Set(['eventsource', 'websocket', 'ping', 'prefetch', 'media']);
+
+/** The render's network as settling reads it. */
+interface Network {
+  lastNavigation(): string;
+  inFlight(): number;
+  quietMs(): number;
+}
 /** Double-frames a shown page gets, at most, to finish drawing what it waited on frames for. */
 const REVEAL_MAX_FRAMES = 5;
+/**
+ * The tallest full-page screenshot, in CSS pixels: Chromium's largest texture side. A taller
+ * page is shot down to here (the answer's page_height says how tall it was).
+ */
+export const MAX_SHOT_HEIGHT = 16_384;
+/** The document's full size in CSS pixels, as the full-page screenshot covers it. */
+const PAGE_SIZE = `(() => {
+  const d = document.documentElement, b = document.body;
+  return {
+    width: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),
+    height: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0),
+  };
+})()`;
 /** Time allowed after the wait condition for serializing the DOM and the screenshot. */
 const CAPTURE_GRACE_MS = 15_000;
 /** Images, fonts and media by extension: blocked in Chromium itself, no per-request round trip. */
@@ -30,6 +51,10 @@ const MEDIA_EXTENSIONS = [
 
 export interface RenderServiceOptions {
   defaultTimeoutMs: number;
+  /** Largest serialized DOM (UTF-8 bytes) a render answers; a request may ask for less. */
+  maxHtmlBytes: number;
+  /** Largest screenshot a render answers; a larger one is omitted, and the answer says so. */
+  maxScreenshotBytes: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -177,34 +202,30 @@ export class RenderService {
     // The main frame's last navigation request: where a failed navigation was going. Requests
     // in flight and the last network activity: when a settling page has gone quiet.
     let lastNavigation = url;
-    let inFlight = 0;
+    const inFlight = new Set<HTTPRequest>();
     let lastActivity = Date.now();
-    let loaded = false;
     const onRequest = (r: HTTPRequest) => {
-      inFlight += 1;
       lastActivity = Date.now();
       if (r.isNavigationRequest() && r.frame() === page.mainFrame()) lastNavigation = r.url();
+      if (!OPEN_ENDED.has(r.resourceType())) inFlight.add(r);
     };
-    const onDone = () => {
-      inFlight -= 1;
+    const onDone = (r: HTTPRequest) => {
+      inFlight.delete(r);
       lastActivity = Date.now();
     };
-    const onLoad = () => (loaded = true);
     page.on('request', onRequest);
     page.on('requestfinished', onDone);
     page.on('requestfailed', onDone);
-    page.on('load', onLoad);
     try {
       return await this.navigateAndCaptureIn(tab, req, url, waitUntil, timeoutMs, deadline, crashed, {
         lastNavigation: () => lastNavigation,
-        quiet: () => loaded || (inFlight <= 0 && Date.now() - lastActivity >= SETTLE_QUIET_MS),
-        quietSince: (t: number) => inFlight <= 0 && (lastActivity < t || Date.now() - lastActivity >= SETTLE_QUIET_MS),
+        inFlight: () => inFlight.size,
+        quietMs: () => (inFlight.size > 0 ? 0 : Date.now() - lastActivity),
       });
     } finally {
       page.off('request', onRequest);
       page.off('requestfinished', onDone);
       page.off('requestfailed', onDone);
-      page.off('load', onLoad);
     }
   }
 
@@ -216,25 +237,18 @@ export class RenderService {
     timeoutMs: number,
     deadline: number,
     crashed: () => RenderError | undefined,
-    network: { lastNavigation(): string; quiet(): boolean; quietSince(t: number): boolean },
+    network: Network,
   ): Promise<browserPoolV1.RenderResponse> {
     const { page, session } = tab;
-    const settle = waitUntil === 'load' && !req.screenshot;
     const started = Date.now();
     let response: HTTPResponse | null;
     try {
-      response = await page.goto(url, { waitUntil: settle ? 'domcontentloaded' : waitUntil, timeout: timeoutMs });
-      if (settle) {
-        while (!network.quiet()) {
-          if (crashed()) throw crashed();
-          if (Date.now() >= deadline) {
-            const err = new Error('settle');
-            err.name = 'TimeoutError';
-            throw err;
-          }
-          await sleep(25);
-        }
-      }
+      // `load` is reached by settling (dom-settle.ts): from DOMContentLoaded until the DOM and the
+      // network are still, which a slow image need not hold up and a late render does.
+      response = await page.goto(url, {
+        waitUntil: waitUntil === 'load' ? 'domcontentloaded' : waitUntil,
+        timeout: timeoutMs,
+      });
     } catch (err) {
       throw this.navigationError(err, session, network.lastNavigation(), timeoutMs, crashed);
     }
@@ -247,7 +261,7 @@ export class RenderService {
             url: response.url(),
           });
     }
-    if (tab.hidden) await this.showIfItWaitsOnFrames(tab, deadline, crashed, network);
+    await this.settle(tab, deadline, crashed, network);
     if (req.waitForSelector) {
       try {
         await page.waitForSelector(req.waitForSelector, { timeout: Math.max(1, deadline - Date.now()) });
@@ -265,24 +279,24 @@ export class RenderService {
     const loadMs = Date.now() - started;
     if (req.waitForMs > 0) await sleep(Math.min(req.waitForMs, Math.max(0, deadline - Date.now())));
 
-    const html = await page.content();
+    const maxBytes = req.maxHtmlBytes > 0 ? Math.min(req.maxHtmlBytes, this.opts.maxHtmlBytes) : this.opts.maxHtmlBytes;
+    const html = await readPageHtml(page, maxBytes, url);
     const evidence = (await page.evaluate(EVIDENCE_SCRIPT)) as PageEvidence;
     const widget = detectWidget(
       evidence,
       page.frames().map((f) => f.url()),
     );
-    let screenshot = Buffer.alloc(0);
-    if (req.screenshot) {
-      const shot = await page.screenshot({ type: 'jpeg', quality: 80, fullPage: req.screenshotFullPage });
-      screenshot = Buffer.from(shot);
-    }
+    const shot = req.screenshot ? await this.screenshot(page, req) : undefined;
     const chain = response?.request().redirectChain() ?? [];
     return {
       finalUrl: page.url(),
       status: response?.status() ?? 0,
       headers: response?.headers() ?? {},
       html,
-      screenshotJpeg: screenshot,
+      screenshot: shot?.image ?? Buffer.alloc(0),
+      screenshotFormat: shot?.image.length ? shot.format : '',
+      screenshotOmitted: shot?.omitted ?? '',
+      pageHeight: shot?.pageHeight ?? 0,
       widget: widget ?? '',
       solved: widget ? 'none' : '',
       exitBytes: 0,
@@ -293,26 +307,74 @@ export class RenderService {
   }
 
   /**
-   * A page rendered hidden that asked for animation frames or observes intersections or sizes
-   * is shown: it gets frames until its DOM settles, then the requests those started are waited
-   * for like the load (see hidden-render.ts). A page that asked for none is captured as it is.
+   * Waits until the page has settled (dom-settle.ts): no DOM mutation and no request for a
+   * moment, and no short timer of the page still to run; or until its settling time is spent
+   * (SETTLE_MAX_MS within the time budget), when it is captured as it stands. A hidden page that
+   * asks for animation frames or observes intersections or sizes is shown on the way: it gets
+   * frames until its DOM stops changing, and settling goes on (hidden-render.ts).
    */
-  private async showIfItWaitsOnFrames(
-    tab: Tab,
-    deadline: number,
-    crashed: () => RenderError | undefined,
-    network: { quietSince(t: number): boolean },
-  ): Promise<void> {
-    const needs = (await tab.page.evaluate(FRAME_NEEDS)) as FrameNeeds | null;
-    if (needs && needs.frames === 0 && !needs.observed) return;
-    const shownAt = Date.now();
-    await this.pool.setVisible(tab, true);
-    const left = () => Math.max(1, deadline - Date.now());
-    await Promise.race([tab.page.evaluate(SETTLE_FRAMES(REVEAL_MAX_FRAMES)), sleep(Math.min(2_000, left()))]);
-    while (!network.quietSince(shownAt) && Date.now() < deadline) {
+  private async settle(tab: Tab, deadline: number, crashed: () => RenderError | undefined, network: Network) {
+    const until = Math.min(deadline, Date.now() + SETTLE_MAX_MS);
+    const left = () => Math.max(1, until - Date.now());
+    for (;;) {
       if (crashed()) throw crashed();
-      await sleep(25);
+      // A page busy in a long script answers late; a page navigating answers not at all.
+      const probe = await Promise.race([
+        tab.page.evaluate(SETTLE_PROBE).then(
+          (p) => p as SettleProbe | null,
+          () => undefined,
+        ),
+        sleep(left()).then(() => undefined),
+      ]);
+      if (probe && tab.hidden && (probe.frames > 0 || probe.observed)) {
+        await this.pool.setVisible(tab, true);
+        await Promise.race([
+          tab.page.evaluate(SETTLE_FRAMES(REVEAL_MAX_FRAMES)).catch(() => undefined),
+          sleep(Math.min(2_000, left())),
+        ]);
+        continue;
+      }
+      // A document the probe is not in (an image, a viewer) is judged by the network alone.
+      const settled =
+        probe === null
+          ? network.inFlight() === 0 && network.quietMs() >= SETTLE_QUIET_MS
+          : probe !== undefined && isSettled(probe, network.quietMs(), network.inFlight());
+      if (settled || Date.now() >= until) return;
+      await sleep(SETTLE_POLL_MS);
     }
+  }
+
+  /**
+   * The screenshot asked for: the viewport, or the whole page as one image (clipped at
+   * MAX_SHOT_HEIGHT CSS pixels), as JPEG at the quality asked or PNG. One larger than the pool's
+   * cap is omitted, with the reason.
+   */
+  private async screenshot(
+    page: Tab['page'],
+    req: browserPoolV1.RenderRequest,
+  ): Promise<{ image: Buffer; format: 'jpeg' | 'png'; omitted?: string; pageHeight?: number }> {
+    const format = req.screenshotFormat === 'png' ? 'png' : 'jpeg';
+    const options: ScreenshotOptions = {
+      type: format,
+      ...(format === 'jpeg' ? { quality: req.screenshotQuality > 0 ? Math.min(req.screenshotQuality, 100) : 80 } : {}),
+    };
+    let pageHeight: number | undefined;
+    if (req.screenshotFullPage) {
+      const size = (await page.evaluate(PAGE_SIZE)) as { width: number; height: number };
+      pageHeight = size.height;
+      const width = page.viewport()?.width ?? DEFAULT_VIEWPORT.width;
+      options.captureBeyondViewport = true;
+      options.clip = { x: 0, y: 0, width, height: Math.max(1, Math.min(size.height, MAX_SHOT_HEIGHT)) };
+    }
+    const image = Buffer.from(await page.screenshot(options));
+    if (image.length > this.opts.maxScreenshotBytes)
+      return {
+        image: Buffer.alloc(0),
+        format,
+        omitted: `the screenshot is ${image.length} bytes, more than the ${this.opts.maxScreenshotBytes} kept`,
+        ...(pageHeight !== undefined ? { pageHeight } : {}),
+      };
+    return { image, format, ...(pageHeight !== undefined ? { pageHeight } : {}) };
   }
 
   private async prepare(tab: Tab, req: browserPoolV1.RenderRequest, url: string): Promise<void> {

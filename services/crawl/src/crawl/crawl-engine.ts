@@ -12,7 +12,7 @@ import { normalizeUrl } from '../frontier/normalize-url.js';
 import { CrawlScope } from '../frontier/scope.js';
 import type { CrawlJobRepository, CrawlJob, CrawlState } from '../repositories/crawl-job.repository.js';
 import type { FrontierRepository, FrontierRow, NewUrl, Tx } from '../repositories/frontier.repository.js';
-import { resolveCrawl, type CrawlOptions } from './crawl-options.js';
+import { pageRequestFor, resolveCrawl, type CrawlOptions } from './crawl-options.js';
 
 /** Sitemap and feed discovery, answered by the map service. */
 export interface DiscoveryPort {
@@ -231,7 +231,53 @@ export class CrawlEngine {
     }
   }
 
-  private async settleBatch(msgs: CrawlPageResultMessage[]): Promise<void> {
+  /**
+   * work.crawl.page given up after its last redelivery (its settle step kept failing): the page
+   * settles as scrape answered, without its links (taking them in is what may have failed), with
+   * a line in the crawl's log; the crawl goes on.
+   */
+  async settleGivenUp(msg: CrawlPageResultMessage, reason: string): Promise<void> {
+    await this.settleBatch([{ ...msg, links: [], gaveUp: true }], `${msg.position}: ${reason}`);
+  }
+
+  /**
+   * Ends a crawl or run that cannot go on, as an error with the reason: its start was given up,
+   * or (`stalledMs` given) the watchdog found it has not moved for that long. Under the run's lock
+   * (taken only if free: a step that runs is progress) and only if it is still open and, for the
+   * watchdog, still stalled and not waiting for a time a site named; URLs not fetched are counted.
+   * Answers whether it ended the job (two watchdogs never both do).
+   */
+  async fail(job: { id: string; runId: string }, reason: string, stalledMs: number | null = null): Promise<boolean> {
+    const ended = await this.frontier.locked(
+      job.runId,
+      async (tx) => {
+        const view = await this.jobs.lockedView(tx, job.id);
+        if (!view || ENDED.has(view.status)) return null;
+        if (stalledMs !== null) {
+          if (!(await this.jobs.stillStalled(tx, view.id, stalledMs))) return null;
+          if (await this.frontier.waitingOnSite(tx, view.runId)) return null;
+        }
+        const dropped = await this.frontier.dropOpen(tx, view.runId, true);
+        const unfetched = dropped.queued + dropped.dispatched;
+        const progress = { ...(view.progress as { done: number; total: number; queued: number }), queued: 0 };
+        const error = unfetched ? `${reason}; ${unfetched} URLs not fetched` : reason;
+        const failed = await this.jobs.update(tx, view, {
+          status: 'error',
+          stop: 'error',
+          error,
+          progress,
+          ...(unfetched ? { addCounts: { unfetched } } : {}),
+          state: { log: logLine(view.result as unknown as CrawlState, error) },
+        });
+        return { kind: 'crawl.failed' as const, job: failed };
+      },
+      stalledMs !== null,
+    );
+    if (ended) await this.publishEnd(ended.job, ended);
+    return ended !== null;
+  }
+
+  private async settleBatch(msgs: CrawlPageResultMessage[], note?: string): Promise<void> {
     const first = msgs[0]!;
     const job = await this.runOf(first.jobId);
     if (!job) return;
@@ -246,6 +292,11 @@ export class CrawlEngine {
 
       const settling: CrawlPageResultMessage[] = [];
       for (const msg of msgs) {
+        // Given up by scrape after its redeliveries: settled as it is, never tried again.
+        if (msg.gaveUp) {
+          settling.push(msg);
+          continue;
+        }
         if (msg.errorCode === 'RATE_LIMITED' && view.status === 'running') {
           const page = await this.frontier.at(tx, view.runId, msg.position);
           if (page && page.attempts <= ctx.options.config.advanced.max_retries) {
@@ -297,12 +348,13 @@ export class CrawlEngine {
 
       // Links of a read page grow the frontier while the crawl runs (not after a cancel or a
       // budget stop: nothing new is queued then).
-      const growing = view.status === 'running' && !state.budgetHit && !state.recrawlUrls;
+      const growing = view.status === 'running' && !state.budgetHit && !state.creditsExhausted && !state.recrawlUrls;
       const found: { from: FrontierRow; links: string[] }[] = [];
       const addCounts: Record<string, number> = {};
       const engines = { ...state.engines };
       let credits = 0;
       let budgetHit = false;
+      let creditsExhausted = false;
       const maxCredits = ctx.options.config.advanced.max_credits;
       for (const msg of settling) {
         const row = rows.get(msg.position);
@@ -314,7 +366,8 @@ export class CrawlEngine {
         const method = msg.method ?? 'none';
         engines[method] = (engines[method] ?? 0) + 1;
         credits += msg.credits;
-        if (msg.errorCode === 'BUDGET_EXHAUSTED') budgetHit = true;
+        // The workspace could not pay for it: the crawl stops (a page over maxCredits does not stop it).
+        if (msg.creditsExhausted) creditsExhausted = true;
         const links = linksOf(msg);
         if (links.length && growing) found.push({ from: row, links });
       }
@@ -327,6 +380,11 @@ export class CrawlEngine {
         if (grown.tooDeep) next.depthReached = true;
       }
       if (budgetHit) next.budgetHit = true;
+      if (note) next.log = logLine(state, `page ${note}`);
+      if (creditsExhausted && !state.creditsExhausted) {
+        next.creditsExhausted = true;
+        next.log = logLine({ log: next.log ?? state.log }, "the workspace's credits ran out: nothing more is fetched");
+      }
       if (rows.size) next.engines = engines;
       next.pagesSinceEvent = (state.pagesSinceEvent ?? 0) + rows.size;
       const after = await this.jobs.update(tx, view, {
@@ -422,17 +480,59 @@ export class CrawlEngine {
     const ended = await this.frontier.locked(
       runId,
       async (tx) => {
-        const view = await this.jobs.lockedView(tx, jobId);
+        let view = await this.jobs.lockedView(tx, jobId);
         if (!view || view.status !== 'running') return null;
         workspaceId = view.workspaceId;
         const ctx = this.context(view);
-        const stale = await this.frontier.stale(tx, runId, this.settings.staleMs);
-        for (const row of stale) await this.frontier.requeue(tx, runId, row.position, new Date());
+        view = await this.recoverLost(tx, view, ctx);
         return this.advance(tx, view, ctx);
       },
       true,
     );
     if (ended && workspaceId) await this.publishEnd({ workspaceId } as CrawlJob, ended);
+  }
+
+  /**
+   * Pages dispatched and unanswered for `staleMs` (their work was lost): each counts as an
+   * attempt, so one is dispatched again while it has tries left (`max_retries`) and is settled
+   * as an error with nothing stored once it has none, rather than going round for ever.
+   */
+  private async recoverLost(tx: Tx, view: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
+    const stale = await this.frontier.stale(tx, view.runId, this.settings.staleMs);
+    if (!stale.length) return view;
+    const maxRetries = ctx.options.config.advanced.max_retries;
+    const spent = stale.filter((row) => row.attempts > maxRetries);
+    let again = 0;
+    for (const row of stale)
+      if (row.attempts <= maxRetries && (await this.frontier.requeue(tx, view.runId, row.position, new Date())))
+        again++;
+    const settled = await this.frontier.settleMany(
+      tx,
+      view.runId,
+      spent.map((row) => ({
+        position: row.position,
+        attempt: row.attempts,
+        verdict: null,
+        errorCode: null,
+        httpStatus: null,
+        outLinks: 0,
+      })),
+    );
+    const progress = { ...(view.progress as { done: number; total: number; queued: number }) };
+    progress.done += settled.length;
+    progress.queued = Math.max(0, progress.queued - settled.length);
+    const state = view.result as unknown as CrawlState;
+    const minutes = Math.round(this.settings.staleMs / 60_000);
+    const note = [
+      again ? `${again} pages unanswered for ${minutes} min dispatched again` : '',
+      settled.length ? `${settled.length} pages unanswered after ${maxRetries + 1} tries given up` : '',
+    ].filter(Boolean);
+    // Written even when only requeued: the job moved, so the watchdog sees progress.
+    return this.jobs.update(tx, view, {
+      progress,
+      ...(settled.length ? { addCounts: { error: settled.length } } : {}),
+      state: { log: logLine(state, note.join('; ') || 'lost pages looked at') },
+    });
   }
 
   /** Dispatches what may go, publishes crawl.page when due, and ends the crawl when nothing is left. */
@@ -443,7 +543,10 @@ export class CrawlEngine {
   ): Promise<{ kind: 'crawl.completed' | 'crawl.failed'; job: CrawlJob } | null> {
     let job = current;
     const stateOf = () => job.result as unknown as CrawlState;
-    if (job.status === 'running' && !stateOf().budgetHit) job = await this.dispatch(tx, job, ctx);
+    const stopping = stateOf().budgetHit || stateOf().creditsExhausted === true;
+    if (job.status === 'running' && !stopping) job = await this.dispatch(tx, job, ctx);
+    if (job.status === 'running' && stopping && (job.progress as { queued: number }).queued > 0)
+      job = await this.dropUnfetched(tx, job);
     const since = stateOf().pagesSinceEvent ?? 0;
     const due =
       since >= this.settings.pageEventEvery ||
@@ -458,23 +561,54 @@ export class CrawlEngine {
     const counts = job.counts as Record<string, number>;
     const read = (counts.ok ?? 0) + (counts.thin ?? 0) + (counts.cached ?? 0);
     const failed = read === 0 && (counts.error ?? 0) + (counts.blocked ?? 0) > 0;
-    const stop = failed
-      ? 'error'
-      : state.budgetHit
-        ? 'budget'
-        : state.limitReached
-          ? 'limit'
-          : state.depthReached
-            ? 'depth'
-            : 'exhausted';
+    const stop = state.creditsExhausted
+      ? 'credits_exhausted'
+      : failed
+        ? 'error'
+        : state.budgetHit
+          ? 'budget'
+          : state.limitReached
+            ? 'limit'
+            : state.depthReached
+              ? 'depth'
+              : 'exhausted';
     const status = failed ? 'error' : 'done';
     const ended = await this.jobs.update(tx, job, {
       status,
       stop,
       state: { log: logLine(state, `ended: ${stop}, ${(job.progress as { done: number }).done} pages settled`) },
-      ...(failed ? { error: 'no page of the crawl could be read' } : {}),
+      ...(failed
+        ? {
+            error: state.creditsExhausted
+              ? "no page of the crawl could be read: the workspace's credits ran out"
+              : 'no page of the crawl could be read',
+          }
+        : {}),
     });
     return { kind: failed ? 'crawl.failed' : 'crawl.completed', job: ended };
+  }
+
+  /**
+   * The crawl stops for money (its max_credits, or the workspace's credits): URLs still queued
+   * are not fetched (nor billed). Their rows become `unfetched` and `counts.unfetched` counts
+   * them; pages in flight settle as they come back, then the crawl ends.
+   */
+  private async dropUnfetched(tx: Tx, job: CrawlJob): Promise<CrawlJob> {
+    const { queued } = await this.frontier.dropOpen(tx, job.runId);
+    const progress = { ...(job.progress as { done: number; total: number; queued: number }) };
+    progress.queued = Math.max(0, progress.queued - queued);
+    if (!queued) return this.jobs.update(tx, job, { progress });
+    const state = job.result as unknown as CrawlState;
+    return this.jobs.update(tx, job, {
+      progress,
+      addCounts: { unfetched: queued },
+      state: {
+        log: logLine(
+          state,
+          `${queued} queued URLs not fetched (${state.creditsExhausted ? "the workspace's credits ran out" : "the run's max_credits was reached"})`,
+        ),
+      },
+    });
   }
 
   /**
@@ -566,7 +700,7 @@ export class CrawlEngine {
           workspaceId: job.workspaceId,
           position: row.position,
           url: row.url,
-          request: ctx.options.pageRequest,
+          request: pageRequestFor(ctx.options, row.foundVia === 'seed'),
           attempt: row.attempts,
           robotsDisallowed: ctx.robots !== null && !ctx.robots.isAllowed(row.url),
         };

@@ -38,3 +38,16 @@ export const resolveCrawl = (req: CrawlRequest): CrawlOptions => {
     pageRequest: { config: patch, scrapeOptions: { formats: config.output.formats } },
   };
 };
+
+/**
+ * The scrape request of one URL: STORE_HTML (`store_html`) keeps the raw html of every page
+ * (`always`) or of the seed alone (`home`) beside the formats asked, so the markup comparison,
+ * content preview and removed-content views have it. It is stored, not returned: the API shows
+ * `html` only to a caller asking for rawHtml.
+ */
+export const pageRequestFor = (options: CrawlOptions, isSeed: boolean): Record<string, unknown> => {
+  const { formats, store_html } = options.config.output;
+  const keep = store_html === 'always' || (store_html === 'home' && isSeed);
+  if (!keep || formats.includes('rawHtml')) return options.pageRequest;
+  return { ...options.pageRequest, scrapeOptions: { formats: [...formats, 'rawHtml'] } };
+};

@@ -9,7 +9,7 @@ import {
   type PageRow,
 } from '@tidemark/contracts';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
-import { graphRow } from '../frontier/graph-row.js';
+import { graphRow, lostRow } from '../frontier/graph-row.js';
 import { lookupKeys } from '../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
 import type { FrontierRepository, PageCursor } from '../repositories/frontier.repository.js';
@@ -95,10 +95,7 @@ export class CrawlService {
         )
       : new Map<number, PageRow>();
     const state = job.result as unknown as CrawlState;
-    const data = shown.flatMap((f) => {
-      const row = rows.get(f.position);
-      return row ? [graphRow(row, f, state.sitemapUrls ?? 0)] : [];
-    });
+    const data = shown.map((f) => graphRow(rows.get(f.position) ?? lostRow(f), f, state.sitemapUrls ?? 0));
     const running = job.status === 'queued' || job.status === 'running';
     // While the crawl runs, the cursor after the last row shown is where the next pages will be.
     const last = shown.at(-1);
@@ -136,9 +133,11 @@ export class CrawlService {
     const found = await this.frontier.findByKeys(job.runId, keys);
     if (!found || found.state !== 'done') throw new NotFoundError('page of this crawl');
     const rows = await this.rows.rowsAt(workspaceId, job.id, [found.position], ['all']);
-    const row = rows.get(found.position);
-    if (!row) throw new NotFoundError('page of this crawl');
-    return graphRow(row, found, (job.result as unknown as CrawlState).sitemapUrls ?? 0);
+    return graphRow(
+      rows.get(found.position) ?? lostRow(found),
+      found,
+      (job.result as unknown as CrawlState).sitemapUrls ?? 0,
+    );
   }
 
   async cancel(workspaceId: string, jobId: string): Promise<CrawlJob> {

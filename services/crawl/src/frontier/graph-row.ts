@@ -17,3 +17,32 @@ export const graphRow = (row: PageRow, f: FrontierRow, sitemapUrls: number): Cra
   origin: new URL(f.url).origin,
   depth: f.depth,
 });
+
+/**
+ * The row of a settled URL that has no stored page: its work was lost or given up and even the
+ * error row could not be written. The frontier says it settled; this says why nothing is there.
+ */
+export const lostRow = (f: FrontierRow): PageRow => ({
+  url: f.url,
+  status: 'error',
+  httpStatus: f.httpStatus,
+  verdict: null,
+  errorCode: null,
+  shape: null,
+  warnings: [],
+  signals: [],
+  method: null,
+  tier: null,
+  credits: 0,
+  billedAs: null,
+  climbedTo: null,
+  words: 0,
+  language: null,
+  head: null,
+  reason: `nothing was stored for this page: its work was lost or failed (${f.attempts} ${f.attempts === 1 ? 'try' : 'tries'})`,
+  widget: null,
+  solved: null,
+  exitBytes: 0,
+  finalUrl: null,
+  crawledAt: f.doneAt ? f.doneAt.toISOString() : null,
+});

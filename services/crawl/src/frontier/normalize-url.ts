@@ -1,3 +1,5 @@
+import { MAX_URL_LENGTH } from '@tidemark/contracts';
+
 /** Characters RFC 3986 calls unreserved: a percent-escape of one of them means the same URL. */
 const UNRESERVED = /%(2[DdEe]|3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|5[Ff]|7[Ee])/g;
 
@@ -11,9 +13,11 @@ const normalizeEscapes = (s: string) =>
  * punycode), default port dropped, fragment dropped, escapes of unreserved characters decoded
  * and the rest upper-cased, the trailing slash dropped (but the root's), and the query sorted by
  * name when no name repeats (with a repeated name, order can carry meaning: it is kept).
- * Null when the string is not an http(s) URL.
+ * Null when the string is not an http(s) URL, or when it or its key is longer than
+ * MAX_URL_LENGTH (a page may link anything; the frontier's index holds keys of bounded size).
  */
 export const normalizeUrl = (raw: string, base?: string): string | null => {
+  if (raw.length > MAX_URL_LENGTH) return null;
   let url: URL;
   try {
     url = new URL(raw, base);
@@ -25,14 +29,15 @@ export const normalizeUrl = (raw: string, base?: string): string | null => {
   url.username = '';
   url.password = '';
   let path = normalizeEscapes(url.pathname);
-  if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
+  if (path.length > 1 && path.endsWith('/')) path = withoutTrailingSlashes(path) || '/';
   url.pathname = path;
   const params = [...url.searchParams];
   const names = params.map(([k]) => k);
   if (new Set(names).size === names.length) params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const query = new URLSearchParams(params).toString();
   url.search = query ? `?${query}` : ''; // a bare "?" goes too
-  return url.toString();
+  const key = url.toString();
+  return key.length > MAX_URL_LENGTH ? null : key;
 };
 
 /**
@@ -44,4 +49,14 @@ export const lookupKeys = (raw: string): string[] => {
   if (!key) return [];
   const other = key.startsWith('https:') ? `http:${key.slice(6)}` : `https:${key.slice(5)}`;
   return [key, other];
+};
+
+/**
+ * `s` without its trailing slashes. A loop, not `/\/+$/`: that regex retries every run of
+ * slashes to its end, quadratic in a path of many slashes that a page can write.
+ */
+const withoutTrailingSlashes = (s: string): string => {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return s.slice(0, end);
 };

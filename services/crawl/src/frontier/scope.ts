@@ -1,14 +1,15 @@
-import picomatch from 'picomatch';
 import type { ResolvedConfig } from '@tidemark/contracts';
+import { PathMatcher, type MatchCost } from './glob/path-matcher.js';
 
 export type ScopeVerdict = 'in' | 'other_host' | 'excluded' | 'not_included' | 'too_deep';
 
 /**
  * Which URLs belong to a crawl. Hosts: the seed's host (a leading `www.` ignored on both sides),
  * and its subdomains only with allow_subdomains. Paths: include_paths and exclude_paths are
- * globs (picomatch: `*` within a segment, `**` across segments, `{a,b}`, `?`) matched against the
- * path with its query (`/blog/**`, `/**.pdf`); a glob without a leading slash matches anywhere
- * (`**` is put in front). Exclusions win. Depth: link hops from the seed; max_depth null is no limit.
+ * globs (`*` within a segment, `**` across segments, `{a,b}`, `?`, `[a-z]`; picomatch's rules,
+ * read by glob/path-matcher.ts without backtracking) matched against the path with its query
+ * (`/blog/**`, `/**.pdf`); a glob without a leading slash matches anywhere (`**` is put in
+ * front). Exclusions win. Depth: link hops from the seed; max_depth null is no limit.
  */
 export class CrawlScope {
   private readonly seedHost: string;
@@ -24,12 +25,14 @@ export class CrawlScope {
       'include_paths' | 'exclude_paths' | 'allow_subdomains' | 'max_depth'
     > &
       Partial<Pick<ResolvedConfig['scope'], 'sitemap_include' | 'sitemap_exclude'>>,
+    /** Where the globs' matching work is added up, for callers that keep a budget. */
+    cost?: MatchCost,
   ) {
     this.seedHost = bareHost(new URL(seed).hostname);
-    this.include = matcher(scope.include_paths);
-    this.exclude = matcher(scope.exclude_paths);
-    this.sitemapInclude = matcher(scope.sitemap_include ?? []);
-    this.sitemapExclude = matcher(scope.sitemap_exclude ?? []);
+    this.include = matcher(scope.include_paths, cost);
+    this.exclude = matcher(scope.exclude_paths, cost);
+    this.sitemapInclude = matcher(scope.sitemap_include ?? [], cost);
+    this.sitemapExclude = matcher(scope.sitemap_exclude ?? [], cost);
   }
 
   /** sitemap_include / sitemap_exclude: whether a URL a sitemap lists may be queued (same glob rules). */
@@ -54,12 +57,7 @@ export class CrawlScope {
 const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
 /** A path matcher for globs under the rules above; null for none. */
-export const matcher = (globs: string[]): ((path: string) => boolean) | null => {
-  if (!globs.length) return null;
-  const isMatch = picomatch(
-    globs.map((g) => (g.startsWith('/') ? g : `**/${g}`)),
-    { dot: true },
-  );
-  // `/blog/**` should match `/blog` itself too: a section's index page belongs to it.
-  return (path) => isMatch(path) || isMatch(`${path.replace(/\/$/, '')}/`);
+export const matcher = (globs: string[], cost?: MatchCost): ((path: string) => boolean) | null => {
+  const compiled = PathMatcher.compile(globs);
+  return compiled && ((path) => compiled.matches(path, cost));
 };

@@ -15,7 +15,7 @@ import { Prisma, type Run } from '@tidemark/db';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import { resolveCrawl } from '../crawl/crawl-options.js';
 import { lookupKeys } from '../frontier/normalize-url.js';
-import { graphRow } from '../frontier/graph-row.js';
+import { graphRow, lostRow } from '../frontier/graph-row.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
 import type { FrontierRepository, FrontierRow } from '../repositories/frontier.repository.js';
 import { DeadEnds } from './dead-ends.js';
@@ -125,10 +125,7 @@ export class PagesService {
           input.formats,
         )
       : new Map<number, PageRow>();
-    const data = shown.flatMap((f) => {
-      const row = rows.get(f.position);
-      return row ? [graphRow(row, f, sitemapUrls)] : [];
-    });
+    const data = shown.map((f) => graphRow(rows.get(f.position) ?? lostRow(f), f, sitemapUrls));
     return {
       runId: job.runId,
       data,
@@ -164,7 +161,7 @@ export class PagesService {
     const keys = urlKeys(url);
     const { job } = await this.resolveRun(workspaceId, projectId, runId);
     const { row } = await this.findPage(workspaceId, job, keys, ['screenshot']);
-    const data = row.screenshot?.match(/^data:image\/jpeg;base64,(.*)$/)?.[1];
+    const data = row.screenshot?.match(/^data:image\/(?:jpeg|png);base64,(.*)$/)?.[1];
     if (!data) throw new NotFoundError('screenshot of this page');
     return Buffer.from(data, 'base64');
   }
@@ -342,8 +339,7 @@ export class PagesService {
     const found = await this.frontier.findByKeys(job.runId, keys);
     if (!found || found.state !== 'done') throw new NotFoundError('page of this run');
     const row = (await this.scrape.rowsAt(workspaceId, job.id, [found.position], formats)).get(found.position);
-    if (!row) throw new NotFoundError('page of this run');
-    return { row, frontier: found };
+    return { row: row ?? lostRow(found), frontier: found };
   }
 }
 

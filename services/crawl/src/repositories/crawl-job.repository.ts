@@ -1,4 +1,4 @@
-import { newId, type Job, type Prisma, type PrismaClient, type Project, type Run } from '@tidemark/db';
+import { newId, storable, type Job, type Prisma, type PrismaClient, type Project, type Run } from '@tidemark/db';
 import type { ResolvedConfig } from '@tidemark/contracts';
 import type { PageCursor, Tx } from './frontier.repository.js';
 
@@ -10,7 +10,10 @@ export interface CrawlState {
   limitReached: boolean;
   /** Links were found beyond max_depth. */
   depthReached: boolean;
+  /** The run's own max_credits was reached. */
   budgetHit: boolean;
+  /** The workspace's credits ran out (billing refused a page): the crawl stops. */
+  creditsExhausted?: boolean;
   /** Next time each host may be sent a request (delay), epoch ms. */
   hostNextAt: Record<string, number>;
   /** crawl.page batching: when the last message went out and how many pages it covered. */
@@ -165,13 +168,62 @@ export class CrawlJobRepository {
       patch.addCredits ?? 0,
       patch.stop !== undefined,
       patch.stop ?? null,
-      patch.error ? JSON.stringify({ message: patch.error }) : null,
+      // The state holds robots.txt and log lines that quote sites; errors may too.
+      patch.error ? JSON.stringify(storable({ message: patch.error })) : null,
       JSON.stringify(counts),
-      JSON.stringify(state),
+      JSON.stringify(storable(state)),
       ending,
       job.runId,
     );
     return rows[0]!;
+  }
+
+  /** A workspace's runs and crawls that are queued or running, with their project, oldest first. */
+  async activeOf(
+    workspaceId: string,
+    take: number,
+  ): Promise<
+    {
+      id: string;
+      kind: string;
+      status: string;
+      progress: { done?: number; total?: number; queued?: number };
+      creditsUsed: number;
+      createdAt: Date;
+      runId: string;
+      projectId: string;
+      projectName: string;
+    }[]
+  > {
+    return this.prisma.$queryRaw`
+      SELECT j.id, j.kind, j.status, j.progress, j.credits_used AS "creditsUsed", j.created_at AS "createdAt",
+             j.run_id AS "runId", p.id AS "projectId", p.name AS "projectName"
+        FROM job j
+        JOIN run r ON r.id = j.run_id
+        JOIN project p ON p.id = r.project_id
+       WHERE j.workspace_id = ${workspaceId} AND j.kind IN ('crawl', 'run') AND j.status IN ('queued', 'running')
+       ORDER BY j.id
+       LIMIT ${take}`;
+  }
+
+  /**
+   * Crawls and runs still open whose job has not moved for `stallMs` (no step wrote it): the
+   * watchdog's candidates. Each is looked at again under its run's lock before anything is done.
+   */
+  async stalled(stallMs: number, take = 50): Promise<{ id: string; runId: string }[]> {
+    return this.prisma.$queryRaw<{ id: string; runId: string }[]>`
+      SELECT id, run_id AS "runId" FROM job
+       WHERE kind IN ('crawl', 'run') AND status IN ('queued', 'running')
+         AND updated_at < (now() AT TIME ZONE 'utc') - make_interval(secs => ${stallMs}::float8 / 1000)
+       ORDER BY updated_at LIMIT ${take}::int`;
+  }
+
+  /** Whether the job (read under its run's lock) has still not moved for `stallMs`. */
+  async stillStalled(tx: Tx, id: string, stallMs: number): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM job WHERE id = ${id}
+         AND updated_at < (now() AT TIME ZONE 'utc') - make_interval(secs => ${stallMs}::float8 / 1000)`;
+    return rows.length > 0;
   }
 
   /** Crawls still going, for the ticker (delays, Retry-After, crawl.page every 5 s, lost work). */

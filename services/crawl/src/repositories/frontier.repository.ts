@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '@tidemark/db';
+import { Prisma, storable, type PrismaClient } from '@tidemark/db';
 
 /** A Prisma transaction client: every frontier change of a run happens inside the run's lock. */
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
@@ -95,8 +95,10 @@ export class FrontierRepository {
    * Adds URLs not yet in the frontier, at most `room` of them, in the order given (their
    * positions follow the last one). Answers how many were added and how many did not fit.
    */
-  async add(tx: Tx, runId: string, urls: NewUrl[], room: number): Promise<{ added: number; overflow: number }> {
-    if (!urls.length) return { added: 0, overflow: 0 };
+  async add(tx: Tx, runId: string, found: NewUrl[], room: number): Promise<{ added: number; overflow: number }> {
+    if (!found.length) return { added: 0, overflow: 0 };
+    // Links are spelled by the pages that carry them: cleaned of what PostgreSQL cannot hold.
+    const urls = storable(found);
     const keys = urls.map((u) => u.key);
     const existing = new Set(
       (
@@ -214,6 +216,32 @@ export class FrontierRepository {
     const [row] = await tx.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM crawl_url WHERE run_id = ${runId} AND state IN ('queued', 'dispatched')`;
     return row?.n ?? 0;
+  }
+
+  /**
+   * URLs that will not be fetched now (the credits ran out, or the watchdog ended a stalled
+   * crawl): queued ones, and with `dispatched` those in flight too, become `unfetched`.
+   */
+  async dropOpen(tx: Tx, runId: string, dispatched = false): Promise<{ queued: number; dispatched: number }> {
+    const rows = await tx.$queryRaw<{ queued: number; dispatched: number }[]>`
+      WITH dropped AS (
+        UPDATE crawl_url c SET state = 'unfetched'
+          FROM crawl_url o
+         WHERE c.run_id = ${runId} AND o.run_id = c.run_id AND o.position = c.position
+           AND (c.state = 'queued' OR (${dispatched} AND c.state = 'dispatched'))
+        RETURNING o.state AS was)
+      SELECT count(*) FILTER (WHERE was = 'queued')::int AS queued,
+             count(*) FILTER (WHERE was = 'dispatched')::int AS dispatched
+        FROM dropped`;
+    return rows[0] ?? { queued: 0, dispatched: 0 };
+  }
+
+  /** Whether a queued URL waits for a time the site named (Retry-After) that has not come yet. */
+  async waitingOnSite(tx: Tx, runId: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ n: number }[]>`
+      SELECT 1 AS n FROM crawl_url
+       WHERE run_id = ${runId} AND state = 'queued' AND not_before > (clock_timestamp() AT TIME ZONE 'utc') LIMIT 1`;
+    return rows.length > 0;
   }
 
   /** Stops the queue: queued URLs will not be fetched. */

@@ -6,6 +6,7 @@ import { normalizeUrl } from '../frontier/normalize-url.js';
 import { CrawlScope, matcher, type ScopeVerdict } from '../frontier/scope.js';
 import type { CrawlJobRepository } from '../repositories/crawl-job.repository.js';
 import type { FrontierRepository } from '../repositories/frontier.repository.js';
+import { GlobBudget } from './glob-budget.js';
 
 /** URLs shown per verdict or pattern; the counts are always whole. */
 const EXAMPLES = 10;
@@ -61,14 +62,36 @@ export class ProjectScopeService {
       const url = new URL(u);
       return url.pathname + url.search;
     };
-    const patterns = (globs: string[] | undefined, over: string[]) =>
-      (globs ?? []).map((glob) => {
-        const isMatch = matcher([glob])!;
-        const urls = over.filter((u) => isMatch(pathOf(u)));
-        return { pattern: glob, count: urls.length, urls: urls.slice(0, EXAMPLES) };
-      });
     const all = known.map((k) => k.url);
     const sitemap = all.filter((u) => listed.has(u));
+    const include = draft.include_paths ?? config.scope.include_paths;
+    const exclude = draft.exclude_paths ?? config.scope.exclude_paths;
+    const sitemapInclude = draft.sitemap_include ?? config.scope.sitemap_include;
+    const sitemapExclude = draft.sitemap_exclude ?? config.scope.sitemap_exclude;
+    const budget = new GlobBudget(
+      (include.length + exclude.length) * all.length + (sitemapInclude.length + sitemapExclude.length) * sitemap.length,
+    );
+    const patterns = async (globs: string[], over: string[]) => {
+      const out = [];
+      for (const glob of globs) {
+        const isMatch = matcher([glob], budget.cost)!;
+        const urls: string[] = [];
+        for (const u of over) {
+          if (isMatch(pathOf(u))) urls.push(u);
+          await budget.tick();
+        }
+        out.push({ pattern: glob, count: urls.length, urls: urls.slice(0, EXAMPLES) });
+      }
+      return out;
+    };
+    // Patterns first: a draft whose globs cost too much is refused before a feed is read (and billed).
+    const matched = {
+      include_paths: await patterns(include, all),
+      exclude_paths: await patterns(exclude, all),
+      sitemap_include: await patterns(sitemapInclude, sitemap),
+      sitemap_exclude: await patterns(sitemapExclude, sitemap),
+    };
+    budget.check();
     const feeds = (draft.feeds ?? config.scope.feeds).slice(0, MAX_PREVIEW_FEEDS);
     const urlList = (draft.url_list ?? config.scope.url_list).slice(0, MAX_PREVIEW_URLS);
     // One read of robots.txt and the feeds (no sitemap, not the home page).
@@ -92,10 +115,7 @@ export class ProjectScopeService {
       runId: runs.finished,
       known: all.length,
       sitemapUrls: sitemap.length,
-      include_paths: patterns(draft.include_paths ?? config.scope.include_paths, all),
-      exclude_paths: patterns(draft.exclude_paths ?? config.scope.exclude_paths, all),
-      sitemap_include: patterns(draft.sitemap_include ?? config.scope.sitemap_include, sitemap),
-      sitemap_exclude: patterns(draft.sitemap_exclude ?? config.scope.sitemap_exclude, sitemap),
+      ...matched,
       feeds: feeds.map((feed) => {
         const entries = (read?.entries ?? []).filter((e) => e.source === 'feed' && e.file === feed);
         return { feed, entries: entries.length, urls: entries.slice(0, EXAMPLES).map((e) => e.url) };
@@ -117,8 +137,9 @@ export class ProjectScopeService {
   async dryRun(workspaceId: string, projectId: string, draft: ScopeDraft) {
     const { project, config, runs } = await this.context(workspaceId, projectId);
     const known = await this.frontier.knownUrls([runs.finished, runs.running].filter((r) => r !== null));
-    const saved = new CrawlScope(project.seed, config.scope);
-    const tried = new CrawlScope(project.seed, { ...config.scope, ...draft });
+    const budget = new GlobBudget(known.length);
+    const saved = new CrawlScope(project.seed, config.scope, budget.cost);
+    const tried = new CrawlScope(project.seed, { ...config.scope, ...draft }, budget.cost);
     const verdicts: Record<ScopeVerdict, { count: number; urls: string[] }> = {
       in: { count: 0, urls: [] },
       excluded: { count: 0, urls: [] },
@@ -140,7 +161,9 @@ export class ProjectScopeService {
       note(verdicts[now], row.url);
       if (before === 'in' && now !== 'in') note(dropped, row.url);
       if (before !== 'in' && now === 'in') note(added, row.url);
+      await budget.tick();
     }
+    budget.check();
     return {
       known: known.length,
       runs,

@@ -1,10 +1,11 @@
 import type { ConnectionTestView, ConnectionView } from '@tidemark/contracts';
 import type { Connection } from '@tidemark/db';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
+import type { FetchGuard } from '@tidemark/net-guard';
 import type { SecretBox } from '@tidemark/secret-box';
-import type { ChatCompletionsClient } from '../digest/chat-completions.client.js';
+import { ModelCallError, type ChatCompletion, type ChatCompletionsClient } from '../digest/chat-completions.client.js';
 import type { ConnectionRepository } from '../repositories/connection.repository.js';
-import { checkConfig, checkSecrets, providerOf } from './providers.js';
+import { checkConfig, checkSecrets, providerOf, type Provider } from './providers.js';
 
 /** A connection ready to call: its config and opened secrets (never leaves this service). */
 export interface OpenConnection {
@@ -31,6 +32,13 @@ export const presentConnection = (c: Connection, secretNames: string[]): Connect
   updatedAt: c.updatedAt.toISOString(),
 });
 
+/**
+ * The URL fields of a provider's config, refused when saved if they name an address the fetch
+ * guard refuses (any spelling of a private or special address, a mapped or localhost name); a
+ * name that resolves to one is refused when called.
+ */
+const URL_FIELDS = ['base_url'];
+
 const checkName = (name: string) => {
   const n = name.trim();
   if (!n || n.length > NAME_MAX) throw new ValidationError(`body.name: 1 to ${NAME_MAX} characters`);
@@ -43,7 +51,21 @@ export class ConnectionService {
     private readonly repo: ConnectionRepository,
     private readonly box: SecretBox,
     private readonly models: ChatCompletionsClient,
+    private readonly guard: Pick<FetchGuard, 'checkUrl'>,
   ) {}
+
+  /** checkConfig, then the fetch guard's save-time answer for each URL field (422 naming it). */
+  private checkConfig(p: Provider, config: Record<string, unknown>): Record<string, unknown> {
+    const out = checkConfig(p, config);
+    for (const name of URL_FIELDS) {
+      const refusal = typeof out[name] === 'string' ? this.guard.checkUrl(out[name]) : null;
+      if (refusal) {
+        const field = `body.config.${name}`;
+        throw new ValidationError(`${field}: ${refusal.message}`, { fields: [{ field, message: refusal.message }] });
+      }
+    }
+    return out;
+  }
 
   private secretsOf(c: Connection): Record<string, string> {
     return JSON.parse(this.box.open(c.secrets)) as Record<string, string>;
@@ -65,7 +87,7 @@ export class ConnectionService {
       workspaceId: input.workspaceId,
       provider: p.provider,
       name: checkName(input.name),
-      config: checkConfig(p, input.config),
+      config: this.checkConfig(p, input.config),
       secrets: this.box.seal(JSON.stringify(checkSecrets(p, input.secrets, false))),
     });
     return this.view(c);
@@ -92,7 +114,7 @@ export class ConnectionService {
     const data: Record<string, unknown> = {};
     if (input.name !== undefined) data.name = checkName(input.name);
     if (input.config !== undefined)
-      data.config = checkConfig(p, { ...(c.config as Record<string, unknown>), ...input.config });
+      data.config = this.checkConfig(p, { ...(c.config as Record<string, unknown>), ...input.config });
     if (input.secrets !== undefined) {
       const merged = { ...this.secretsOf(c), ...checkSecrets(p, input.secrets, true) };
       for (const [k, v] of Object.entries(merged)) if (v === '') delete merged[k];
@@ -118,34 +140,42 @@ export class ConnectionService {
     };
   }
 
-  /** One tiny completion: does the endpoint answer with this key and model? Tokens are recorded. */
+  /**
+   * One tiny completion: does the endpoint answer with this key and model? Tokens are recorded.
+   * The outcome is the status and a fixed reason, never the endpoint's own words.
+   */
   async test(workspaceId: string, id: string): Promise<ConnectionTestView> {
     const c = await this.open(workspaceId, id);
+    const model = c.config.model!;
     const started = performance.now();
+    let answer: ChatCompletion;
     try {
-      const answer = await this.models.complete({
+      answer = await this.models.complete({
         baseUrl: c.config.base_url!,
         apiKey: c.secrets.api_key,
-        model: c.config.model!,
+        model,
         messages: [{ role: 'user', content: 'Reply with the single word: ok' }],
         maxTokens: 5,
         json: false,
       });
-      await this.repo.recordTokens({
-        workspaceId,
-        connectionId: id,
-        purpose: 'test',
-        model: answer.model,
-        promptTokens: answer.promptTokens,
-        completionTokens: answer.completionTokens,
-      });
-      await this.repo.recordTest(id, true, null);
-      return { ok: true, error: null, model: answer.model, latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      await this.repo.recordTest(id, false, message);
-      return { ok: false, error: message, model: null, latencyMs: Math.round(performance.now() - started) };
+      if (!(err instanceof ModelCallError)) throw err;
+      await this.repo.recordTest(id, false, err.message);
+      const latencyMs = Math.round(performance.now() - started);
+      return { ok: false, status: err.status, error: err.message, model: null, latencyMs };
     }
+    const latencyMs = Math.round(performance.now() - started);
+    await this.repo.recordTokens({
+      workspaceId,
+      connectionId: id,
+      purpose: 'test',
+      model: answer.model,
+      promptTokens: answer.promptTokens,
+      completionTokens: answer.completionTokens,
+    });
+    await this.repo.recordTest(id, true, null);
+    // The configured model, not the name the endpoint gave back: nothing it says is echoed.
+    return { ok: true, status: answer.status, error: null, model, latencyMs };
   }
 
   private async find(workspaceId: string, id: string): Promise<Connection> {

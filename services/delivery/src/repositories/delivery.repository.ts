@@ -1,4 +1,4 @@
-import { newId, Prisma, type Delivery, type DeliveryAttempt, type PrismaClient } from '@tidemark/db';
+import { newId, Prisma, storable, type Delivery, type DeliveryAttempt, type PrismaClient } from '@tidemark/db';
 import type { AttemptOutcome, SendResult } from '../sending/retry-policy.js';
 
 export type DeliveryWithLog = Delivery & { log: DeliveryAttempt[] };
@@ -65,7 +65,8 @@ export class DeliveryRepository {
   async add(rows: NewDelivery[]): Promise<Delivery[]> {
     if (rows.length === 0) return [];
     return this.prisma.delivery.createManyAndReturn({
-      data: rows.map((r) => ({ ...r, id: newId('dlv'), nextAt: new Date() })),
+      // Payloads carry what pages said (titles, URLs, fields): cleaned like every web-taken string.
+      data: storable(rows).map((r) => ({ ...r, id: newId('dlv'), nextAt: new Date() })),
       skipDuplicates: true,
     });
   }
@@ -133,7 +134,9 @@ export class DeliveryRepository {
     owner: string,
     attempt: { at: Date; result: SendResult; outcome: AttemptOutcome; delayMs: number | null },
   ): Promise<boolean> {
-    const { result, outcome } = attempt;
+    const { outcome } = attempt;
+    // A receiver's answer is the web's: its error text is cleaned before it is kept.
+    const result = storable(attempt.result);
     const status = outcome === 'retry' ? 'pending' : outcome;
     const retried = outcome === 'retry' ? 1 : 0;
     const nextAt =

@@ -1,4 +1,4 @@
-import { newId, type Notification, type Prisma, type PrismaClient } from '@tidemark/db';
+import { newId, storable, type Notification, type Prisma, type PrismaClient } from '@tidemark/db';
 
 export type NewNotification = Omit<Prisma.NotificationCreateManyInput, 'id' | 'createdAt' | 'seenAt'>;
 
@@ -10,7 +10,7 @@ export class NotificationRepository {
   async add(rows: NewNotification[]): Promise<number> {
     if (rows.length === 0) return 0;
     const { count } = await this.prisma.notification.createMany({
-      data: rows.map((r) => ({ ...r, id: newId('ntf') })),
+      data: storable(rows).map((r) => ({ ...r, id: newId('ntf') })),
       skipDuplicates: true,
     });
     return count;

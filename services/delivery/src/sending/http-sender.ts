@@ -79,7 +79,8 @@ export class HttpSender {
       req.on('error', (err) =>
         finish({
           status: null,
-          error: err instanceof BlockedAddressError ? `refused: ${err.message}` : err.message || String(err),
+          // A refusal says so in its first words: "refused by the fetch guard: …".
+          error: err.message || String(err),
           // A refused address stays refused; anything else (DNS, reset) may pass.
           answer: err instanceof BlockedAddressError ? 'refused' : 'retryable',
         }),

@@ -1,6 +1,7 @@
 import { Bus, type EventData, type EventKind } from '@tidemark/bus';
 import { newId, type PrismaClient } from '@tidemark/db';
-import { applyConfigPatch, type ConfigPatch } from '@tidemark/contracts';
+import { applyConfigPatch, deliveryV1, type ConfigPatch } from '@tidemark/contracts';
+import { connectClient, type RpcClient } from '@tidemark/rpc';
 import { createLogger } from '@tidemark/telemetry';
 import { createTestDatabase, TEST_INFRA, uniquePrefix, type TestDatabase } from '@tidemark/testkit';
 import { buildApp, type DeliveryApp } from '../../src/app.js';
@@ -12,6 +13,7 @@ import { loadConfig } from '../../src/config.js';
  */
 export class DeliveryEnv {
   private readonly apps = new Set<DeliveryApp>();
+  private readonly clients = new Map<DeliveryApp, RpcClient<deliveryV1.DeliveryServiceClient>>();
 
   private constructor(
     readonly db: TestDatabase,
@@ -36,6 +38,7 @@ export class DeliveryEnv {
       FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
       DELIVERY_RETRY_SCALE: '0.0001',
       DELIVERY_POLL_MS: '20',
+      DELIVERY_GRPC_LISTEN: '127.0.0.1:0',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...env,
     });
@@ -47,13 +50,23 @@ export class DeliveryEnv {
 
   async startApp(env: Record<string, string> = {}): Promise<DeliveryApp> {
     const app = await buildApp(loadConfig({ ...this.env, ...env }));
-    await app.start();
+    const { grpcPort } = await app.start();
     this.apps.add(app);
+    this.clients.set(app, connectClient(deliveryV1.DeliveryServiceClient, `127.0.0.1:${grpcPort}`, 'delivery'));
     return app;
+  }
+
+  /** A DeliveryService client of `app` (the first started by default), as the gateway calls it. */
+  rpc(app?: DeliveryApp): RpcClient<deliveryV1.DeliveryServiceClient> {
+    const client = this.clients.get(app ?? [...this.apps][0]!);
+    if (!client) throw new Error('no delivery app is running');
+    return client;
   }
 
   async stopApp(app: DeliveryApp): Promise<void> {
     this.apps.delete(app);
+    this.clients.get(app)?.close();
+    this.clients.delete(app);
     await app.stop();
   }
 

@@ -3,11 +3,26 @@ import type { ChangeSummary } from '@tidemark/contracts';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import { compareRuns, type ChangeRecord } from '../compare/compare-runs.js';
-import { compareMarkup } from '../compare/markup-diff.js';
-import type { ChangeEntry } from '../compare/types.js';
-import { diffWords } from '../compare/word-diff.js';
+import { compareMarkup, type MarkupComparison } from '../compare/markup-diff.js';
+import type { ChangeKind } from '../compare/types.js';
+import { diffWords, type WordDiff } from '../compare/word-diff.js';
 import type { ChangeRepository, StoredChange } from '../repositories/change.repository.js';
 import type { RunPagesRepository, RunToCompare } from '../repositories/run-pages.repository.js';
+
+/** The word diff of one page against the run before (GET /projects/{id}/changes/page). */
+export interface PageDiffView extends WordDiff {
+  url: string;
+  runId: string;
+  baseline: string | null;
+  kind: Extract<ChangeKind, 'added' | 'removed' | 'modified' | 'same'>;
+}
+
+/** The markup comparison of one page against the run before (GET /projects/{id}/changes/markup). */
+export interface MarkupDiffView extends MarkupComparison {
+  url: string;
+  runId: string;
+  baseline: string | null;
+}
 
 /** run.finished carries at most this many change summaries (the digest reads them). */
 const MAX_SUMMARIES = 500;
@@ -96,11 +111,9 @@ export class ChangeService {
   private async publish(run: RunToCompare, stored: StoredChange): Promise<void> {
     const changed = stored.entries.filter((e) => ['added', 'removed', 'modified'].includes(e.kind));
     // A first run has no baseline: its pages are all new, and none of them is news.
-    const told = stored.baselineRunId
-      ? changed.filter((e) => (e.data as unknown as ChangeEntry).notify).slice(0, MAX_PAGE_EVENTS)
-      : [];
+    const told = stored.baselineRunId ? changed.filter((e) => e.data.notify).slice(0, MAX_PAGE_EVENTS) : [];
     for (const e of told) {
-      const data = e.data as unknown as ChangeEntry;
+      const { data } = e;
       await this.bus.publishEvent(
         run.workspaceId,
         'page.changed',
@@ -119,7 +132,7 @@ export class ChangeService {
       );
     }
     const summaries: ChangeSummary[] = changed.slice(0, MAX_SUMMARIES).map((e) => {
-      const data = e.data as unknown as ChangeEntry;
+      const { data } = e;
       return {
         url: e.url,
         kind: e.kind as ChangeSummary['kind'],
@@ -139,7 +152,7 @@ export class ChangeService {
         runId: run.id,
         status: run.status,
         pages,
-        counts: stored.counts,
+        counts: { ...stored.counts },
         coverage: stored.coverage,
         stop: run.stop,
         changes: summaries,
@@ -213,7 +226,7 @@ export class ChangeService {
   }
 
   /** The change record of a run (the project's latest finished run by default). */
-  async get(workspaceId: string, projectId: string, runId: string | null) {
+  async get(workspaceId: string, projectId: string, runId: string | null): Promise<StoredChange> {
     if (!(await this.runs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');
     const id = runId ?? (await this.runs.latestFinished(workspaceId, projectId));
     const run = id ? await this.runs.runOfProject(workspaceId, projectId, id) : null;
@@ -223,26 +236,16 @@ export class ChangeService {
       const state = ['queued', 'running'].includes(run.status) ? 'is still running' : 'has not been compared yet';
       throw new ApiError('not_found', `the run ${state}: no change record yet`);
     }
-    return {
-      id: stored.id,
-      runId: stored.runId,
-      baseline: stored.baselineRunId,
-      counts: stored.counts,
-      coverage: stored.coverage,
-      templateChanges: stored.templateChanges,
-      digest: stored.digest ?? null,
-      createdAt: stored.createdAt.toISOString(),
-      entries: stored.entries.map((e) => ({ id: e.id, url: e.url, kind: e.kind, ...e.data, reviewed: e.reviewed })),
-    };
+    return stored;
   }
 
   async review(workspaceId: string, projectId: string, entryId: string, reviewed: boolean) {
     if (!(await this.changes.review(workspaceId, projectId, entryId, reviewed))) throw new NotFoundError('change');
-    return { id: entryId, reviewed };
+    return { entryId, reviewed };
   }
 
   /** The word-level diff of one page against the run before the given one. */
-  async pageDiff(workspaceId: string, projectId: string, url: string, runId: string | null) {
+  async pageDiff(workspaceId: string, projectId: string, url: string, runId: string | null): Promise<PageDiffView> {
     const { run, baseline, after, before } = await this.pagePair(workspaceId, projectId, url, runId);
     const diff = diffWords(before?.markdown ?? '', after?.markdown ?? '');
     return {
@@ -250,16 +253,12 @@ export class ChangeService {
       runId: run.id,
       baseline: baseline?.id ?? null,
       kind: !before ? 'added' : !after ? 'removed' : diff.wordsAdded + diff.wordsRemoved ? 'modified' : 'same',
-      wordsAdded: diff.wordsAdded,
-      wordsRemoved: diff.wordsRemoved,
-      section: diff.section,
-      sections: diff.sections,
-      hunks: diff.hunks,
+      ...diff,
     };
   }
 
   /** The markup comparison of one page against the run before the given one. */
-  async markupDiff(workspaceId: string, projectId: string, url: string, runId: string | null) {
+  async markupDiff(workspaceId: string, projectId: string, url: string, runId: string | null): Promise<MarkupDiffView> {
     const { run, baseline, after, before } = await this.pagePair(workspaceId, projectId, url, runId);
     const html = (b: typeof after) => b?.cleanHtml ?? b?.html ?? null;
     if (!html(after) || !html(before))

@@ -3,13 +3,16 @@
 // ignore ids, classes, attributes and URL parameters that frameworks, CDNs and sessions mint
 // anew on every response. The DOM types are used through linkedom's documents.
 
-import { parseHTML } from 'linkedom';
+import { parseDocument } from '@tidemark/content';
 
-/** Parses a page or a fragment (clean HTML is a list of roots) into a document with a body. */
+/**
+ * Parses a page or a fragment (clean HTML is a list of roots) into a document with a body. A
+ * page goes through the content pipeline's parse, which gives it the HTML standard's shape
+ * (linkedom alone leaves an empty body when a page omits or misplaces <html>/<head>/<body>).
+ */
 export function parseHtml(html: string): Document {
   const whole = /<body[\s>]/i.test(html) || /<html[\s>]/i.test(html);
-  return parseHTML(whole ? html : `<!doctype html><html><head></head><body>${html}</body></html>`)
-    .document as unknown as Document;
+  return parseDocument(whole ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
 }
 
 // Framework-generated ids: React's useId (":r1:"), Ember, Radix, Headless UI, MUI, counters.

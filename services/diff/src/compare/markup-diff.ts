@@ -4,11 +4,13 @@
 // and added in one child list is paired here by node key (tag#id.classes) in order, and a pair
 // is diffed again one level down. Changes come out as {path, kind, before, after}.
 
+import type { MarkupChangeKindName } from '@tidemark/contracts';
 import { create, type AddedDelta, type ArrayDelta, type Delta, type MovedDelta, type ObjectDelta } from 'jsondiffpatch';
 import { BOOKKEEPING_PROPERTIES, normalizeMarkup, type MarkupNode, type NormalizeOptions } from './markup-tree.js';
 import { maskVolatile } from './volatile-patterns.js';
 
-export type MarkupChangeKind = 'added' | 'removed' | 'text' | 'attr' | 'moved';
+/** MARKUP_CHANGE_KINDS of libs/contracts (the proto enum's names). */
+export type MarkupChangeKind = MarkupChangeKindName;
 
 export interface MarkupChange {
   /** CSS selector of the element (the parent's, for a text change); of the old document for a removal. */

@@ -216,9 +216,19 @@ export function urlKey(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.hash = '';
-    const path = parsed.pathname.length > 1 ? parsed.pathname.replace(/\/+$/, '') : parsed.pathname;
+    const path = parsed.pathname.length > 1 ? withoutTrailingSlashes(parsed.pathname) : parsed.pathname;
     return `${parsed.protocol}//${parsed.host}${path}${parsed.search}`;
   } catch {
     return url;
   }
 }
+
+/**
+ * `s` without its trailing slashes. A loop, not `/\/+$/`: that regex retries every run of
+ * slashes to its end, quadratic in a path of many slashes that a page can write.
+ */
+const withoutTrailingSlashes = (s: string): string => {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return s.slice(0, end);
+};

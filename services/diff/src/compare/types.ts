@@ -1,6 +1,6 @@
 // The vocabulary of a change record (spec: Change record, page.changed, run.finished).
 
-import type { PageErrorCode, Verdict } from '@tidemark/contracts';
+import type { ChangeKindName, PageErrorCode, Verdict } from '@tidemark/contracts';
 
 export type FieldValue = string | string[] | null;
 
@@ -30,7 +30,7 @@ export interface PageSummary {
 }
 
 /** Crawl stop reasons (docs/decisions.md, Crawl). */
-export type StopReason = 'exhausted' | 'limit' | 'depth' | 'budget' | 'cancelled' | 'error';
+export type StopReason = 'exhausted' | 'limit' | 'depth' | 'budget' | 'credits_exhausted' | 'cancelled' | 'error';
 
 export interface RunSummary {
   runId: string;
@@ -42,7 +42,8 @@ export interface RunSummary {
   pages: PageSummary[];
 }
 
-export type ChangeKind = 'added' | 'removed' | 'modified' | 'same' | 'withheld' | 'unverified' | 'skipped';
+/** CHANGE_KINDS of libs/contracts (the proto enum's names). */
+export type ChangeKind = ChangeKindName;
 
 export interface ChangeCounts {
   added: number;

@@ -1,6 +1,17 @@
-import { newId, type Prisma, type PrismaClient } from '@tidemark/db';
-import type { ChangeRecord } from '../compare/compare-runs.js';
+import { newId, storable, type Prisma, type PrismaClient } from '@tidemark/db';
+import type { Digest } from '@tidemark/contracts';
+import type { ChangeRecord, TemplateChange } from '../compare/compare-runs.js';
 import type { NoiseState } from '../compare/noise-state.js';
+import type { ChangeCounts, ChangeEntry, ChangeKind, Coverage } from '../compare/types.js';
+
+/** An entry as stored: url and kind are columns, the rest of the ChangeEntry is `data`. */
+export interface StoredEntry {
+  id: string;
+  url: string;
+  kind: ChangeKind;
+  data: Omit<ChangeEntry, 'url' | 'kind'>;
+  reviewed: boolean;
+}
 
 export interface StoredChange {
   id: string;
@@ -8,12 +19,12 @@ export interface StoredChange {
   projectId: string;
   runId: string;
   baselineRunId: string | null;
-  counts: Record<string, number>;
-  coverage: unknown;
-  templateChanges: unknown;
-  digest: unknown;
+  counts: ChangeCounts;
+  coverage: Coverage;
+  templateChanges: TemplateChange[];
+  digest: Digest | null;
   createdAt: Date;
-  entries: { id: string; url: string; kind: string; data: Record<string, unknown>; reviewed: boolean }[];
+  entries: StoredEntry[];
 }
 
 /** The only file of diff that writes: change_record and change_entry. */
@@ -27,6 +38,8 @@ export class ChangeRepository {
     noise: NoiseState,
   ): Promise<boolean> {
     const id = newId('chg');
+    // Entries quote pages (titles, fields, snippets): cleaned of what PostgreSQL cannot hold.
+    record = storable(record);
     try {
       await this.prisma.$transaction([
         this.prisma.changeRecord.create({
@@ -39,7 +52,7 @@ export class ChangeRepository {
             counts: record.counts as unknown as Prisma.InputJsonValue,
             coverage: record.coverage as unknown as Prisma.InputJsonValue,
             templateChanges: record.templateChanges as unknown as Prisma.InputJsonValue,
-            noise: noise as unknown as Prisma.InputJsonValue,
+            noise: storable(noise) as unknown as Prisma.InputJsonValue,
           },
         }),
         this.prisma.changeEntry.createMany({
@@ -63,7 +76,7 @@ export class ChangeRepository {
   async setDigest(runId: string, digest: object): Promise<boolean> {
     const { count } = await this.prisma.changeRecord.updateMany({
       where: { runId },
-      data: { digest: digest as Prisma.InputJsonValue },
+      data: { digest: storable(digest) as Prisma.InputJsonValue },
     });
     return count > 0;
   }
@@ -84,14 +97,18 @@ export class ChangeRepository {
       include: { entries: { orderBy: { url: 'asc' } } },
     });
     if (!found) return null;
+    // The JSON columns were written by save() (and setDigest) from these types.
     return {
       ...found,
-      counts: found.counts as Record<string, number>,
+      counts: found.counts as unknown as ChangeCounts,
+      coverage: found.coverage as unknown as Coverage,
+      templateChanges: (found.templateChanges ?? []) as unknown as TemplateChange[],
+      digest: (found.digest ?? null) as unknown as Digest | null,
       entries: found.entries.map((e) => ({
         id: e.id,
         url: e.url,
-        kind: e.kind,
-        data: e.data as Record<string, unknown>,
+        kind: e.kind as ChangeKind,
+        data: e.data as unknown as StoredEntry['data'],
         reviewed: e.reviewed,
       })),
     };

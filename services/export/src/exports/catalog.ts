@@ -1,9 +1,9 @@
+import { EXPORT_DATASETS, type ExportDataset, type ExportFormatName } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 
-export const DATASETS = ['pages', 'markdown', 'changes', 'fields', 'sitemap', 'llms', 'llms-full'] as const;
-export type Dataset = (typeof DATASETS)[number];
-export const FORMATS = ['jsonl', 'csv', 'txt'] as const;
-export type Format = (typeof FORMATS)[number];
+// The names are the contract's (EXPORT_DATASETS, EXPORT_FORMATS; proto enums Dataset, ExportFormat).
+export type Dataset = ExportDataset;
+export type Format = ExportFormatName;
 
 /** The pages dataset's columns, in order: the page row without its bodies, and the link graph. */
 export const PAGE_COLUMNS = [
@@ -65,7 +65,7 @@ export const CHANGE_COLUMNS = [
 
 export const SITEMAP_COLUMNS = ['url', 'lastmod', 'source', 'inSitemap', 'section'] as const;
 
-interface DatasetInfo {
+export interface DatasetInfo {
   dataset: Dataset;
   formats: Format[];
   defaultFormat: Format;
@@ -118,7 +118,7 @@ export const CATALOG: DatasetInfo[] = [
 
 const infoOf = (dataset: string): DatasetInfo => {
   const info = CATALOG.find((d) => d.dataset === dataset);
-  if (!info) throw new ValidationError(`dataset: unknown dataset "${dataset}"; use ${DATASETS.join(', ')}`);
+  if (!info) throw new ValidationError(`dataset: unknown dataset "${dataset}"; use ${EXPORT_DATASETS.join(', ')}`);
   return info;
 };
 

@@ -3,6 +3,7 @@ import type { After, ExportProject, ExportRun, RunExportRepository } from '../re
 import {
   CATALOG,
   CHANGE_COLUMNS,
+  type DatasetInfo,
   MARKDOWN_COLUMNS,
   PAGE_COLUMNS,
   resolveFormat,
@@ -110,8 +111,8 @@ export class ExportService {
     private readonly opts: { batchRows: number; chunkBytes: number },
   ) {}
 
-  catalog() {
-    return { data: CATALOG };
+  catalog(): DatasetInfo[] {
+    return CATALOG;
   }
 
   /** The export's messages. Everything that can refuse it does so before the first message. */

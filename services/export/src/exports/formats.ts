@@ -22,8 +22,23 @@ export const csvText = (value: unknown): string => {
 /** RFC 4180: a field with a quote, comma, CR or LF is quoted, its quotes doubled. */
 export const csvField = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
 
+/** What a spreadsheet may read as the start of a formula (OWASP, "CSV Injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One cell: text (from a page, a field name, a user) that starts like a formula is neutralised
+ * as OWASP advises: a single quote in front, and the cell quoted, so a spreadsheet shows it as
+ * text and runs nothing. Numbers and booleans Tidemark prints itself are left as they are (-3 is
+ * a number, not a formula).
+ */
+export const csvCell = (value: unknown): string => {
+  const text = csvText(value);
+  if (typeof value === 'string' && FORMULA_START.test(text)) return `"'${text.replace(/"/g, '""')}"`;
+  return csvField(text);
+};
+
 /** One CSV record, CRLF-terminated (RFC 4180). */
-export const csvLine = (values: unknown[]): string => `${values.map((v) => csvField(csvText(v))).join(',')}\r\n`;
+export const csvLine = (values: unknown[]): string => `${values.map(csvCell).join(',')}\r\n`;
 
 /** CSV with a header row of `columns`; each row gives those columns, in that order. */
 export const csvWriter = (columns: string[]): RowWriter => ({

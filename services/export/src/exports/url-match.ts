@@ -22,7 +22,7 @@ export const matchKey = (raw: string): string | null => {
   let path = url.pathname
     .replace(UNRESERVED, (esc) => String.fromCharCode(parseInt(esc.slice(1), 16)))
     .replace(/%[0-9a-f]{2}/g, (esc) => esc.toUpperCase());
-  if (path.length > 1) path = path.replace(/\/+$/, '') || '/';
+  if (path.length > 1) path = withoutTrailingSlashes(path) || '/';
   const params = [...url.searchParams];
   const names = params.map(([k]) => k);
   if (new Set(names).size === names.length) params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -44,3 +44,13 @@ export class UrlFilter {
     return key !== null && this.keys.has(key);
   }
 }
+
+/**
+ * `s` without its trailing slashes. A loop, not `/\/+$/`: that regex retries every run of
+ * slashes to its end, quadratic in a path of many slashes that a page can write.
+ */
+const withoutTrailingSlashes = (s: string): string => {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return s.slice(0, end);
+};

@@ -1,25 +1,32 @@
-import { deliveryRequestSubject, type Bus } from '@tidemark/bus';
-import type { DeliveryAnswers, DeliveryRequest, DeliveryRequestName } from '@tidemark/contracts';
+import { deliveryV1 } from '@tidemark/contracts';
+import { connectClient, type RpcClient } from '@tidemark/rpc';
+
+type DeliveryRpc = RpcClient<deliveryV1.DeliveryServiceClient>;
+type DeliveryMethod = Parameters<DeliveryRpc['call']>[0];
 
 /** Long enough for a connection test, which waits on the workspace's model endpoint. */
-const SLOW_REQUESTS: Partial<Record<DeliveryRequestName, number>> = { testConnection: 70_000 };
+const SLOW_CALLS: Partial<Record<DeliveryMethod, number>> = { testConnection: 70_000 };
 
 /**
- * The delivery service as the gateway reaches it: request/reply on core NATS
- * (`delivery.request.<name>`); its errors come back as the same ApiErrors (404, 409, 422 …),
- * and no answer is 503 unavailable.
+ * The delivery service as the gateway reaches it: gRPC `DeliveryService`
+ * (proto/tidemark/delivery/v1/delivery.proto) with a deadline per call; its errors come back as
+ * the same ApiErrors (404, 409, 422 …), and no answer is 503 unavailable. The answers are proto
+ * messages: the routes turn them into REST bodies with mappers/{webhook,connection,notification}.mapper.ts.
  */
 export class DeliveryClient {
-  constructor(
-    private readonly bus: Bus,
-    private readonly timeoutMs = 10_000,
-  ) {}
+  private readonly rpc: DeliveryRpc;
 
-  call<N extends DeliveryRequestName>(name: N, req: DeliveryRequest<N>): Promise<DeliveryAnswers[N]> {
-    return this.bus.request<DeliveryAnswers[N]>(
-      deliveryRequestSubject(name),
-      req,
-      SLOW_REQUESTS[name] ?? this.timeoutMs,
-    );
+  constructor(
+    address: string,
+    private readonly deadlineMs = 10_000,
+  ) {
+    this.rpc = connectClient(deliveryV1.DeliveryServiceClient, address, 'delivery');
+  }
+
+  readonly call: DeliveryRpc['call'] = (method, request) =>
+    this.rpc.call(method, request, SLOW_CALLS[method] ?? this.deadlineMs);
+
+  close(): void {
+    this.rpc.close();
   }
 }

@@ -160,6 +160,19 @@ export const requireSecondFactor = (
     );
 };
 
+/**
+ * Members reach every project at the workspace's rate: a key limited to some projects or to a
+ * rate of its own would reach further through a member it invites or promotes, so it may not
+ * (403). A session and an unlimited key pass.
+ */
+export const requireUnlimitedKey = (auth: AuthContext, action: string): void => {
+  if (auth.member) return;
+  if (auth.projects.length > 0)
+    throw new ForbiddenError(`a key limited to some projects cannot ${action}: a member reaches every project`);
+  if (auth.keyRpm !== null)
+    throw new ForbiddenError(`a key with a rate of its own cannot ${action}: a member is not held to it`);
+};
+
 /** A project outside the key's allow-list is invisible: 404, never 403. */
 export const canSeeProject = (auth: AuthContext, projectId: string): boolean =>
   auth.projects.length === 0 || auth.projects.includes(projectId);

@@ -17,11 +17,17 @@ const fromBodyParser = (err: unknown): ApiError | undefined => {
   return undefined;
 };
 
+/** The router's own 4xx (a path segment that is not valid percent-encoding throws URIError 400). */
+const fromRouter = (err: unknown): ApiError | undefined =>
+  err instanceof URIError && (err as { status?: number }).status === 400
+    ? new ValidationError('the path is not valid percent-encoding', undefined, 400)
+    : undefined;
+
 /** Last step: every error leaves as `{error, code, request_id}` with the matching status. */
 export const errorHandler =
   (logger: Logger) =>
   (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const apiError = fromBodyParser(err) ?? asApiError(err);
+    const apiError = fromBodyParser(err) ?? fromRouter(err) ?? asApiError(err);
     const requestId = String(res.locals.requestId ?? '');
     if (apiError.status >= 500)
       logger.error({ err, requestId, method: req.method, path: req.originalUrl }, 'request failed');

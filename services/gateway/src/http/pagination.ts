@@ -38,12 +38,23 @@ export interface Page<T> {
 }
 
 /**
+ * Where links to the API start: PUBLIC_BASE_URL when set (always, in production); unset, the
+ * address this gateway answered on (the socket's, plain http). Never the request's Host header
+ * or X-Forwarded-Host, which the caller writes.
+ */
+export const publicOrigin = (req: Request, publicBaseUrl?: string): string => {
+  if (publicBaseUrl) return publicBaseUrl;
+  const { localAddress, localPort } = req.socket;
+  const host = localAddress?.startsWith('::ffff:') ? localAddress.slice(7) : (localAddress ?? '127.0.0.1');
+  return `http://${host.includes(':') ? `[${host}]` : host}:${localPort}`;
+};
+
+/**
  * The ready-made URL of the following page: this request's path and query with the given
- * cursor and limit, on PUBLIC_BASE_URL when set, else on the request's own origin.
+ * cursor and limit, on the public origin (above).
  */
 export const nextLink = (req: Request, cursor: string, limit: number, publicBaseUrl?: string): string => {
-  const origin = publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
-  const url = new URL(`${origin}${req.baseUrl}${req.path}`);
+  const url = new URL(`${publicOrigin(req, publicBaseUrl)}${req.baseUrl}${req.path}`);
   for (const [k, v] of Object.entries(req.query))
     if (k !== 'cursor' && k !== 'limit' && typeof v === 'string') url.searchParams.set(k, v);
   url.searchParams.set('cursor', cursor);

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { RateLimitedError } from '@tidemark/errors';
+import { RateLimitedError, UnavailableError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import type { AuthContext } from './route.js';
 
@@ -22,12 +22,30 @@ if n == 1 then redis.call('PEXPIRE', key, window + 1000) end
 return { n, start + window - now }
 `;
 
+/** As WINDOW_SCRIPT, also answering the window's start, so the attempt can be handed back. */
+const TAKE_SCRIPT = WINDOW_SCRIPT.replace(
+  'return { n, start + window - now }',
+  'return { n, start + window - now, start }',
+);
+
+/** Hands an attempt back to the window it was taken from (never below zero). */
+const GIVE_BACK_SCRIPT = `
+local key = KEYS[1] .. ':' .. ARGV[1]
+local n = tonumber(redis.call('GET', key) or '0')
+if n > 0 then return redis.call('DECR', key) end
+return 0
+`;
+
 interface RateLimitRedis extends Redis {
   rateWindow(key: string, windowMs: number): Promise<[number, number]>;
+  attemptTake(key: string, windowMs: number): Promise<[number, number, number]>;
+  attemptGiveBack(key: string, windowStart: number): Promise<number>;
 }
 
 export const installRateLimitScript = (redis: Redis): void => {
   redis.defineCommand('rateWindow', { numberOfKeys: 1, lua: WINDOW_SCRIPT });
+  redis.defineCommand('attemptTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+  redis.defineCommand('attemptGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
 };
 
 /**
@@ -56,8 +74,8 @@ export const rateLimit =
   };
 
 /**
- * Counts an attempt under `key` in a window and answers 429 past `max` (sign-in failures by
- * address, sign-up and token routes by client address). Redis down: let through, as above.
+ * Counts an attempt under `key` in a window and answers 429 past `max` (sign-up and token routes
+ * by client address). Redis down: let through, as above.
  */
 export const countAttempt = async (redis: Redis, key: string, max: number, windowMs: number): Promise<void> => {
   let count: number;
@@ -69,3 +87,51 @@ export const countAttempt = async (redis: Redis, key: string, max: number, windo
   }
   if (count > max) throw new RateLimitedError(Math.max(1, Math.ceil(msLeft / 1000)));
 };
+
+/**
+ * Failed attempts at a secret (a password, a second-factor code) per subject in a fixed window:
+ * past `max` failures every attempt is 429, the right secret included, until the window ends.
+ * Each attempt takes a slot before it runs (so concurrent guesses cannot all slip under the
+ * limit) and hands it back unless it failed, so only failures stay counted: signing in
+ * correctly any number of times never locks the owner out. It fails closed: without Redis the
+ * failures cannot be counted, so the attempt is refused with 503 `unavailable` rather than let
+ * through.
+ */
+export class FailureCounter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly name: string,
+    private readonly max: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Runs `attempt` if the subject has failures left; `failed` says which errors count. */
+  async guard<T>(subject: string, attempt: () => Promise<T>, failed: (err: unknown) => boolean): Promise<T> {
+    const key = `attempts:${this.name}:${subject}`;
+    const r = this.redis as RateLimitRedis;
+    let taken: [number, number, number];
+    try {
+      taken = await r.attemptTake(key, this.windowMs);
+    } catch (err) {
+      throw new UnavailableError(
+        'attempts cannot be counted right now (the counter is unreachable); retry shortly',
+        err,
+      );
+    }
+    const [count, msLeft, windowStart] = taken;
+    // Given back when it did not fail; a failure to give back only errs on the safe side.
+    const giveBack = () => r.attemptGiveBack(key, windowStart).catch(() => 0);
+    if (count > this.max) {
+      await giveBack();
+      throw new RateLimitedError(Math.max(1, Math.ceil(msLeft / 1000)));
+    }
+    try {
+      const out = await attempt();
+      await giveBack();
+      return out;
+    } catch (err) {
+      if (!failed(err)) await giveBack();
+      throw err;
+    }
+  }
+}

@@ -88,8 +88,13 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** Whether the route honours Idempotency-Key (documented; the middleware applies to any POST). */
+  /** Whether the route honours Idempotency-Key (documented; the step applies to any POST). */
   idempotent?: boolean;
+  /**
+   * Top-level fields of the answer that are secrets shown once (a new key, a webhook secret):
+   * an answer kept for Idempotency-Key keeps them sealed, apart from its body.
+   */
+  secretFields?: string[];
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   handler: (input: HandlerInput<Out<P>, Out<Q>, Out<B>>) => Promise<Reply>;
 }

@@ -16,24 +16,31 @@ export const sessionToken = (req: Request): string | undefined => {
   return undefined;
 };
 
+/** How session cookies are set: for how long, and whether always `Secure` (production). */
+export interface CookieOptions {
+  ttlMs: number;
+  secure: boolean;
+}
+
 /**
  * HttpOnly (scripts cannot read it), SameSite=Lax (another site's form or script cannot send it
- * with a POST), Secure whenever the request came over https.
+ * with a POST), Secure in production, and elsewhere whenever the request came over https (as
+ * the gateway sees it: X-Forwarded-Proto counts only from the trusted proxy hops).
  */
-export const setSessionCookie = (req: Request, res: Response, token: string, maxAgeMs: number): void => {
+export const setSessionCookie = (req: Request, res: Response, token: string, opts: CookieOptions): void => {
   const attrs = [
     `${SESSION_COOKIE}=${token}`,
     'Path=/',
     'HttpOnly',
     'SameSite=Lax',
-    `Max-Age=${Math.floor(maxAgeMs / 1000)}`,
+    `Max-Age=${Math.floor(opts.ttlMs / 1000)}`,
   ];
-  if (req.secure) attrs.push('Secure');
+  if (opts.secure || req.secure) attrs.push('Secure');
   res.append('Set-Cookie', attrs.join('; '));
 };
 
-export const clearSessionCookie = (req: Request, res: Response): void => {
+export const clearSessionCookie = (req: Request, res: Response, opts: CookieOptions): void => {
   const attrs = [`${SESSION_COOKIE}=`, 'Path=/', 'HttpOnly', 'SameSite=Lax', 'Max-Age=0'];
-  if (req.secure) attrs.push('Secure');
+  if (opts.secure || req.secure) attrs.push('Secure');
   res.append('Set-Cookie', attrs.join('; '));
 };

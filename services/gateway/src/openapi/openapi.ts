@@ -95,7 +95,7 @@ export const buildOpenApi = (routes: AnyRoute[], serverUrl = '/v1') => {
         : 'per-key rate exceeded; see Retry-After (rate_limited)',
     );
     responses['500'] = errorResponse('a fault of ours; the request id finds it in our logs (internal)');
-    responses['503'] = errorResponse('a service behind this route cannot be reached now (unavailable)');
+    responses['503'] ??= errorResponse('a service behind this route cannot be reached now (unavailable)');
     (paths[path] ??= {})[r.method] = {
       operationId: `${r.method}${r.path.replace(/[/:]+(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/[^\w]/g, '')}`,
       summary: r.summary,

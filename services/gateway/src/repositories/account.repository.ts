@@ -246,6 +246,10 @@ export class AccountRepository {
     return this.prisma.invite.create({ data: { ...i, id: newId('inv') }, omit: { hash: true } });
   }
 
+  async markInviteMailed(id: string): Promise<void> {
+    await this.prisma.invite.update({ where: { id }, data: { mailedAt: new Date() } });
+  }
+
   pendingInvites(workspaceId: string) {
     return this.prisma.invite.findMany({
       where: { workspaceId, acceptedAt: null, expiresAt: { gt: new Date() } },
@@ -275,6 +279,8 @@ export class AccountRepository {
   async acceptInvite(
     hash: string,
     who: { userId: string } | { newUser: { email: string; name: string | null; passwordHash: string } },
+    /** The address is proven: an existing user becomes confirmed, a new one is created so. */
+    confirmed: boolean,
   ): Promise<{ user: User; workspaceId: string } | null> {
     return this.prisma.$transaction(async (tx) => {
       const spent = await tx.$queryRaw<{ workspace_id: string; role: string }[]>`
@@ -283,17 +289,20 @@ export class AccountRepository {
         RETURNING workspace_id, role`;
       const invite = spent[0];
       if (!invite) return null;
-      // The invite was sent to the address: accepting it proves the address.
       const user =
         'userId' in who
           ? await tx.user.update({
               where: { id: who.userId },
-              data: {
-                emailVerifiedAt:
-                  (await tx.user.findUnique({ where: { id: who.userId } }))?.emailVerifiedAt ?? new Date(),
-              },
+              data: confirmed
+                ? {
+                    emailVerifiedAt:
+                      (await tx.user.findUnique({ where: { id: who.userId } }))?.emailVerifiedAt ?? new Date(),
+                  }
+                : {},
             })
-          : await tx.user.create({ data: { id: newId('usr'), ...who.newUser, emailVerifiedAt: new Date() } });
+          : await tx.user.create({
+              data: { id: newId('usr'), ...who.newUser, emailVerifiedAt: confirmed ? new Date() : null },
+            });
       await tx.member.upsert({
         where: { workspaceId_userId: { workspaceId: invite.workspace_id, userId: user.id } },
         create: { workspaceId: invite.workspace_id, userId: user.id, role: invite.role },

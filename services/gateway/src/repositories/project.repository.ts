@@ -50,6 +50,21 @@ export class ProjectRepository {
     return count > 0;
   }
 
+  /** Projects whose config has fetch.headers (for sealing values stored before sealing began). */
+  withHeaders(): Promise<{ id: string; config: Prisma.JsonValue }[]> {
+    return this.prisma.$queryRaw`
+      SELECT id, config FROM project
+      WHERE jsonb_typeof(config -> 'fetch' -> 'headers') = 'object' AND config -> 'fetch' -> 'headers' <> '{}'::jsonb`;
+  }
+
+  /** Replaces a config only if it is still `before` (another writer wins); answers whether it did. */
+  async replaceConfig(id: string, before: Prisma.JsonValue, after: object): Promise<boolean> {
+    const n = await this.prisma.$executeRaw`
+      UPDATE project SET config = ${JSON.stringify(after)}::jsonb
+      WHERE id = ${id} AND config = ${JSON.stringify(before)}::jsonb`;
+    return n > 0;
+  }
+
   async existingIds(workspaceId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.prisma.project.findMany({ where: { workspaceId, id: { in: ids } }, select: { id: true } });

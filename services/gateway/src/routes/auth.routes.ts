@@ -1,9 +1,11 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import { ForbiddenError, UnauthorizedError } from '@tidemark/errors';
 import { errorEnvelopeSchema } from '../http/common.schemas.js';
-import { countAttempt } from '../http/rate-limit.js';
+import { requireUnlimitedKey } from '../http/auth.js';
+import { FailureCounter } from '../http/rate-limit.js';
 import { defineRoute, type AuthContext } from '../http/route.js';
-import { clearSessionCookie, sessionToken, setSessionCookie } from '../http/session-cookie.js';
+import { clearSessionCookie, sessionToken, setSessionCookie, type CookieOptions } from '../http/session-cookie.js';
 import type { Redis } from 'ioredis';
 import type { Role, SessionRow, SignedIn } from '../repositories/account.repository.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../services/password.js';
@@ -80,7 +82,7 @@ export const authRoutes = (
   accounts: AccountService,
   workspaces: WorkspaceService,
   redis: Redis,
-  sessionTtlMs: number,
+  cookie: CookieOptions,
 ) => {
   const presentSession = async (s: SignedIn): Promise<z.infer<typeof sessionViewSchema>> => ({
     user: {
@@ -114,6 +116,9 @@ export const authRoutes = (
     expiresAt: r.expiresAt.toISOString(),
   });
   const signedIn = (auth: AuthContext): SignedIn => auth.member!.signedIn;
+  // Wrong passwords per address, wrong codes per member (fail closed: 503 without Redis).
+  const loginFailures = new FailureCounter(redis, 'login', LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
+  const codeFailures = new FailureCounter(redis, '2fa', LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
   /** The role a caller acts with on members: a member's own, or its key scope's (never owner). */
   const actorRole = (auth: AuthContext): Role =>
     auth.member?.role ?? ({ admin: 'admin', write: 'member', read: 'viewer' } as const)[auth.scope];
@@ -124,9 +129,9 @@ export const authRoutes = (
       method: 'post',
       path: '/auth/signup',
       tag: 'Session',
-      summary: 'Create an account and its own workspace (you are its owner); signs in',
+      summary: 'Create an account and its own workspace (you are its owner)',
       description:
-        'Sets the session cookie. With a mail host configured the address must be confirmed (POST /auth/verify) before anything can be changed; without one it is taken as confirmed.',
+        'Without a mail host: the address is taken as confirmed, the answer is 201 with the session (cookie set), and an address that has an account is 409. With a mail host: always 202 `{accepted: true}` and no session, whether or not the address has an account (the answer does not tell): a new account gets a confirmation code by mail (POST /auth/verify, then sign in); the owner of an existing one is told by mail.',
       scope: 'read',
       auth: 'none',
       body: z.strictObject({
@@ -136,16 +141,19 @@ export const authRoutes = (
         workspace: z.string().trim().min(1).max(100).optional().describe('name of the new workspace'),
       }),
       responses: {
-        201: { description: 'signed in', schema: sessionViewSchema.extend({ verificationSent: z.boolean() }) },
-        409: envelope('an account with this e-mail exists'),
+        201: { description: 'signed in (no mail host)', schema: sessionViewSchema },
+        202: {
+          description:
+            'with a mail host: look for our mail (the same answer whether or not the address has an account)',
+          schema: z.object({ accepted: z.literal(true) }),
+        },
+        409: envelope('an account with this e-mail exists (only without a mail host)'),
       },
       handler: async ({ body, req, res }) => {
-        const opened = await accounts.signup(body, metaOf(req));
-        setSessionCookie(req, res, opened.token, sessionTtlMs);
-        return {
-          status: 201,
-          body: { ...(await presentSession(opened.signedIn)), verificationSent: opened.verificationSent },
-        };
+        const out = await accounts.signup(body, metaOf(req));
+        if (!('opened' in out)) return { status: 202, body: { accepted: true as const } };
+        setSessionCookie(req, res, out.opened.token, cookie);
+        return { status: 201, body: await presentSession(out.opened.signedIn) };
       },
     }),
     defineRoute({
@@ -165,16 +173,23 @@ export const authRoutes = (
       }),
       responses: {
         200: { description: 'signed in', schema: sessionViewSchema },
-        401: envelope('wrong e-mail or password'),
-        429: envelope('too many attempts for this address'),
+        401: envelope(
+          'wrong e-mail or password (with a mail host, also: the address is not confirmed yet; one answer for both)',
+        ),
+        429: envelope('20 failed sign-ins for this address in 15 minutes: refused, the right password too'),
+        503: envelope('failed sign-ins cannot be counted now (Redis unreachable): refused, not let through'),
       },
       handler: async ({ body, req, res }) => {
-        await countAttempt(redis, `login:${body.email.toLowerCase()}`, LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
-        const opened = await accounts.login(
-          { email: body.email, password: body.password, workspaceId: body.workspace_id, code: body.code },
-          metaOf(req),
+        const opened = await loginFailures.guard(
+          body.email.trim().toLowerCase(),
+          () =>
+            accounts.login(
+              { email: body.email, password: body.password, workspaceId: body.workspace_id, code: body.code },
+              metaOf(req),
+            ),
+          (err) => err instanceof UnauthorizedError,
         );
-        setSessionCookie(req, res, opened.token, sessionTtlMs);
+        setSessionCookie(req, res, opened.token, cookie);
         return { status: 200, body: await presentSession(opened.signedIn) };
       },
     }),
@@ -282,10 +297,10 @@ export const authRoutes = (
       },
       handler: async ({ body, req, res }) => {
         // Signed in (a valid cookie and no key), the invitation is accepted for that session.
-        const cookie = req.get('authorization') ? undefined : sessionToken(req);
-        const current = cookie ? await accounts.authenticate(cookie) : null;
+        const presented = req.get('authorization') ? undefined : sessionToken(req);
+        const current = presented ? await accounts.authenticate(presented) : null;
         const opened = await accounts.acceptInvite(body.token, body, current, metaOf(req));
-        if (opened.token) setSessionCookie(req, res, opened.token, sessionTtlMs);
+        if (opened.token) setSessionCookie(req, res, opened.token, cookie);
         return { status: 200, body: await presentSession(opened.signedIn) };
       },
     }),
@@ -311,7 +326,7 @@ export const authRoutes = (
       responses: { 200: { description: 'signed out', schema: z.object({ signedOut: z.literal(true) }) } },
       handler: async ({ auth, req, res }) => {
         await accounts.logout(signedIn(auth));
-        clearSessionCookie(req, res);
+        clearSessionCookie(req, res, cookie);
         return { status: 200, body: { signedOut: true as const } };
       },
     }),
@@ -335,6 +350,7 @@ export const authRoutes = (
       tag: 'Session',
       summary: 'Start two-factor: a seed for an authenticator app (on once a code from it is shown)',
       scope: 'read',
+      secretFields: ['secret', 'otpauthUrl'],
       auth: 'session',
       responses: {
         200: {
@@ -360,12 +376,16 @@ export const authRoutes = (
         },
         403: envelope('the code is not right (a code works once)'),
         409: envelope('two-factor is not set up'),
-        429: envelope('too many codes tried'),
+        429: envelope('20 wrong codes in 15 minutes: refused, the right code too'),
+        503: envelope('wrong codes cannot be counted now (Redis unreachable): refused, not let through'),
       },
       handler: async ({ auth, body }) => {
         const s = signedIn(auth);
-        await countAttempt(redis, `2fa:${s.user.id}`, LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
-        const out = await accounts.verifySecondFactor(s, body.code);
+        const out = await codeFailures.guard(
+          s.user.id,
+          () => accounts.verifySecondFactor(s, body.code),
+          (err) => err instanceof ForbiddenError,
+        );
         return { status: 200, body: { enabled: true as const, verifiedAt: out.verifiedAt.toISOString() } };
       },
     }),
@@ -384,8 +404,11 @@ export const authRoutes = (
       },
       handler: async ({ auth, body }) => {
         const s = signedIn(auth);
-        await countAttempt(redis, `2fa:${s.user.id}`, LOGIN_ATTEMPTS.max, LOGIN_ATTEMPTS.windowMs);
-        await accounts.disableSecondFactor(s, body.code);
+        await codeFailures.guard(
+          s.user.id,
+          () => accounts.disableSecondFactor(s, body.code),
+          (err) => err instanceof ForbiddenError,
+        );
         return { status: 200, body: { enabled: false as const } };
       },
     }),
@@ -524,20 +547,25 @@ export const authRoutes = (
       summary: 'Invite an address with a role (admin; only an owner invites owners)',
       recentSecondFactor: true,
       description:
-        'The code is mailed when a mail host is configured, and answered here once either way so you can hand it over yourself. It works once, for seven days.',
+        'With a mail host the code is mailed to the address and never answered here (`sent` says whether the mail went; if not, withdraw and invite again). Without one it is answered here once for you to hand over. It works once, for seven days; only a mailed code confirms the address when accepted.',
       scope: 'admin',
+      secretFields: ['token'],
       body: z.strictObject({ email, role: roleEnum.default('member') }),
       responses: {
         201: {
           description: 'invited',
           schema: inviteSchema.extend({
-            token: z.string().describe('the invitation code: shown in this answer only'),
+            token: z
+              .string()
+              .optional()
+              .describe('the invitation code, only when no mail host is configured: shown in this answer only'),
             sent: z.boolean().describe('whether it was mailed'),
           }),
         },
         409: envelope('already a member'),
       },
       handler: async ({ auth, body }) => {
+        requireUnlimitedKey(auth, 'invite members');
         const {
           invite,
           token: code,
@@ -559,7 +587,7 @@ export const authRoutes = (
             role: invite.role as Role,
             createdAt: invite.createdAt.toISOString(),
             expiresAt: invite.expiresAt.toISOString(),
-            token: code,
+            ...(code ? { token: code } : {}),
             sent,
           },
         };
@@ -592,6 +620,7 @@ export const authRoutes = (
         409: envelope('it would leave the workspace without an owner'),
       },
       handler: async ({ auth, params, body }) => {
+        requireUnlimitedKey(auth, 'change roles');
         await accounts.setRole({ role: actorRole(auth), workspaceId: auth.workspaceId }, params.user, body.role);
         return { status: 200, body: { id: params.user, role: body.role } };
       },

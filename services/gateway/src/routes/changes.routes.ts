@@ -1,38 +1,22 @@
-import { diffV1 } from '@tidemark/contracts';
+import type { diffV1 } from '@tidemark/contracts';
 import type { RpcClient } from '@tidemark/rpc';
 import { z } from 'zod';
-import { idParam } from '../http/common.schemas.js';
+import { errorEnvelopeSchema, idParam } from '../http/common.schemas.js';
 import { defineRoute } from '../http/route.js';
+import {
+  changeRecordSchema,
+  changeRecordToRest,
+  changeReviewSchema,
+  changeReviewToRest,
+} from '../mappers/change-record.mapper.js';
+import { markupDiffSchema, markupDiffToRest } from '../mappers/markup-diff.mapper.js';
+import { pageDiffSchema, pageDiffToRest } from '../mappers/page-diff.mapper.js';
 import type { ProjectService } from '../services/project.service.js';
 
 const runQuery = z.object({
   run_id: z.string().min(1).max(100).optional().describe('default: the latest finished run'),
 });
 const pageQuery = runQuery.extend({ url: z.string().min(1).max(4096).describe('the page (as the run stored it)') });
-
-const changeRecordSchema = z
-  .object({
-    id: z.string(),
-    runId: z.string(),
-    baseline: z.string().nullable().describe('the run compared against; null for a first run'),
-    counts: z.record(z.string(), z.number()),
-    coverage: z
-      .object({ verdict: z.boolean(), read: z.number(), expected: z.number(), share: z.number() })
-      .passthrough()
-      .describe('verdict false: the run read too little of the site to call removals'),
-    templateChanges: z.array(z.unknown()),
-    digest: z.unknown().nullable(),
-    entries: z.array(
-      z
-        .object({ id: z.string(), url: z.string(), kind: z.string(), reviewed: z.boolean() })
-        .passthrough()
-        .describe('wordsAdded, wordsRemoved, section, volatile, volatileBlocks, fields, selectorBreaks, reason'),
-    ),
-    createdAt: z.string(),
-  })
-  .meta({ id: 'ChangeRecord' });
-
-const json = z.object({}).passthrough();
 
 /** Change records: the gateway checks the key may see the project; the diff service owns them. */
 export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects: ProjectService) => [
@@ -54,7 +38,7 @@ export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects
         projectId: params.id,
         runId: query.run_id ?? '',
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: changeRecordToRest(res.record) };
     },
   }),
   defineRoute({
@@ -65,7 +49,7 @@ export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects
     scope: 'write',
     params: z.object({ id: z.string().min(1).max(100), change: z.string().min(1).max(100) }),
     body: z.strictObject({ reviewed: z.boolean() }),
-    responses: { 200: { description: 'the entry', schema: z.object({ id: z.string(), reviewed: z.boolean() }) } },
+    responses: { 200: { description: 'the entry', schema: changeReviewSchema } },
     handler: async ({ auth, params, body }) => {
       await projects.get(auth, params.id);
       const res = await diff.call('reviewEntry', {
@@ -74,7 +58,7 @@ export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects
         entryId: params.change,
         reviewed: body.reviewed,
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: changeReviewToRest(res) };
     },
   }),
   defineRoute({
@@ -85,7 +69,7 @@ export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects
     scope: 'read',
     params: idParam,
     query: pageQuery,
-    responses: { 200: { description: 'hunks with words added and removed, by section', schema: json } },
+    responses: { 200: { description: 'hunks with words added and removed, by section', schema: pageDiffSchema } },
     handler: async ({ auth, params, query }) => {
       await projects.get(auth, params.id);
       const res = await diff.call('pageDiff', {
@@ -94,7 +78,7 @@ export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects
         url: query.url,
         runId: query.run_id ?? '',
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: pageDiffToRest(res.diff) };
     },
   }),
   defineRoute({
@@ -106,7 +90,10 @@ export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects
     scope: 'read',
     params: idParam,
     query: pageQuery,
-    responses: { 200: { description: 'changes with paths, kinds, before and after', schema: json } },
+    responses: {
+      200: { description: 'changes with paths, kinds, before and after', schema: markupDiffSchema },
+      409: { description: 'the page’s html is not stored in both runs (conflict)', schema: errorEnvelopeSchema },
+    },
     handler: async ({ auth, params, query }) => {
       await projects.get(auth, params.id);
       const res = await diff.call('markupDiff', {
@@ -115,7 +102,7 @@ export const changeRoutes = (diff: RpcClient<diffV1.DiffServiceClient>, projects
         url: query.url,
         runId: query.run_id ?? '',
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: markupDiffToRest(res.diff) };
     },
   }),
 ];

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DeliveryClient } from '../clients/delivery.client.js';
 import { idParam, listOf } from '../http/common.schemas.js';
 import { defineRoute } from '../http/route.js';
+import { connectionProviderToRest, connectionTestToRest, connectionToRest } from '../mappers/connection.mapper.js';
 
 const name = z.string().trim().min(1).max(200);
 const config = z
@@ -23,7 +24,10 @@ export const connectionRoutes = (delivery: DeliveryClient) => [
     responses: {
       200: { description: 'providers', schema: z.object({ data: z.array(connectionProviderSchema) }) },
     },
-    handler: async () => ({ status: 200, body: await delivery.call('providers', {}) }),
+    handler: async () => {
+      const res = await delivery.call('providers', {});
+      return { status: 200, body: { data: res.providers.map(connectionProviderToRest) } };
+    },
   }),
   defineRoute({
     method: 'get',
@@ -34,7 +38,7 @@ export const connectionRoutes = (delivery: DeliveryClient) => [
     responses: { 200: { description: 'connections', schema: listOf(connectionSchema) } },
     handler: async ({ auth }) => {
       const res = await delivery.call('listConnections', { workspaceId: auth.workspaceId });
-      return { status: 200, body: { data: res.data, next: null, cursor: null } };
+      return { status: 200, body: { data: res.connections.map(connectionToRest), next: null, cursor: null } };
     },
   }),
   defineRoute({
@@ -51,10 +55,10 @@ export const connectionRoutes = (delivery: DeliveryClient) => [
       secrets: secrets.default({}),
     }),
     responses: { 201: { description: 'the connection', schema: connectionSchema } },
-    handler: async ({ auth, body }) => ({
-      status: 201,
-      body: await delivery.call('createConnection', { workspaceId: auth.workspaceId, ...body }),
-    }),
+    handler: async ({ auth, body }) => {
+      const res = await delivery.call('createConnection', { workspaceId: auth.workspaceId, ...body });
+      return { status: 201, body: connectionToRest(res.connection) };
+    },
   }),
   defineRoute({
     method: 'get',
@@ -64,10 +68,10 @@ export const connectionRoutes = (delivery: DeliveryClient) => [
     scope: 'admin',
     params: idParam,
     responses: { 200: { description: 'the connection', schema: connectionSchema } },
-    handler: async ({ auth, params }) => ({
-      status: 200,
-      body: await delivery.call('getConnection', { workspaceId: auth.workspaceId, connectionId: params.id }),
-    }),
+    handler: async ({ auth, params }) => {
+      const res = await delivery.call('getConnection', { workspaceId: auth.workspaceId, connectionId: params.id });
+      return { status: 200, body: connectionToRest(res.connection) };
+    },
   }),
   defineRoute({
     method: 'patch',
@@ -78,14 +82,16 @@ export const connectionRoutes = (delivery: DeliveryClient) => [
     params: idParam,
     body: z.strictObject({ name: name.optional(), config: config.optional(), secrets: secrets.optional() }),
     responses: { 200: { description: 'the connection after the change', schema: connectionSchema } },
-    handler: async ({ auth, params, body }) => ({
-      status: 200,
-      body: await delivery.call('updateConnection', {
+    handler: async ({ auth, params, body }) => {
+      const res = await delivery.call('updateConnection', {
         workspaceId: auth.workspaceId,
         connectionId: params.id,
-        ...body,
-      }),
-    }),
+        name: body.name,
+        config: body.config,
+        secrets: body.secrets ?? {},
+      });
+      return { status: 200, body: connectionToRest(res.connection) };
+    },
   }),
   defineRoute({
     method: 'delete',
@@ -108,9 +114,9 @@ export const connectionRoutes = (delivery: DeliveryClient) => [
     scope: 'admin',
     params: idParam,
     responses: { 200: { description: 'the outcome', schema: connectionTestSchema } },
-    handler: async ({ auth, params }) => ({
-      status: 200,
-      body: await delivery.call('testConnection', { workspaceId: auth.workspaceId, connectionId: params.id }),
-    }),
+    handler: async ({ auth, params }) => {
+      const res = await delivery.call('testConnection', { workspaceId: auth.workspaceId, connectionId: params.id });
+      return { status: 200, body: connectionTestToRest(res.test) };
+    },
   }),
 ];

@@ -15,6 +15,7 @@ import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
 import { errorEnvelopeSchema, idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
+import type { HeaderSecrets } from '../services/header-secrets.js';
 import { defineRoute } from '../http/route.js';
 
 /** Bodies make a page heavy: with any, a page of rows holds at most this many. */
@@ -32,7 +33,11 @@ const keptSchema = z
 const withNext = (req: Request, e: CrawlEnvelope, limit: number, publicBaseUrl?: string): CrawlEnvelope =>
   e.cursor === null ? e : { ...e, next: nextLink(req, e.cursor, limit, publicBaseUrl) };
 
-export const crawlRoutes = (crawl: RpcClient<crawlV1.CrawlServiceClient>, publicBaseUrl?: string) => [
+export const crawlRoutes = (
+  crawl: RpcClient<crawlV1.CrawlServiceClient>,
+  headerSecrets: HeaderSecrets,
+  publicBaseUrl?: string,
+) => [
   defineRoute({
     method: 'post',
     path: '/crawl',
@@ -42,6 +47,7 @@ export const crawlRoutes = (crawl: RpcClient<crawlV1.CrawlServiceClient>, public
       'Follows links (and sitemaps) within the seed’s host, by the scope, fetch and content rules given (the request’s short names are project config keys; `config` may carry any other). Answers 202 with the envelope; `webhookSecret` comes back once when a webhook is given. The crawl runs as a hidden project, discarded after a day unless kept (POST /crawl/{id}/keep).',
     scope: 'write',
     idempotent: true,
+    secretFields: ['webhookSecret'],
     body: crawlRequestSchema,
     responses: { 202: { description: 'accepted: poll GET /crawl/{id}', schema: crawlEnvelopeSchema } },
     handler: async ({ auth, body, req }) => {
@@ -49,7 +55,7 @@ export const crawlRoutes = (crawl: RpcClient<crawlV1.CrawlServiceClient>, public
       if (body.destination !== undefined) throw new NotFoundError('destination');
       const res = await crawl.call('startCrawl', {
         workspaceId: auth.workspaceId,
-        requestJson: JSON.stringify(req.body),
+        requestJson: JSON.stringify(headerSecrets.sealRequest(req.body)),
         requestId: currentRequestId() ?? '',
       });
       const envelope = JSON.parse(res.envelopeJson) as CrawlEnvelope;

@@ -2,13 +2,24 @@ import type { mapV1 } from '@tidemark/contracts';
 import type { RpcClient } from '@tidemark/rpc';
 import { z } from 'zod';
 import { idParam } from '../http/common.schemas.js';
+import { nextLink } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
+import {
+  discoveryEntriesSchema,
+  discoveryEntriesToRest,
+  discoverySchema,
+  discoveryStartSchema,
+  discoveryStartToRest,
+  discoveryToRest,
+} from '../mappers/discovery.mapper.js';
 import type { ProjectService } from '../services/project.service.js';
 
-const json = z.object({}).passthrough();
-
 /** A project's discovery snapshots: the gateway checks the key may see the project; map owns them. */
-export const discoveryRoutes = (map: RpcClient<mapV1.MapServiceClient>, projects: ProjectService) => [
+export const discoveryRoutes = (
+  map: RpcClient<mapV1.MapServiceClient>,
+  projects: ProjectService,
+  publicBaseUrl?: string,
+) => [
   defineRoute({
     method: 'get',
     path: '/projects/:id/discovery',
@@ -21,13 +32,13 @@ export const discoveryRoutes = (map: RpcClient<mapV1.MapServiceClient>, projects
     responses: {
       200: {
         description: 'the discovery',
-        schema: z.object({ discovery: json.nullable(), job: json.nullable() }).meta({ id: 'Discovery' }),
+        schema: discoverySchema,
       },
     },
     handler: async ({ auth, params }) => {
       await projects.get(auth, params.id);
       const res = await map.call('getDiscovery', { workspaceId: auth.workspaceId, projectId: params.id });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: discoveryToRest(res) };
     },
   }),
   defineRoute({
@@ -38,11 +49,11 @@ export const discoveryRoutes = (map: RpcClient<mapV1.MapServiceClient>, projects
     description: '409 while a snapshot of the project is running. sitemap.* events tell what moved when it ends.',
     scope: 'write',
     params: idParam,
-    responses: { 202: { description: 'the snapshot’s map job', schema: z.object({ job: json }) } },
+    responses: { 202: { description: 'the snapshot’s map job', schema: discoveryStartSchema } },
     handler: async ({ auth, params }) => {
       await projects.get(auth, params.id);
       const res = await map.call('startDiscovery', { workspaceId: auth.workspaceId, projectId: params.id });
-      return { status: 202, body: JSON.parse(res.json) as unknown };
+      return { status: 202, body: discoveryStartToRest(res) };
     },
   }),
   defineRoute({
@@ -68,17 +79,10 @@ export const discoveryRoutes = (map: RpcClient<mapV1.MapServiceClient>, projects
     responses: {
       200: {
         description: 'the entries',
-        schema: z
-          .object({
-            snapshotId: z.string(),
-            data: z.array(json),
-            cursor: z.number().int().nullable(),
-            prefixes: z.array(z.object({ prefix: z.string(), urls: z.number().int() })),
-          })
-          .meta({ id: 'DiscoveryEntries' }),
+        schema: discoveryEntriesSchema,
       },
     },
-    handler: async ({ auth, params, query }) => {
+    handler: async ({ auth, params, query, req }) => {
       await projects.get(auth, params.id);
       const res = await map.call('discoveryEntries', {
         workspaceId: auth.workspaceId,
@@ -90,7 +94,10 @@ export const discoveryRoutes = (map: RpcClient<mapV1.MapServiceClient>, projects
         cursor: query.cursor,
         limit: query.limit,
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return {
+        status: 200,
+        body: discoveryEntriesToRest(res, (cursor) => nextLink(req, cursor, query.limit, publicBaseUrl)),
+      };
     },
   }),
 ];

@@ -1,23 +1,29 @@
 import type { Response } from 'express';
-import { exportV1, httpUrl } from '@tidemark/contracts';
+import {
+  EXPORT_DATASETS,
+  EXPORT_FORMATS,
+  exportDatasetEnum,
+  exportFormatEnum,
+  httpUrl,
+  exportV1,
+} from '@tidemark/contracts';
 import { InternalError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId, type Logger } from '@tidemark/telemetry';
 import { z } from 'zod';
 import { idParam } from '../http/common.schemas.js';
+import { forgetIdempotency } from '../http/idempotency.js';
 import { defineRoute, type AuthContext, type Reply } from '../http/route.js';
-import type { IdempotencyRepository } from '../repositories/idempotency.repository.js';
+import { exportCatalogSchema, exportCatalogToRest } from '../mappers/export-catalog.mapper.js';
 import type { ProjectService } from '../services/project.service.js';
 
-// The spec's names; which format each dataset comes in is the export service's (GET /exports).
-const DATASETS = ['pages', 'markdown', 'changes', 'fields', 'sitemap', 'llms', 'llms-full'] as const;
-const FORMATS = ['jsonl', 'csv', 'txt'] as const;
+// Which format each dataset comes in is the export service's (GET /exports).
 const MAX_URLS = 10_000;
 
 const dataset = z
-  .enum(DATASETS)
+  .enum(EXPORT_DATASETS)
   .describe('pages, markdown, changes, fields, sitemap (jsonl, csv); llms, llms-full (txt)');
-const format = z.enum(FORMATS).optional().describe('default: jsonl; txt for llms and llms-full');
+const format = z.enum(EXPORT_FORMATS).optional().describe('default: jsonl; txt for llms and llms-full');
 const runId = z.string().min(1).max(100).optional().describe('default: the latest finished run');
 
 const exportQuery = z.object({ dataset, format, run_id: runId });
@@ -34,20 +40,6 @@ const exportBody = z
       .describe('only rows of these URLs; a URL matches under either scheme, with or without a trailing slash'),
   })
   .meta({ id: 'ExportRequest' });
-
-const catalogSchema = z
-  .object({
-    data: z.array(
-      z.object({
-        dataset: z.string(),
-        formats: z.array(z.string()),
-        defaultFormat: z.string(),
-        rows: z.string().describe('which rows, in which order'),
-        fields: z.array(z.string()).describe('the columns of jsonl objects and csv headers, in order'),
-      }),
-    ),
-  })
-  .meta({ id: 'ExportCatalog' });
 
 const FILE_DESCRIPTION =
   'the file, streamed as it is read: application/x-ndjson (jsonl), text/csv with a header row (RFC 4180; nested values as JSON), or text/plain (llms, llms-full); Content-Disposition names it, X-Run-Id says which run it is. A failure after the first bytes cuts the connection (the file is then incomplete, never silently short).';
@@ -77,23 +69,23 @@ const write = async (res: Response, data: Buffer): Promise<boolean> => {
 export const exportRoutes = (
   exporter: RpcClient<exportV1.ExportServiceClient>,
   projects: ProjectService,
-  idempotency: IdempotencyRepository,
   logger: Logger,
 ) => {
   const stream = async (
     auth: AuthContext,
     res: Response,
     projectId: string,
-    req: { dataset: string; format?: string; run_id?: string; urls?: string[] },
-    idempotencyKey: string | undefined,
+    req: z.output<typeof exportQuery> & { urls?: string[] },
   ): Promise<Reply> => {
     await projects.get(auth, projectId);
     const call = exporter.stream('stream', {
       workspaceId: auth.workspaceId,
       projectId,
       runId: req.run_id ?? '',
-      dataset: req.dataset,
-      format: req.format ?? '',
+      dataset: exportDatasetEnum.toProto(req.dataset),
+      format: req.format
+        ? exportFormatEnum.toProto(req.format)
+        : exportV1.ExportFormat.EXPORT_FORMAT_UNSPECIFIED /* the dataset's default */,
       restricted: req.urls !== undefined,
       urls: req.urls ?? [],
     });
@@ -104,12 +96,9 @@ export const exportRoutes = (
       call.cancel();
       throw new InternalError(new Error('the export stream began without its head'));
     }
-    if (idempotencyKey !== undefined && res.locals.replyObserver) {
-      // A streamed file cannot be replayed: the export is a read, so the key keeps nothing and a
-      // repeat exports again.
-      res.locals.replyObserver = undefined;
-      await idempotency.release(auth.workspaceId, idempotencyKey);
-    }
+    // A streamed file cannot be replayed: the export is a read, so the key keeps nothing and a
+    // repeat exports again.
+    await forgetIdempotency(res);
 
     let gone = false;
     res.once('close', () => {
@@ -147,8 +136,8 @@ export const exportRoutes = (
       tag: 'Exports',
       summary: 'What can be exported: each dataset with its formats, default format and fields',
       scope: 'read',
-      responses: { 200: { description: 'the datasets', schema: catalogSchema } },
-      handler: async () => ({ status: 200, body: JSON.parse((await exporter.call('catalog', {})).json) as unknown }),
+      responses: { 200: { description: 'the datasets', schema: exportCatalogSchema } },
+      handler: async () => ({ status: 200, body: exportCatalogToRest(await exporter.call('catalog', {})) }),
     }),
     defineRoute({
       method: 'get',
@@ -161,7 +150,7 @@ export const exportRoutes = (
       params: idParam,
       query: exportQuery,
       responses: { 200: { description: FILE_DESCRIPTION } },
-      handler: ({ auth, params, query, res }) => stream(auth, res, params.id, query, undefined),
+      handler: ({ auth, params, query, res }) => stream(auth, res, params.id, query),
     }),
     defineRoute({
       method: 'post',
@@ -174,7 +163,7 @@ export const exportRoutes = (
       params: idParam,
       body: exportBody,
       responses: { 200: { description: FILE_DESCRIPTION } },
-      handler: ({ auth, params, body, req, res }) => stream(auth, res, params.id, body, req.get('idempotency-key')),
+      handler: ({ auth, params, body, res }) => stream(auth, res, params.id, body),
     }),
   ];
 };

@@ -1,7 +1,7 @@
 import type { ApiKey } from '@tidemark/db';
 import type { Request } from 'express';
 import { z } from 'zod';
-import { idParam, listOf } from '../http/common.schemas.js';
+import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js';
 import { pageQuery, toPage } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
 import type { ApiKeyService } from '../services/api-key.service.js';
@@ -59,11 +59,12 @@ export const keyRoutes = (keys: ApiKeyService, publicBaseUrl?: string) => [
     path: '/me/keys',
     tag: 'Workspace',
     summary: 'API keys of the workspace (never their secrets)',
+    description: 'A key limited to some projects sees only the keys limited within those projects.',
     scope: 'admin',
     query: pageQuery({ max: 1000, default: 100 }),
     responses: { 200: { description: 'keys, newest first', schema: listOf(apiKeySchema) } },
     handler: async ({ auth, query, req }) => {
-      const rows = await keys.list(auth.workspaceId, query.cursor, query.limit + 1);
+      const rows = await keys.list(auth, query.cursor, query.limit + 1);
       return { status: 200, body: toPage(req as Request, rows, query.limit, presentKey, publicBaseUrl) };
     },
   }),
@@ -73,12 +74,21 @@ export const keyRoutes = (keys: ApiKeyService, publicBaseUrl?: string) => [
     path: '/me/keys',
     tag: 'Workspace',
     summary: 'Create an API key; the secret is in this answer only',
+    description:
+      'A key is never wider than the caller creating it: its scope is at most the caller’s (a member’s role’s), and a caller key limited to projects, to its own rpm or to an expiry can only create keys limited within them (403 forbidden naming each field, `details.fields[]`).',
     scope: 'admin',
     body: createKeyBody,
     idempotent: true,
-    responses: { 201: { description: 'the key with its secret', schema: createdKeySchema } },
+    secretFields: ['key'],
+    responses: {
+      201: { description: 'the key with its secret', schema: createdKeySchema },
+      403: {
+        description: 'the scope is below admin, or the key asked for would be wider than the caller (forbidden)',
+        schema: errorEnvelopeSchema,
+      },
+    },
     handler: async ({ auth, body }) => {
-      const { key, secret } = await keys.create(auth.workspaceId, {
+      const { key, secret } = await keys.create(auth, {
         name: body.name,
         scopes: body.scopes,
         projects: body.projects,
@@ -94,11 +104,12 @@ export const keyRoutes = (keys: ApiKeyService, publicBaseUrl?: string) => [
     path: '/me/keys/:id',
     tag: 'Workspace',
     summary: 'Revoke an API key',
+    description: 'A key limited to some projects revokes only keys limited within those projects; any other is 404.',
     scope: 'admin',
     params: idParam,
     responses: { 204: { description: 'revoked' } },
     handler: async ({ auth, params }) => {
-      await keys.revoke(auth.workspaceId, params.id);
+      await keys.revoke(auth, params.id);
       return { status: 204 };
     },
   }),

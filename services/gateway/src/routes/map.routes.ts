@@ -1,11 +1,11 @@
-import type { Request } from 'express';
-import { httpUrl, jobEnvelopeSchema, mapTotals, mapV1 } from '@tidemark/contracts';
+import { httpUrl, SITEMAP_MODES, sitemapModeEnum, type mapV1 } from '@tidemark/contracts';
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
 import { idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
+import { mapEnvelopeSchema, mapJobToRest, mapRowCursor } from '../mappers/map-job.mapper.js';
 
 /** POST /v1/map (spec: POST /map). */
 export const mapRequestSchema = z
@@ -14,7 +14,7 @@ export const mapRequestSchema = z
     search: z.string().min(1).max(200).optional().describe('case-insensitive substring a URL must contain'),
     limit: z.number().int().min(1).max(50_000).default(5_000).describe('most URLs in the map'),
     sitemapMode: z
-      .enum(['auto', 'only', 'skip'])
+      .enum(SITEMAP_MODES)
       .default('auto')
       .describe(
         "auto: the sitemaps robots.txt declares (else /sitemap.xml) and the feeds the home page links; only: sitemaps alone; skip: no sitemaps, the home page's feeds alone",
@@ -22,67 +22,6 @@ export const mapRequestSchema = z
     timeout: z.number().int().min(1).max(60).default(10).describe('seconds to wait for the map'),
   })
   .meta({ id: 'MapRequest' });
-
-export const mapRowSchema = z
-  .object({
-    url: z.string(),
-    lastmod: z.string().nullable().describe('as the file gave it (a feed item: ISO 8601)'),
-    changefreq: z.string().nullable(),
-    source: z.enum(['sitemap', 'feed']).describe('the kind of file that listed it'),
-    file: z.string().describe('the sitemap or feed file that listed it'),
-    section: z.string().describe('the first path segment ("/blog"), "/" for the root'),
-  })
-  .meta({ id: 'MapRow' });
-
-const robotsSchema = z
-  .object({
-    url: z.string(),
-    status: z.number().int().nullable().describe('HTTP status after redirects; null when unreachable'),
-    found: z.boolean().describe('a robots.txt was read (2xx)'),
-    sitemaps: z.array(z.string()).describe('its Sitemap lines'),
-    rules: z
-      .enum(['parsed', 'allow_all', 'disallow_all'])
-      .describe('allow_all: 4xx, no rules; disallow_all: 5xx, 429 or unreachable (RFC 9309)'),
-    crawlDelay: z.number().nullable(),
-  })
-  .meta({ id: 'MapRobots' });
-
-export const mapEnvelopeSchema = jobEnvelopeSchema
-  .extend({
-    data: z.array(mapRowSchema),
-    totals: mapTotals.describe(
-      'files read (each 1 credit), URLs in the map, sitemap indexes among the files, listed URLs robots.txt disallows (counted, not listed)',
-    ),
-    robots: robotsSchema.nullable().describe('null until the map has read it'),
-    method: z
-      .enum(['robots', 'sitemap.xml', 'feeds', 'none'])
-      .nullable()
-      .describe('how the sitemaps were found; null until the map ends'),
-    errors: z
-      .array(z.object({ file: z.string(), reason: z.string() }))
-      .describe('files that could not be read (or not to the end), and why; the map goes on without them'),
-  })
-  .meta({ id: 'MapJob' });
-type MapEnvelope = z.infer<typeof mapEnvelopeSchema>;
-
-/** Row cursors are positions in the map, opaque to callers like every other cursor. */
-const rowCursor = z
-  .string()
-  .max(40)
-  .transform((c, ctx) => {
-    const m = /^maprow:(\d{1,7})$/.exec(Buffer.from(c, 'base64url').toString());
-    if (!m) {
-      ctx.addIssue({ code: 'custom', message: 'not a cursor this API gave out' });
-      return z.NEVER;
-    }
-    return Number(m[1]);
-  });
-
-const withNext = (req: Request, envelope: MapEnvelope, limit: number, publicBaseUrl?: string): MapEnvelope => {
-  if (envelope.cursor === null) return envelope;
-  const cursor = Buffer.from(`maprow:${envelope.cursor}`).toString('base64url');
-  return { ...envelope, cursor, next: nextLink(req, cursor, limit, publicBaseUrl) };
-};
 
 export const mapRoutes = (map: RpcClient<mapV1.MapServiceClient>, publicBaseUrl?: string) => [
   defineRoute({
@@ -108,13 +47,13 @@ export const mapRoutes = (map: RpcClient<mapV1.MapServiceClient>, publicBaseUrl?
           url: body.url,
           search: body.search ?? '',
           limit: body.limit,
-          sitemapMode: body.sitemapMode,
+          sitemapMode: sitemapModeEnum.toProto(body.sitemapMode),
           waitMs,
           requestId: currentRequestId() ?? '',
         },
         waitMs + 15_000,
       );
-      const envelope = JSON.parse(res.envelopeJson) as MapEnvelope;
+      const envelope = mapJobToRest(res.job);
       return {
         status: res.done ? 200 : 202,
         body: envelope,
@@ -131,7 +70,7 @@ export const mapRoutes = (map: RpcClient<mapV1.MapServiceClient>, publicBaseUrl?
     scope: 'read',
     params: idParam,
     query: z.object({
-      cursor: rowCursor.optional().describe('from the `cursor` of the previous page'),
+      cursor: mapRowCursor.optional().describe('from the `cursor` of the previous page'),
       limit: z.coerce.number().int().min(1).max(1000).default(1000).describe('rows per page, 1 to 1,000'),
     }),
     responses: { 200: { description: 'the map', schema: mapEnvelopeSchema } },
@@ -144,7 +83,7 @@ export const mapRoutes = (map: RpcClient<mapV1.MapServiceClient>, publicBaseUrl?
       });
       return {
         status: 200,
-        body: withNext(req, JSON.parse(res.envelopeJson) as MapEnvelope, query.limit, publicBaseUrl),
+        body: mapJobToRest(res.job, (cursor) => nextLink(req, cursor, query.limit, publicBaseUrl)),
       };
     },
   }),

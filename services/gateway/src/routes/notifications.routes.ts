@@ -5,6 +5,7 @@ import type { DeliveryClient } from '../clients/delivery.client.js';
 import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js';
 import { encodeCursor, nextLink, pageQuery } from '../http/pagination.js';
 import { defineRoute, type AuthContext } from '../http/route.js';
+import { notificationToRest } from '../mappers/notification.mapper.js';
 
 /** The signed-in member behind a request. API keys have none: a key has no inbox. */
 const memberOf = (auth: AuthContext): string => {
@@ -31,10 +32,11 @@ export const notificationRoutes = (delivery: DeliveryClient, publicBaseUrl?: str
         before: query.cursor,
         take: query.limit,
       });
-      const cursor = res.more && res.data.length ? encodeCursor(res.data[res.data.length - 1]!.id) : null;
+      const data = res.notifications.map(notificationToRest);
+      const cursor = res.more && data.length ? encodeCursor(data[data.length - 1]!.id) : null;
       return {
         status: 200,
-        body: { data: res.data, next: cursor ? nextLink(req, cursor, query.limit, publicBaseUrl) : null, cursor },
+        body: { data, next: cursor ? nextLink(req, cursor, query.limit, publicBaseUrl) : null, cursor },
       };
     },
   }),
@@ -49,13 +51,13 @@ export const notificationRoutes = (delivery: DeliveryClient, publicBaseUrl?: str
       200: { description: 'dismissed', schema: z.object({ seen: z.literal(true) }) },
       403: noInbox,
     },
-    handler: async ({ auth, params }) => ({
-      status: 200,
-      body: await delivery.call('seenNotification', {
+    handler: async ({ auth, params }) => {
+      await delivery.call('seenNotification', {
         workspaceId: auth.workspaceId,
         userId: memberOf(auth),
         notificationId: params.id,
-      }),
-    }),
+      });
+      return { status: 200, body: { seen: true } };
+    },
   }),
 ];

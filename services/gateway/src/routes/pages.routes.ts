@@ -188,11 +188,11 @@ export const pageRoutes = (
     method: 'get',
     path: '/projects/:id/pages/screenshot',
     tag: 'Pages',
-    summary: 'The JPEG stored with a page (404 when none was taken)',
+    summary: 'The screenshot stored with a page, JPEG or PNG (404 when none was taken)',
     scope: 'read',
     params: idParam,
     query: z.object({ url, run_id: runId }),
-    responses: { 200: { description: 'image/jpeg' } },
+    responses: { 200: { description: 'image/jpeg, or image/png when config screenshot.format is png' } },
     handler: async ({ auth, params, query }) => {
       await projects.get(auth, params.id);
       const res = await queryErrors(
@@ -203,7 +203,9 @@ export const pageRoutes = (
           url: query.url,
         }),
       );
-      return { status: 200, raw: Buffer.from(res.jpeg), headers: { 'Content-Type': 'image/jpeg' } };
+      const image = Buffer.from(res.jpeg);
+      // JPEG, or PNG when the screenshot was asked for so (a PNG starts with byte 0x89).
+      return { status: 200, raw: image, headers: { 'Content-Type': image[0] === 0x89 ? 'image/png' : 'image/jpeg' } };
     },
   }),
   defineRoute({

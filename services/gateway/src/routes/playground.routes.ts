@@ -3,6 +3,8 @@ import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
 import { idParam } from '../http/common.schemas.js';
+import { publicOrigin } from '../http/pagination.js';
+import type { HeaderSecrets } from '../services/header-secrets.js';
 import { defineRoute } from '../http/route.js';
 
 const PLAYGROUND_WAIT_MS = 60_000;
@@ -53,7 +55,11 @@ const present = (e: JobEnvelope, screenshotUrl: string) => {
  * The playground: one URL read with everything kept (every body, a screenshot when the browser
  * ran) and the evidence of how the verdict was reached. Billed like a scrape.
  */
-export const playgroundRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>) => [
+export const playgroundRoutes = (
+  scrape: RpcClient<scrapeV1.ScrapeServiceClient>,
+  headerSecrets: HeaderSecrets,
+  publicBaseUrl?: string,
+) => [
   defineRoute({
     method: 'post',
     path: '/playground/extract',
@@ -89,7 +95,7 @@ export const playgroundRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>
         {
           workspaceId: auth.workspaceId,
           url: body.url,
-          requestJson: JSON.stringify(request),
+          requestJson: JSON.stringify(headerSecrets.sealRequest(request)),
           waitMs: 0,
           requestId: currentRequestId() ?? '',
           kind: 'playground',
@@ -121,7 +127,7 @@ export const playgroundRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>
           kind: 'playground',
         });
         const envelope = JSON.parse(res.envelopeJson) as JobEnvelope;
-        const screenshotUrl = `${req.protocol}://${req.get('host')}${req.baseUrl}/playground/${params.id}/screenshot`;
+        const screenshotUrl = `${publicOrigin(req, publicBaseUrl)}${req.baseUrl}/playground/${params.id}/screenshot`;
         if (!['queued', 'running'].includes(envelope.status) || Date.now() >= until) {
           return { status: 200, body: present(envelope, screenshotUrl) };
         }
@@ -136,7 +142,7 @@ export const playgroundRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>
     summary: 'The JPEG the browser took',
     scope: 'read',
     params: idParam,
-    responses: { 200: { description: 'image/jpeg' } },
+    responses: { 200: { description: 'image/jpeg, or image/png when config screenshot.format is png' } },
     handler: async ({ auth, params }) => {
       const res = await scrape.call('getScreenshot', {
         workspaceId: auth.workspaceId,
@@ -144,7 +150,9 @@ export const playgroundRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>
         position: 0,
         kind: 'playground',
       });
-      return { status: 200, raw: Buffer.from(res.jpeg), headers: { 'Content-Type': 'image/jpeg' } };
+      const image = Buffer.from(res.jpeg);
+      // JPEG, or PNG when the screenshot was asked for so (a PNG starts with byte 0x89).
+      return { status: 200, raw: image, headers: { 'Content-Type': image[0] === 0x89 ? 'image/png' : 'image/jpeg' } };
     },
   }),
 ];

@@ -1,9 +1,9 @@
-import { configInputSchema, VERDICTS } from '@tidemark/contracts';
+import { configInputSchema, refuseGuardedUrl, VERDICTS } from '@tidemark/contracts';
 import { z } from 'zod';
 import { idParam, listOf } from '../http/common.schemas.js';
 import { cursorSchema, toPage } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
-import { presentProject, type ProjectService } from '../services/project.service.js';
+import type { ProjectService } from '../services/project.service.js';
 
 const seed = z
   .string()
@@ -22,6 +22,8 @@ const seed = z
       return z.NEVER;
     }
     u.hash = '';
+    // Every run fetches it: the fetch guard judges it when saved.
+    refuseGuardedUrl(u.toString(), ctx);
     return u;
   })
   .describe('starting URL (http or https)');
@@ -71,7 +73,7 @@ export const projectRoutes = (projects: ProjectService, publicBaseUrl?: string) 
     handler: async ({ auth, query, req }) => {
       const size = query.limit || 1000;
       const rows = await projects.list(auth, { take: size + 1, before: query.cursor, verdict: query.v });
-      return { status: 200, body: toPage(req, rows, size, presentProject, publicBaseUrl) };
+      return { status: 200, body: toPage(req, rows, size, (p) => projects.present(auth, p), publicBaseUrl) };
     },
   }),
   defineRoute({
@@ -89,7 +91,10 @@ export const projectRoutes = (projects: ProjectService, publicBaseUrl?: string) 
       config: configInputSchema.optional(),
     }),
     responses: { 201: { description: 'the project', schema: projectSchema } },
-    handler: async ({ auth, body }) => ({ status: 201, body: presentProject(await projects.create(auth, body)) }),
+    handler: async ({ auth, body }) => ({
+      status: 201,
+      body: projects.present(auth, await projects.create(auth, body)),
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -119,7 +124,7 @@ export const projectRoutes = (projects: ProjectService, publicBaseUrl?: string) 
     },
     handler: async ({ auth, body }) => {
       const { created, refused } = await projects.createBatch(auth, body);
-      return { status: 201, body: { data: created.map(presentProject), refused } };
+      return { status: 201, body: { data: created.map((p) => projects.present(auth, p)), refused } };
     },
   }),
   defineRoute({
@@ -159,7 +164,10 @@ export const projectRoutes = (projects: ProjectService, publicBaseUrl?: string) 
     scope: 'read',
     params: idParam,
     responses: { 200: { description: 'the project', schema: projectSchema } },
-    handler: async ({ auth, params }) => ({ status: 200, body: presentProject(await projects.get(auth, params.id)) }),
+    handler: async ({ auth, params }) => ({
+      status: 200,
+      body: projects.present(auth, await projects.get(auth, params.id)),
+    }),
   }),
   defineRoute({
     method: 'patch',
@@ -177,7 +185,7 @@ export const projectRoutes = (projects: ProjectService, publicBaseUrl?: string) 
     responses: { 200: { description: 'the project after the change', schema: projectSchema } },
     handler: async ({ auth, params, body }) => ({
       status: 200,
-      body: presentProject(await projects.update(auth, params.id, body)),
+      body: projects.present(auth, await projects.update(auth, params.id, body)),
     }),
   }),
   defineRoute({

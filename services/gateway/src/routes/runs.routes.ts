@@ -1,4 +1,12 @@
-import { crawlV1, runSchema, runStartSchema, runsStartSchema, type RunRecord } from '@tidemark/contracts';
+import {
+  crawlV1,
+  globListSchema,
+  refuseGuardedUrl,
+  runSchema,
+  runStartSchema,
+  runsStartSchema,
+  type RunRecord,
+} from '@tidemark/contracts';
 import { ApiError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { z } from 'zod';
@@ -7,7 +15,7 @@ import { encodeCursor, nextLink, pageQuery } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
 import type { ProjectService } from '../services/project.service.js';
 
-const globs = z.array(z.string().min(1).max(500)).max(200);
+const globs = globListSchema;
 const scopeDraftSchema = z
   .strictObject({
     include_paths: globs.optional(),
@@ -163,7 +171,7 @@ export const runRoutes = (
     body: scopeDraftSchema
       .pick({ include_paths: true, exclude_paths: true, sitemap_include: true, sitemap_exclude: true })
       .extend({
-        feeds: z.array(z.string().url().max(2048)).max(20).optional(),
+        feeds: z.array(z.string().url().max(2048).superRefine(refuseGuardedUrl)).max(20).optional(),
         url_list: z.array(z.string().min(1).max(2048)).max(1000).optional(),
       })
       .strict()

@@ -6,6 +6,7 @@ import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
 import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js';
 import { cursorSchema, nextLink, toPage } from '../http/pagination.js';
+import type { HeaderSecrets } from '../services/header-secrets.js';
 import { defineRoute } from '../http/route.js';
 
 const createdSchema = jobEnvelopeSchema
@@ -33,7 +34,11 @@ const withNext = (req: Request, envelope: JobEnvelope, limit: number, publicBase
 
 const creditsHeader = (e: JobEnvelope) => ({ 'X-Service-Credits': String(e.creditsUsed) });
 
-export const scrapeRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>, publicBaseUrl?: string) => [
+export const scrapeRoutes = (
+  scrape: RpcClient<scrapeV1.ScrapeServiceClient>,
+  headerSecrets: HeaderSecrets,
+  publicBaseUrl?: string,
+) => [
   defineRoute({
     method: 'post',
     path: '/scrape',
@@ -43,6 +48,7 @@ export const scrapeRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>, pu
       'One url waits up to `timeout` seconds and answers 200 with the job envelope holding one page row (header X-Service-Credits); past the timeout 202 with the id to poll while the fetch goes on. A list of urls always answers 202.',
     scope: 'write',
     idempotent: true,
+    secretFields: ['webhookSecret'],
     body: scrapeRequestSchema,
     responses: {
       200: { description: 'the page, read within the timeout', schema: jobEnvelopeSchema },
@@ -51,8 +57,8 @@ export const scrapeRoutes = (scrape: RpcClient<scrapeV1.ScrapeServiceClient>, pu
     handler: async ({ auth, body, req }) => {
       // No destination exists yet (they come with exports): any id names nothing this key can see.
       if (body.destination !== undefined) throw new NotFoundError('destination');
-      // The request as sent: the scrape service parses it with the same schema.
-      const requestJson = JSON.stringify(req.body);
+      // The request as sent (its header values sealed): the scrape service parses it with the same schema.
+      const requestJson = JSON.stringify(headerSecrets.sealRequest(req.body));
       const requestId = currentRequestId() ?? '';
       if (body.url !== undefined) {
         const waitMs = body.timeout * 1000;

@@ -13,6 +13,7 @@ import { canSeeProject } from '../http/auth.js';
 import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js';
 import { encodeCursor, nextLink, pageQuery, type Page } from '../http/pagination.js';
 import { defineRoute, type AuthContext } from '../http/route.js';
+import { deliveryToRest, projectWebhooksToRest, webhookChannelToRest } from '../mappers/webhook.mapper.js';
 
 const caller = (auth: AuthContext) => ({ workspaceId: auth.workspaceId, projects: auth.projects });
 
@@ -50,7 +51,14 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
       const res = await delivery.call('listChannels', { ...caller(auth), before: query.cursor, take: query.limit });
       return {
         status: 200,
-        body: paged<WebhookChannelView>(req, res.data, res.more, (c) => c.projectId, query.limit, publicBaseUrl),
+        body: paged<WebhookChannelView>(
+          req,
+          res.channels.map(webhookChannelToRest),
+          res.more,
+          (c) => c.projectId,
+          query.limit,
+          publicBaseUrl,
+        ),
       };
     },
   }),
@@ -64,14 +72,14 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
     scope: 'read',
     params: idParam,
     responses: { 200: { description: 'the project’s webhook', schema: projectWebhooksSchema } },
-    handler: async ({ auth, params }) => ({
-      status: 200,
-      body: await delivery.call('projectWebhooks', {
+    handler: async ({ auth, params }) => {
+      const res = await delivery.call('projectWebhooks', {
         ...caller(auth),
         projectId: visibleProject(auth, params.id),
         revealSecret: auth.scope === 'admin',
-      }),
-    }),
+      });
+      return { status: 200, body: projectWebhooksToRest(res.webhooks) };
+    },
   }),
   defineRoute({
     method: 'post',
@@ -87,10 +95,10 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
       },
       409: { description: 'the project has no webhook_url or chat_url', schema: errorEnvelopeSchema },
     },
-    handler: async ({ auth, params }) => ({
-      status: 202,
-      body: await delivery.call('sendTest', { ...caller(auth), projectId: visibleProject(auth, params.id) }),
-    }),
+    handler: async ({ auth, params }) => {
+      const res = await delivery.call('sendTest', { ...caller(auth), projectId: visibleProject(auth, params.id) });
+      return { status: 202, body: { deliveries: res.deliveries.map(deliveryToRest) } };
+    },
   }),
   defineRoute({
     method: 'post',
@@ -99,6 +107,7 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
     tag: 'Webhooks',
     summary: 'Rotate the signing secret; the old one stops signing at once',
     scope: 'admin',
+    secretFields: ['secret'],
     params: idParam,
     responses: {
       200: {
@@ -106,10 +115,10 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
         schema: z.object({ secret: z.string().describe('whsec_ + base64 of 24 bytes') }).meta({ id: 'WebhookSecret' }),
       },
     },
-    handler: async ({ auth, params }) => ({
-      status: 200,
-      body: await delivery.call('rotateSecret', { ...caller(auth), projectId: visibleProject(auth, params.id) }),
-    }),
+    handler: async ({ auth, params }) => {
+      const res = await delivery.call('rotateSecret', { ...caller(auth), projectId: visibleProject(auth, params.id) });
+      return { status: 200, body: { secret: res.secret } };
+    },
   }),
   defineRoute({
     method: 'get',
@@ -134,7 +143,14 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
       });
       return {
         status: 200,
-        body: paged<DeliveryView>(req, res.data, res.more, (d) => d.id, query.limit, publicBaseUrl),
+        body: paged<DeliveryView>(
+          req,
+          res.deliveries.map(deliveryToRest),
+          res.more,
+          (d) => d.id,
+          query.limit,
+          publicBaseUrl,
+        ),
       };
     },
   }),
@@ -148,9 +164,9 @@ export const webhookRoutes = (delivery: DeliveryClient, publicBaseUrl?: string) 
     scope: 'write',
     params: idParam,
     responses: { 200: { description: 'the delivery, pending', schema: deliverySchema } },
-    handler: async ({ auth, params }) => ({
-      status: 200,
-      body: await delivery.call('redeliver', { ...caller(auth), deliveryId: params.id }),
-    }),
+    handler: async ({ auth, params }) => {
+      const res = await delivery.call('redeliver', { ...caller(auth), deliveryId: params.id });
+      return { status: 200, body: deliveryToRest(res.delivery) };
+    },
   }),
 ];

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import type { DeliveryClient } from '../clients/delivery.client.js';
+import type { User } from '@tidemark/db';
 import type { AccountRepository, Role, SessionRow, SignedIn } from '../repositories/account.repository.js';
 import type { SecretBox } from '@tidemark/secret-box';
 import { hashPassword, PASSWORD_MIN, verifyPassword } from './password.js';
@@ -14,6 +15,9 @@ const RESET_TTL = 1 * HOUR;
 const INVITE_TTL = 7 * 24 * HOUR;
 /** A session's expiry moves forward at most this often (one write a minute for a busy session). */
 const TOUCH_EVERY_MS = 60_000;
+
+const MAIL_STATUS_TTL_MS = 60_000;
+const WRONG_PASSWORD = 'wrong e-mail or password';
 
 /** Session, e-mail and invite tokens: 256 random bits, stored as a SHA-256 only. */
 export const mintToken = (): string => randomBytes(32).toString('base64url');
@@ -46,6 +50,8 @@ export interface AccountOptions {
  * there is nobody to prove an address to, so a sign-up is taken as verified (docs/decisions.md).
  */
 export class AccountService {
+  private mailKnown: { mail: boolean; until: number } | null = null;
+
   constructor(
     private readonly accounts: AccountRepository,
     private readonly workspaces: WorkspaceService,
@@ -56,28 +62,59 @@ export class AccountService {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Sign-up. Without a mail host the account is created, taken as confirmed, and signed in; an
+   * address that has an account is 409 (there is nobody to tell, and a sign-up must sign in).
+   * With a mail host the answer is the same whether or not the address has an account, and
+   * nobody is signed in: a new address gets its account and a confirmation code; an address
+   * with a confirmed account gets a mail telling its owner; one still unconfirmed gets a fresh
+   * code. The password is hashed either way, so the work is alike too.
+   */
   async signup(
     input: { email: string; password: string; name?: string | undefined; workspace?: string | undefined },
     meta: ClientMeta,
-  ): Promise<Opened & { verificationSent: boolean }> {
+  ): Promise<{ opened: Opened } | { mailed: true }> {
     const email = normalizeEmail(input.email);
-    if (await this.accounts.findUserByEmail(email))
-      throw new ConflictError('an account with this e-mail exists: sign in instead');
     const mail = await this.mailConfigured();
-    const { user, workspaceId } = await this.accounts
-      .createOwner(
-        { email, name: input.name ?? null, passwordHash: await hashPassword(input.password), verified: !mail },
+    const existing = await this.accounts.findUserByEmail(email);
+    const passwordHash = await hashPassword(input.password);
+    if (existing) {
+      if (!mail) throw new ConflictError('an account with this e-mail exists: sign in instead');
+      await this.tellExisting(existing);
+      return { mailed: true };
+    }
+    let created: { user: User; workspaceId: string };
+    try {
+      created = await this.accounts.createOwner(
+        { email, name: input.name ?? null, passwordHash, verified: !mail },
         input.workspace ?? `${input.name ?? email.split('@')[0]}'s workspace`,
-      )
-      .catch((err: unknown) => {
-        // Two sign-ups with one address at once: the unique index decides.
-        if ((err as { code?: string }).code === 'P2002') throw new ConflictError('an account with this e-mail exists');
-        throw err;
-      });
+      );
+    } catch (err) {
+      // Two sign-ups with one address at once: the unique index decides; the other one lost.
+      if ((err as { code?: string }).code !== 'P2002') throw err;
+      if (!mail) throw new ConflictError('an account with this e-mail exists');
+      return { mailed: true };
+    }
+    const { user, workspaceId } = created;
     await this.workspaces.grantWelcome(workspaceId);
-    const verificationSent = mail ? await this.sendVerification(user.id, email) : false;
     this.logger.info({ userId: user.id, workspaceId }, 'account created');
-    return { ...(await this.open(user.id, workspaceId, meta)), verificationSent };
+    if (!mail) return { opened: await this.open(user.id, workspaceId, meta) };
+    await this.sendVerification(user.id, email);
+    return { mailed: true };
+  }
+
+  /** A sign-up named an address that has an account: its owner hears of it, nobody else does. */
+  private async tellExisting(user: User): Promise<void> {
+    if (!user.emailVerifiedAt) {
+      // Signed up before and never confirmed: the confirmation again (the first password stays).
+      await this.sendVerification(user.id, user.email, true);
+      return;
+    }
+    await this.mail(
+      user.email,
+      'Someone tried to sign up to Tidemark with your address',
+      `Someone — perhaps you — tried to create a Tidemark account with this address, which already has one. Nothing was changed.\n\nIf it was you, sign in with your password; if you have forgotten it, ask for a reset ("Forgot your password?").\nIf it was not you, you can ignore this message.`,
+    );
   }
 
   /**
@@ -92,7 +129,15 @@ export class AccountService {
     const user = await this.accounts.findUserByEmail(normalizeEmail(input.email));
     // The hash is checked even for an unknown address, so timing does not tell which exist.
     const ok = await verifyPassword(input.password, user?.passwordHash);
-    if (!user || !ok) throw new UnauthorizedError('wrong e-mail or password');
+    const mail = await this.mailConfigured();
+    // With a mail host, an unconfirmed account cannot sign in, and says so in the words of a
+    // wrong password: otherwise signing up then in would tell whether the address had an account.
+    if (!user || !ok || (mail && !user.emailVerifiedAt))
+      throw new UnauthorizedError(
+        mail
+          ? 'wrong e-mail or password, or the address is not confirmed yet (use the code we mailed)'
+          : WRONG_PASSWORD,
+      );
     const memberships = await this.accounts.memberships(user.id);
     const target = input.workspaceId ? memberships.find((m) => m.id === input.workspaceId) : memberships[0];
     if (!target) {
@@ -259,6 +304,7 @@ export class AccountService {
     input: { email: string; role: Role },
   ) {
     this.mayGrant(inviter.role, input.role);
+    const mail = await this.mailConfigured();
     const email = normalizeEmail(input.email);
     const existing = await this.accounts.findUserByEmail(email);
     if (existing && (await this.accounts.role(inviter.workspaceId, existing.id)))
@@ -272,12 +318,16 @@ export class AccountService {
       invitedBy: inviter.userId,
       expiresAt: new Date(Date.now() + INVITE_TTL),
     });
+    if (!mail) return { invite, token, sent: false };
     const sent = await this.mail(
       email,
       `You are invited to ${inviter.workspaceName} on Tidemark`,
       `You are invited to join the workspace "${inviter.workspaceName}" on Tidemark as ${input.role}. The invitation works once and for seven days:\n\n${token}\n${this.link('invite', token)}`,
     );
-    return { invite, token, sent };
+    if (sent) await this.accounts.markInviteMailed(invite.id);
+    // With a mail host the code goes only to the address: handing it to the inviter would let
+    // them accept it as that address.
+    return { invite, token: null, sent };
   }
 
   async deleteInvite(workspaceId: string, id: string): Promise<void> {
@@ -305,24 +355,36 @@ export class AccountService {
     const hash = hashToken(token);
     const invite = await this.accounts.openInvite(hash);
     if (!invite) throw new NotFoundError('invite (unknown, used or expired)');
+    // Only a code that travelled by mail proves the address. One handed to the inviter (no mail
+    // host) proves nothing: a new account then follows the sign-up rule (confirmed only while no
+    // mail host is configured); an existing one keeps what it had.
+    const proves = invite.mailedAt !== null;
+    const newAccountConfirmed = proves || !(await this.mailConfigured());
     let accepted: Awaited<ReturnType<AccountRepository['acceptInvite']>>;
     if (current) {
       if (current.user.email !== invite.email)
         throw new ForbiddenError(`this invitation is for ${invite.email}; sign in as that address to accept it`);
-      accepted = await this.accounts.acceptInvite(hash, { userId: current.user.id });
+      accepted = await this.accounts.acceptInvite(hash, { userId: current.user.id }, proves);
     } else {
       if (!input.password) throw new ValidationError('password: required to accept an invitation signed out');
       const user = await this.accounts.findUserByEmail(invite.email);
       if (user) {
-        if (!(await verifyPassword(input.password, user.passwordHash)))
-          throw new UnauthorizedError('wrong e-mail or password');
-        accepted = await this.accounts.acceptInvite(hash, { userId: user.id });
+        if (!(await verifyPassword(input.password, user.passwordHash))) throw new UnauthorizedError(WRONG_PASSWORD);
+        accepted = await this.accounts.acceptInvite(hash, { userId: user.id }, proves);
       } else {
         if (input.password.length < PASSWORD_MIN)
           throw new ValidationError(`password: at least ${PASSWORD_MIN} characters for a new account`);
-        accepted = await this.accounts.acceptInvite(hash, {
-          newUser: { email: invite.email, name: input.name ?? null, passwordHash: await hashPassword(input.password) },
-        });
+        accepted = await this.accounts.acceptInvite(
+          hash,
+          {
+            newUser: {
+              email: invite.email,
+              name: input.name ?? null,
+              passwordHash: await hashPassword(input.password),
+            },
+          },
+          newAccountConfirmed,
+        );
       }
     }
     if (!accepted) throw new NotFoundError('invite (unknown, used or expired)');
@@ -385,13 +447,16 @@ export class AccountService {
     return { signedIn, token };
   }
 
-  private async sendVerification(userId: string, email: string): Promise<boolean> {
+  private async sendVerification(userId: string, email: string, again = false): Promise<boolean> {
     const token = mintToken();
     await this.accounts.issueToken(userId, 'verify', hashToken(token), new Date(Date.now() + VERIFY_TTL));
+    const note = again
+      ? '\nThis address signed up before and was never confirmed. Once it is, sign in with the password chosen the first time (or reset it with "Forgot your password?").\n'
+      : '';
     return this.mail(
       email,
       'Confirm your e-mail address for Tidemark',
-      `Confirm this address for your Tidemark account with this code (it works once, for 48 hours):\n\n${token}\n${this.link('verify', token)}`,
+      `Confirm this address for your Tidemark account with this code (it works once, for 48 hours):\n\n${token}\n${this.link('verify', token)}${note}`,
     );
   }
 
@@ -399,8 +464,12 @@ export class AccountService {
     return this.opts.appUrl ? `\n${this.opts.appUrl.replace(/\/$/, '')}/${kind}?token=${token}\n` : '';
   }
 
+  /** Whether a mail host is configured (delivery's setting; asked at most once a minute). */
   private async mailConfigured(): Promise<boolean> {
-    return (await this.delivery.call('mailStatus', {})).mail;
+    if (this.mailKnown && this.mailKnown.until > Date.now()) return this.mailKnown.mail;
+    const { mail } = await this.delivery.call('mailStatus', {});
+    this.mailKnown = { mail, until: Date.now() + MAIL_STATUS_TTL_MS };
+    return mail;
   }
 
   private async mail(to: string, subject: string, text: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import {
   applyConfigPatch,
+  isSealedValue,
   ConfigConflictError,
   configInputSchema,
   groupsPatch,
@@ -14,10 +15,12 @@ import {
 } from '@tidemark/contracts';
 import type { Project } from '@tidemark/db';
 import { ForbiddenError, NotFoundError, ValidationError } from '@tidemark/errors';
+import type { OutboundUrlCheck } from '@tidemark/contracts';
 import type { z } from 'zod';
 import { canSeeProject } from '../http/auth.js';
 import type { AuthContext } from '../http/route.js';
 import type { ProjectRepository } from '../repositories/project.repository.js';
+import type { HeaderSecrets } from './header-secrets.js';
 
 type ConfigInput = z.output<typeof configInputSchema>;
 
@@ -33,20 +36,7 @@ export interface ProjectView {
   updatedAt: string;
 }
 
-export const presentProject = (p: Project): ProjectView => ({
-  id: p.id,
-  name: p.name,
-  seed: p.seed,
-  host: p.host,
-  schedule: p.schedule,
-  retention: p.retention,
-  // Normalized so keys added to the schema since the project was saved show their defaults.
-  config: presentConfig(applyConfigPatch(p.config as unknown as ResolvedConfig, {}), p.configVersion),
-  createdAt: p.createdAt.toISOString(),
-  updatedAt: p.updatedAt.toISOString(),
-});
-
-const toPatch = (input: ConfigInput | undefined, stored: ResolvedConfig | undefined) => {
+const readPatch = (input: ConfigInput | undefined, stored: ResolvedConfig | undefined) => {
   try {
     return resolveMaskedKeys(stored, toConfigPatch(input ?? {}));
   } catch (err) {
@@ -56,7 +46,38 @@ const toPatch = (input: ConfigInput | undefined, stored: ResolvedConfig | undefi
 };
 
 export class ProjectService {
-  constructor(private readonly projects: ProjectRepository) {}
+  constructor(
+    private readonly projects: ProjectRepository,
+    /** The fetch guard's save-time check, for seeds of a batch (refused one by one, with the reason). */
+    private readonly outboundUrls: OutboundUrlCheck,
+    /** fetch.headers values: sealed at rest, shown in full to admins only. */
+    private readonly headers: HeaderSecrets,
+  ) {}
+
+  /** A project as the API returns it: chat_url masked, fetch.headers masked unless the caller is an admin. */
+  present(auth: AuthContext, p: Project): ProjectView {
+    // Normalized so keys added to the schema since the project was saved show their defaults.
+    const config = presentConfig(applyConfigPatch(p.config as unknown as ResolvedConfig, {}), p.configVersion);
+    config.fetch.headers = this.headers.present(config.fetch.headers, auth.scope === 'admin');
+    return {
+      id: p.id,
+      name: p.name,
+      seed: p.seed,
+      host: p.host,
+      schedule: p.schedule,
+      retention: p.retention,
+      config,
+      createdAt: p.createdAt.toISOString(),
+      updatedAt: p.updatedAt.toISOString(),
+    };
+  }
+
+  /** A caller's config patch read against the stored config, its header values sealed. */
+  private toPatch(input: ConfigInput | undefined, stored: ResolvedConfig | undefined) {
+    const patch = readPatch(input, stored);
+    if (patch.headers) patch.headers = this.headers.sealPatch(patch.headers, stored?.fetch?.headers);
+    return patch;
+  }
 
   async create(
     auth: AuthContext,
@@ -65,7 +86,7 @@ export class ProjectService {
     if (auth.projects.length > 0) {
       throw new ForbiddenError('this key is limited to some projects and cannot create new ones');
     }
-    const config = applyConfigPatch(undefined, toPatch(input.config, undefined));
+    const config = applyConfigPatch(undefined, this.toPatch(input.config, undefined));
     return this.projects.create({
       workspaceId: auth.workspaceId,
       name: input.name ?? input.seed.hostname,
@@ -105,7 +126,7 @@ export class ProjectService {
     if (input.retention !== undefined) data.retention = input.retention;
     if (input.config !== undefined) {
       const stored = current.config as unknown as ResolvedConfig;
-      const saved = saveConfig({ config: stored, version: current.configVersion }, toPatch(input.config, stored));
+      const saved = saveConfig({ config: stored, version: current.configVersion }, this.toPatch(input.config, stored));
       if (saved.changed) {
         data.config = saved.config as object;
         data.configVersion = saved.version;
@@ -147,6 +168,11 @@ export class ProjectService {
         continue;
       }
       url.hash = '';
+      const guarded = this.outboundUrls(url.toString());
+      if (guarded) {
+        refused.push({ seed: raw, reason: guarded });
+        continue;
+      }
       if (seen.has(url.toString())) {
         refused.push({ seed: raw, reason: 'listed twice in this batch' });
         continue;
@@ -193,15 +219,41 @@ export class ProjectService {
         refused.push({ projectId: id, reason: 'no such project' });
         continue;
       }
+      const targetConfig = target.config as unknown as ResolvedConfig;
       const saved = saveConfig(
-        { config: target.config as unknown as ResolvedConfig, version: target.configVersion },
-        patch,
+        { config: targetConfig, version: target.configVersion },
+        patch.headers ? { ...patch, headers: this.headers.reuse(patch.headers, targetConfig.fetch?.headers) } : patch,
       );
       if (saved.changed)
         await this.projects.update(id, { config: saved.config as object, configVersion: saved.version });
       applied.push({ projectId: id, version: saved.version, changed: saved.changed });
     }
     return { applied, refused };
+  }
+
+  /**
+   * Seals fetch.headers values stored in the clear before sealing began (the version stays: the
+   * values are the same). Safe with several gateways at once: a config is replaced only if
+   * nobody changed it meanwhile. Answers how many projects it sealed.
+   */
+  async sealStoredHeaders(): Promise<number> {
+    let sealed = 0;
+    for (const row of await this.projects.withHeaders()) {
+      const config = row.config as unknown as ResolvedConfig;
+      const headers = config.fetch.headers;
+      if (Object.values(headers).every(isSealedValue)) continue;
+      const after = {
+        ...config,
+        fetch: {
+          ...config.fetch,
+          headers: Object.fromEntries(
+            Object.entries(headers).map(([k, v]) => [k, isSealedValue(v) ? v : this.headers.sealStored(v)]),
+          ),
+        },
+      };
+      if (await this.projects.replaceConfig(row.id, row.config, after)) sealed++;
+    }
+    return sealed;
   }
 
   async delete(auth: AuthContext, id: string): Promise<void> {

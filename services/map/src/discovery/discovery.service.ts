@@ -1,6 +1,13 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { MapTotals } from '@tidemark/contracts';
+import {
+  SITEMAP_MODES,
+  type MapMethodName,
+  type MapSourceName,
+  type MapStopName,
+  type MapTotals,
+  type SitemapModeName,
+} from '@tidemark/contracts';
 import { ApiError } from '@tidemark/errors';
 import { MAX_ROBOTS_BYTES, robotsFromResponse, type RobotsRules } from '@tidemark/robots';
 import type { Logger } from '@tidemark/telemetry';
@@ -9,15 +16,16 @@ import { feedLinks } from './feed-links.js';
 import { FileFetchError, toFileFetchError, type FileFetcher } from './file-fetcher.js';
 import { SitemapReader, type FileKind, type ReadEntry } from './sitemap-reader.js';
 
-export const SITEMAP_MODES = ['auto', 'only', 'skip'] as const;
-export type SitemapMode = (typeof SITEMAP_MODES)[number];
+// The vocabulary is the contract's (libs/contracts maps.ts; the proto enums of map.proto).
+export { SITEMAP_MODES };
+export type SitemapMode = SitemapModeName;
 
 /** One URL a site declares (spec: Map row, plus whether robots.txt disallows it). */
 export interface MapEntry {
   url: string;
   lastmod: string | null;
   changefreq: string | null;
-  source: 'sitemap' | 'feed';
+  source: MapSourceName;
   /** The sitemap or feed file that listed it. */
   file: string;
   /** First path segment ("/blog"), "/" for the root. */
@@ -44,9 +52,9 @@ export interface RobotsSummary {
 }
 
 /** completed: everything was read; otherwise what cut the map short. */
-export type StopReason = 'completed' | 'limit' | 'credits_exhausted' | 'max_files' | 'timeout';
+export type StopReason = Exclude<MapStopName, 'error'>;
 /** How the sitemaps were found. */
-export type MapMethod = 'robots' | 'sitemap.xml' | 'feeds' | 'none';
+export type MapMethod = MapMethodName;
 
 export interface DiscoveryResult {
   totals: MapTotals;

@@ -82,8 +82,7 @@ export const toFileFetchError = (err: unknown, timeoutMs: number): FileFetchErro
     response?: { statusCode?: number };
   };
   const cause = e.cause ?? err;
-  if (cause instanceof BlockedAddressError)
-    return new FileFetchError(`refused: ${cause.host} is a private or reserved address`, null, err);
+  if (cause instanceof BlockedAddressError) return new FileFetchError(cause.message, null, err);
   if (cause instanceof HostNotFoundError) return new FileFetchError(`${cause.host} could not be resolved`, null, err);
   if (e.name === 'TimeoutError' || e.code === 'ETIMEDOUT')
     return new FileFetchError(`no complete answer within ${timeoutMs} ms`, null, err);

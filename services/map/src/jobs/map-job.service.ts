@@ -1,5 +1,5 @@
 import type { Bus } from '@tidemark/bus';
-import type { MapTotals } from '@tidemark/contracts';
+import type { JobStatusName, MapSourceName, MapStopName, MapTotals } from '@tidemark/contracts';
 import type { Job, MapUrl } from '@tidemark/db';
 import { asApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
@@ -65,26 +65,28 @@ export interface MapRow {
   url: string;
   lastmod: string | null;
   changefreq: string | null;
-  source: string;
+  source: MapSourceName;
   file: string;
   section: string;
 }
 
-/** The job envelope of the spec with map rows, plus totals, robots, method and errors. */
-export interface MapEnvelope extends MapResult {
+/**
+ * A map job with a page of its rows: the spec's job envelope with map rows, plus totals,
+ * robots, method and errors (the rpc sends it as a MapJob message).
+ */
+export interface MapJobView extends MapResult {
   id: string;
-  kind: string;
-  status: string;
+  status: JobStatusName;
   progress: { done: number; total: number; queued: number };
   creditsUsed: number;
   counts: Record<string, number>;
-  data: MapRow[];
-  next: string | null;
-  cursor: string | null;
-  stop: string | null;
-  request_id: string | null;
+  rows: MapRow[];
+  /** The position of the row after this page; null when the page is the last. */
+  nextPosition: number | null;
+  stop: MapStopName | null;
+  requestId: string | null;
   error: string | null;
-  createdAt: string;
+  createdAt: Date;
 }
 
 /** Core-NATS broadcast when a map ends, so a MapNow waiting anywhere answers at once. */
@@ -102,7 +104,7 @@ const toRow = (u: MapUrl): MapRow => ({
   url: u.url,
   lastmod: u.lastmod,
   changefreq: u.changefreq,
-  source: u.source,
+  source: u.source as MapSourceName,
   file: u.file,
   section: u.section,
 });
@@ -159,26 +161,24 @@ export class MapJobService {
     return job;
   }
 
-  /** The envelope with rows from position `after`, `limit` of them (0: none). */
-  async envelope(job: Job, after = 0, limit = 1000): Promise<MapEnvelope> {
+  /** The job with rows from position `after`, `limit` of them (0: none). */
+  async view(job: Job, after = 0, limit = 1000): Promise<MapJobView> {
     const rows = limit > 0 ? await this.urls.list(job.id, after, limit + 1) : [];
     const more = rows.length > limit;
     const shown = more ? rows.slice(0, limit) : rows;
     const result = { ...EMPTY_RESULT, ...(job.result as Partial<MapResult> | null) };
     return {
       id: job.id,
-      kind: job.kind,
-      status: job.status,
-      progress: job.progress as MapEnvelope['progress'],
+      status: job.status as JobStatusName,
+      progress: job.progress as MapJobView['progress'],
       creditsUsed: job.creditsUsed,
       counts: job.counts as Record<string, number>,
-      data: shown.map(toRow),
-      next: null,
-      cursor: more ? String(shown.at(-1)!.position + 1) : null,
-      stop: job.stop,
-      request_id: job.requestId,
+      rows: shown.map(toRow),
+      nextPosition: more ? shown.at(-1)!.position + 1 : null,
+      stop: job.stop as MapStopName | null,
+      requestId: job.requestId,
       error: job.error === null ? null : String((job.error as { message?: string }).message ?? job.error),
-      createdAt: job.createdAt.toISOString(),
+      createdAt: job.createdAt,
       totals: result.totals,
       robots: result.robots,
       method: result.method,

@@ -1,4 +1,4 @@
-import { newId, type Job, type Prisma, type PrismaClient } from '@tidemark/db';
+import { newId, storable, type Job, type Prisma, type PrismaClient } from '@tidemark/db';
 
 const KIND = 'map';
 
@@ -40,7 +40,7 @@ export class MapJobRepository {
   async progress(id: string, progress: object, result: object): Promise<void> {
     await this.prisma.job.updateMany({
       where: { id, status: 'running' },
-      data: { progress: progress as Prisma.InputJsonValue, result: result as Prisma.InputJsonValue },
+      data: { progress: progress as Prisma.InputJsonValue, result: storable(result) as Prisma.InputJsonValue },
     });
   }
 
@@ -65,8 +65,9 @@ export class MapJobRepository {
         creditsUsed: data.creditsUsed,
         counts: data.counts,
         progress: data.progress as Prisma.InputJsonValue,
-        result: data.result as Prisma.InputJsonValue,
-        ...(data.error ? { error: data.error } : {}),
+        // A result's errors quote what sites answered: cleaned like every web-taken string.
+        result: storable(data.result) as Prisma.InputJsonValue,
+        ...(data.error ? { error: storable(data.error) } : {}),
       },
     });
     return count > 0;

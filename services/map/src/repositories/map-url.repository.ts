@@ -1,4 +1,4 @@
-import type { MapUrl, PrismaClient } from '@tidemark/db';
+import { storable, type MapUrl, type PrismaClient } from '@tidemark/db';
 
 export type MapUrlRow = Omit<MapUrl, 'jobId'>;
 
@@ -13,7 +13,8 @@ export class MapUrlRepository {
 
   async append(jobId: string, rows: MapUrlRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.prisma.mapUrl.createMany({ data: rows.map((r) => ({ jobId, ...r })), skipDuplicates: true });
+    // Sitemaps and feeds are the site's: what PostgreSQL cannot hold is cleaned first.
+    await this.prisma.mapUrl.createMany({ data: storable(rows).map((r) => ({ jobId, ...r })), skipDuplicates: true });
   }
 
   /** Rows from position `after` on, in order. */

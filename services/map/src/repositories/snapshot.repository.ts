@@ -1,9 +1,10 @@
-import { newId, type DiscoverySnapshot, type Prisma, type PrismaClient } from '@tidemark/db';
+import type { MapSourceName } from '@tidemark/contracts';
+import { newId, storable, type DiscoverySnapshot, type Prisma, type PrismaClient } from '@tidemark/db';
 import type { MapRow } from '../jobs/map-job.service.js';
 
 export interface FileSummary {
   file: string;
-  source: string;
+  source: MapSourceName;
   /** The first path segment most of its URLs share ("/blog"; "/" for the root). */
   section: string;
   urls: number;
@@ -53,8 +54,8 @@ export class SnapshotRepository {
     await this.prisma.discoverySnapshot.update({
       where: { id },
       data: {
-        summary: summary as Prisma.InputJsonValue,
-        diff: (diff ?? undefined) as Prisma.InputJsonValue | undefined,
+        summary: storable(summary) as Prisma.InputJsonValue,
+        diff: (diff ? storable(diff) : undefined) as Prisma.InputJsonValue | undefined,
       },
     });
   }
@@ -62,7 +63,7 @@ export class SnapshotRepository {
   /** Each file a map job read, with its URL count, lastmod range and dominant section. */
   async files(jobId: string): Promise<FileSummary[]> {
     const rows = await this.prisma.$queryRaw<
-      { file: string; source: string; section: string; urls: number; min: string | null; max: string | null }[]
+      { file: string; source: MapSourceName; section: string; urls: number; min: string | null; max: string | null }[]
     >`
       SELECT file, source, mode() WITHIN GROUP (ORDER BY section) AS section, count(*)::int AS urls,
              min(lastmod) AS min, max(lastmod) AS max
@@ -101,8 +102,8 @@ export class SnapshotRepository {
   /** One page of a job's rows: by file or by path prefix, matching q, from offset `cursor`. */
   async entries(jobId: string, filter: { file?: string; prefix?: string; q?: string }, cursor: number, limit: number) {
     const file = filter.file ?? null;
-    const prefix = filter.prefix ?? null;
-    const q = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const prefix = filter.prefix ? likeLiteral(filter.prefix) : null;
+    const q = filter.q ? `%${likeLiteral(filter.q)}%` : null;
     return this.prisma.$queryRaw<MapRow[]>`
       SELECT url, lastmod, changefreq, source, file, section FROM map_url
        WHERE job_id = ${jobId}
@@ -115,7 +116,7 @@ export class SnapshotRepository {
   /** The path prefixes (first two segments) under a file or prefix, with their URL counts. */
   async prefixes(jobId: string, filter: { file?: string; prefix?: string }) {
     const file = filter.file ?? null;
-    const prefix = filter.prefix ?? null;
+    const prefix = filter.prefix ? likeLiteral(filter.prefix) : null;
     return this.prisma.$queryRaw<{ prefix: string; urls: number }[]>`
       SELECT coalesce(substring(url from '^[a-z]+://[^/]+(/[^/?#]*(?:/[^/?#]*)?)'), '/') AS prefix, count(*)::int AS urls
         FROM map_url WHERE job_id = ${jobId}
@@ -124,3 +125,6 @@ export class SnapshotRepository {
        GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 100`;
   }
 }
+
+/** Text a LIKE pattern reads as itself: `%`, `_` and `\` escaped (a prefix is not a pattern). */
+const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);

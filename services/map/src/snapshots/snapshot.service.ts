@@ -1,9 +1,10 @@
 import type { Bus } from '@tidemark/bus';
+import type { JobStatusName, MapTotals } from '@tidemark/contracts';
 import type { DiscoverySnapshot, Job } from '@tidemark/db';
 import { ApiError, NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
-import type { SitemapMode } from '../discovery/discovery.service.js';
-import type { MapJobService } from '../jobs/map-job.service.js';
+import type { FileError, MapMethod, RobotsSummary, SitemapMode } from '../discovery/discovery.service.js';
+import type { MapJobService, MapResult, MapRow } from '../jobs/map-job.service.js';
 import type { FileSummary, SnapshotRepository } from '../repositories/snapshot.repository.js';
 
 /** URLs named in one sitemap.added / removed / updated event (the count is always whole). */
@@ -11,15 +12,39 @@ const EVENT_URLS = 100;
 const MAX_FILE_EVENTS = 100;
 const SNAPSHOT_LIMIT = 50_000;
 
-interface SnapshotSummary {
+/** What a finished snapshot keeps (`discovery_snapshot.summary`). */
+export interface SnapshotSummary {
   status: 'done' | 'error';
-  robots: unknown;
-  totals: unknown;
-  method: unknown;
-  errors: unknown;
+  robots: RobotsSummary | null;
+  totals: MapTotals | null;
+  method: MapMethod | null;
+  errors: FileError[];
   files: FileSummary[];
   feeds: FileSummary[];
   finishedAt: string;
+}
+
+/** Against the snapshot before (`discovery_snapshot.diff`). */
+export interface SnapshotDiff {
+  baseline: string;
+  files: { added: string[]; removed: string[] };
+  urls: Awaited<ReturnType<SnapshotRepository['urlDiff']>>;
+}
+
+/** A finished snapshot as the routes show it. */
+export interface SnapshotView {
+  id: string;
+  createdAt: Date;
+  summary: SnapshotSummary;
+  diff: SnapshotDiff | null;
+}
+
+/** The map job of a snapshot, as far as it has come. */
+export interface SnapshotJobView {
+  id: string;
+  status: JobStatusName;
+  progress: { done: number; total: number; queued: number };
+  creditsUsed: number;
 }
 
 /**
@@ -35,7 +60,7 @@ export class SnapshotService {
     private readonly logger: Logger,
   ) {}
 
-  async start(workspaceId: string, projectId: string) {
+  async start(workspaceId: string, projectId: string): Promise<SnapshotJobView> {
     const project = await this.snapshots.project(workspaceId, projectId);
     if (!project) throw new NotFoundError('project');
     const latest = await this.snapshots.latest(projectId);
@@ -52,11 +77,14 @@ export class SnapshotService {
       null,
       async (created) => void (await this.snapshots.create({ workspaceId, projectId, jobId: created.id })),
     );
-    return { job: jobView(job) };
+    return jobView(job);
   }
 
   /** The latest finished snapshot (null before the first) and the running one's job, if any. */
-  async get(workspaceId: string, projectId: string) {
+  async get(
+    workspaceId: string,
+    projectId: string,
+  ): Promise<{ discovery: SnapshotView | null; job: SnapshotJobView | null }> {
     const project = await this.snapshots.project(workspaceId, projectId);
     if (!project) throw new NotFoundError('project');
     const latest = await this.snapshots.latest(projectId);
@@ -77,7 +105,12 @@ export class SnapshotService {
     workspaceId: string,
     projectId: string,
     q: { file?: string; prefix?: string; snapshotId?: string; q?: string; cursor: number; limit: number },
-  ) {
+  ): Promise<{
+    snapshotId: string;
+    rows: MapRow[];
+    nextCursor: number | null;
+    prefixes: { prefix: string; urls: number }[];
+  }> {
     const project = await this.snapshots.project(workspaceId, projectId);
     if (!project) throw new NotFoundError('project');
     const snapshot = q.snapshotId
@@ -89,8 +122,8 @@ export class SnapshotService {
     const more = rows.length > q.limit;
     return {
       snapshotId: snapshot.id,
-      data: rows.slice(0, q.limit),
-      cursor: more ? q.cursor + q.limit : null,
+      rows: rows.slice(0, q.limit),
+      nextCursor: more ? q.cursor + q.limit : null,
       prefixes: await this.snapshots.prefixes(snapshot.jobId, filter),
     };
   }
@@ -99,7 +132,7 @@ export class SnapshotService {
   async onJobEnd(job: Job): Promise<void> {
     const snapshot = await this.snapshots.byJob(job.id);
     if (!snapshot || snapshot.summary !== null) return;
-    const result = (job.result ?? {}) as Record<string, unknown>;
+    const result = (job.result ?? {}) as Partial<MapResult>;
     const files = job.status === 'done' ? await this.snapshots.files(job.id) : [];
     const summary: SnapshotSummary = {
       status: job.status === 'done' ? 'done' : 'error',
@@ -118,7 +151,7 @@ export class SnapshotService {
     this.logger.info({ projectId: snapshot.projectId, snapshotId: snapshot.id }, 'discovery snapshot stored');
   }
 
-  private async diff(jobId: string, previous: DiscoverySnapshot, summary: SnapshotSummary) {
+  private async diff(jobId: string, previous: DiscoverySnapshot, summary: SnapshotSummary): Promise<SnapshotDiff> {
     const before = (previous.summary as unknown as SnapshotSummary).files.concat(
       (previous.summary as unknown as SnapshotSummary).feeds,
     );
@@ -136,7 +169,7 @@ export class SnapshotService {
     };
   }
 
-  private async publish(snapshot: DiscoverySnapshot, diff: Awaited<ReturnType<SnapshotService['diff']>>) {
+  private async publish(snapshot: DiscoverySnapshot, diff: SnapshotDiff) {
     const base = { projectId: snapshot.projectId, runId: null, snapshotId: snapshot.id };
     for (const [kind, files] of [
       ['sitemap.file_added', diff.files.added],
@@ -168,16 +201,17 @@ export class SnapshotService {
   }
 }
 
-const jobView = (job: Job) => ({
+const jobView = (job: Job): SnapshotJobView => ({
   id: job.id,
-  status: job.status,
-  progress: job.progress,
+  status: job.status as JobStatusName,
+  progress: job.progress as SnapshotJobView['progress'],
   creditsUsed: job.creditsUsed,
 });
 
-const present = (s: DiscoverySnapshot) => ({
+// The JSON columns were written by onJobEnd (finish) from these types.
+const present = (s: DiscoverySnapshot): SnapshotView => ({
   id: s.id,
-  createdAt: s.createdAt.toISOString(),
-  ...(s.summary as object),
-  diff: s.diff ?? null,
+  createdAt: s.createdAt,
+  summary: s.summary as unknown as SnapshotSummary,
+  diff: (s.diff ?? null) as unknown as SnapshotDiff | null,
 });

@@ -1,4 +1,5 @@
 import type { SecretBox } from '@tidemark/secret-box';
+import { stalledReason } from '@tidemark/config';
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@tidemark/bus';
 import {
@@ -15,7 +16,7 @@ import type { Logger } from '@tidemark/telemetry';
 import { z } from 'zod';
 import type { PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions } from '../ladder/options.js';
-import type { JobRepository } from '../repositories/job.repository.js';
+import type { JobProgress, JobRepository } from '../repositories/job.repository.js';
 import { toRow, type PageRepository } from '../repositories/page.repository.js';
 
 export type JobKind = 'scrape' | 'playground';
@@ -177,8 +178,29 @@ export class JobService {
     const key = result.row.status === 'error' ? 'error' : (result.row.verdict ?? 'error');
     const after = await this.jobs.recordPage(job.id, result.row.credits, key);
     if (!after.finishedNow) return;
+    await this.announceEnd(job, after, (after.counts.error ?? 0) === after.progress.total);
+  }
+
+  /**
+   * The watchdog's step (every scrape worker runs it): jobs that have not moved for `stallMs`
+   * end as errors with the reason, their open rows settled as errors, and are announced like any
+   * job that ends. Answers how many this worker ended.
+   */
+  async failStalled(stallMs: number): Promise<number> {
+    const reason = stalledReason(stallMs);
+    const ended = await this.jobs.failStalled(stallMs, reason);
+    for (const job of ended) {
+      const rows = await this.pages.failOpen(job.id, `${reason} before this page was read`);
+      const after = await this.jobs.recordFailedRows(job.id, rows);
+      this.logger.warn({ jobId: job.id, rows }, 'stalled job failed');
+      await this.announceEnd(job, after, true);
+    }
+    return ended.length;
+  }
+
+  /** A job ended: its events (batch.finished, scrape.completed or .failed) and the done broadcast. */
+  private async announceEnd(job: Job, after: JobProgress, failed: boolean): Promise<void> {
     const request = job.request as { webhook_url?: string; batch?: boolean };
-    const allFailed = (after.counts.error ?? 0) === after.progress.total;
     const event = {
       jobId: job.id,
       status: after.status,
@@ -190,7 +212,7 @@ export class JobService {
     try {
       if (request.batch)
         await this.bus.publishEvent(job.workspaceId, 'batch.finished', event, { msgId: `${job.id}:batch.finished` });
-      const kind = allFailed ? 'scrape.failed' : 'scrape.completed';
+      const kind = failed ? 'scrape.failed' : 'scrape.completed';
       await this.bus.publishEvent(job.workspaceId, kind, event, { msgId: `${job.id}:${kind}` });
     } catch (err) {
       this.logger.error({ err, jobId: job.id }, 'job events not published');

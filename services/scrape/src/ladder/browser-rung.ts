@@ -9,7 +9,20 @@ export interface Rendered extends Fetched {
   solved: string;
   exitBytes: number;
   screenshot?: Buffer;
+  /** What the row should say of the screenshot asked for: clipped, or why it is missing. */
+  screenshotNote?: string;
 }
+
+/** The screenshot a page asks for (config output.screenshot). */
+export interface ScreenshotSpec {
+  full_page: boolean;
+  width: number;
+  format: 'jpeg' | 'png';
+  quality: number;
+}
+
+/** The tallest full-page screenshot the pool takes (its MAX_SHOT_HEIGHT). */
+const MAX_SHOT_HEIGHT = 16_384;
 
 /** The browser pool could not be reached: the ladder keeps what the rung below read. */
 export class BrowserUnavailable extends Error {
@@ -37,6 +50,7 @@ const toLadderError = (err: unknown, reason: string | undefined): Error => {
     case 'network':
     case 'crashed':
     case 'exit_failed':
+    case 'too_large':
       return new FetchFailure('NETWORK', message, err);
     case 'busy':
       return err as Error;
@@ -46,33 +60,51 @@ const toLadderError = (err: unknown, reason: string | undefined): Error => {
   }
 };
 
+/** A screenshot asked for that is missing or cut short, in the row's words. */
+const screenshotNote = (asked: ScreenshotSpec | null, res: browserPoolV1.RenderResponse): string | undefined => {
+  if (!asked) return undefined;
+  if (res.screenshotOmitted) return `screenshot not kept: ${res.screenshotOmitted}`;
+  if (!res.screenshot.length) return 'screenshot not taken';
+  if (asked.full_page && res.pageHeight > MAX_SHOT_HEIGHT)
+    return `screenshot clipped at ${MAX_SHOT_HEIGHT} px: the page is ${res.pageHeight} px high`;
+  return undefined;
+};
+
 export interface RenderOptions {
   timeoutMs: number;
   headers: Record<string, string>;
   waitForMs: number;
-  screenshot: boolean;
+  /** The screenshot to take; null for none. */
+  screenshot: ScreenshotSpec | null;
   useExit: boolean;
 }
 
 /** The browser rungs: a render by services/browser-pool, directly or through a residential exit. */
 export class BrowserRung {
-  constructor(private readonly pool: RpcClient<browserPoolV1.BrowserPoolServiceClient>) {}
+  constructor(
+    private readonly pool: RpcClient<browserPoolV1.BrowserPoolServiceClient>,
+    /** The http rung's body cap: the rendered DOM may be no larger. */
+    private readonly maxHtmlBytes: number,
+  ) {}
 
   private request(url: string, opts: RenderOptions): browserPoolV1.RenderRequest {
     return {
       url,
       headers: opts.headers,
       cookies: [],
-      viewportWidth: 1366,
+      viewportWidth: opts.screenshot?.width ?? 1366,
       viewportHeight: 900,
       waitUntil: 'load',
       waitForMs: opts.waitForMs,
       waitForSelector: '',
       timeoutMs: opts.timeoutMs,
-      screenshot: opts.screenshot,
-      screenshotFullPage: false,
+      screenshot: opts.screenshot !== null,
+      screenshotFullPage: opts.screenshot?.full_page ?? false,
+      screenshotFormat: opts.screenshot?.format ?? '',
+      screenshotQuality: opts.screenshot?.quality ?? 0,
       useExit: opts.useExit,
-      blockMedia: !opts.screenshot,
+      blockMedia: opts.screenshot === null,
+      maxHtmlBytes: this.maxHtmlBytes,
     };
   }
 
@@ -98,7 +130,8 @@ export class BrowserRung {
       widget: res.widget,
       solved: res.solved,
       exitBytes: res.exitBytes,
-      ...(res.screenshotJpeg.length ? { screenshot: Buffer.from(res.screenshotJpeg) } : {}),
+      ...(res.screenshot.length ? { screenshot: Buffer.from(res.screenshot) } : {}),
+      ...(screenshotNote(opts.screenshot, res) ? { screenshotNote: screenshotNote(opts.screenshot, res) } : {}),
     };
   }
 }

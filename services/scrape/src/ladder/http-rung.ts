@@ -37,6 +37,8 @@ export class HttpRung {
   ) {}
 
   async fetch(url: string, opts: { timeoutMs: number; headers: Record<string, string> }): Promise<Fetched> {
+    // got's CancelError says only "Promise was canceled": the reason is kept here.
+    let tooLarge: FetchFailure | undefined;
     try {
       const request = got(url, {
         agent: this.agents,
@@ -55,7 +57,10 @@ export class HttpRung {
         },
       });
       request.on('downloadProgress', (p) => {
-        if (p.transferred > this.maxBodyBytes) request.cancel(`body larger than ${this.maxBodyBytes} bytes`);
+        if (p.transferred > this.maxBodyBytes && !tooLarge) {
+          tooLarge = new FetchFailure('NETWORK', `page too large: the body is larger than ${this.maxBodyBytes} bytes`);
+          request.cancel(tooLarge.message);
+        }
       });
       const res = await request;
       const contentType = String(res.headers['content-type'] ?? '');
@@ -68,7 +73,7 @@ export class HttpRung {
         contentType,
       };
     } catch (err) {
-      throw toFetchFailure(err);
+      throw tooLarge ?? toFetchFailure(err);
     }
   }
 }

@@ -1,5 +1,6 @@
 import {
   ENGINE_LADDER,
+  isSealedValue,
   PAGE_ERROR_CODES,
   type EngineRung,
   type PageErrorCode,
@@ -44,7 +45,11 @@ export interface PageResult {
   row: Omit<PageRow, keyof Bodies | 'screenshot'>;
   bodies: Bodies;
   screenshot?: Buffer;
+  /** Billing refused a rung because the workspace's credits ran out (a crawl stops on it). */
+  creditsExhausted?: boolean;
 }
+
+type LadderStop = { code: 'TIER_LIMIT' | 'BUDGET_EXHAUSTED'; reason: string; creditsExhausted?: boolean };
 
 interface Attempt {
   rung: (typeof ENGINE_LADDER)[number];
@@ -69,24 +74,57 @@ export class LadderService {
     private readonly credits: CreditsPort,
     private readonly cache: CachePort,
     private readonly logger: Logger,
+    /** Opens a value sealed with SECRETS_KEY (libs/secret-box): fetch.headers come sealed. */
+    private readonly openSecret: (sealed: string) => string,
   ) {}
 
   async scrape(page: PageRef, opts: LadderOptions): Promise<PageResult> {
     const fetchCfg = opts.config.fetch;
+    // fetch.headers travel sealed (the gateway sealed them as they came in); they are opened
+    // here, for the rungs only, and never stored or logged in the clear.
+    const headers = this.openHeaders(fetchCfg.headers);
+    if (!headers)
+      return {
+        row: {
+          ...emptyRow(page.url),
+          status: 'error',
+          reason: 'the fetch.headers of this request could not be opened (sealed under another SECRETS_KEY)',
+          crawledAt: new Date().toISOString(),
+        },
+        bodies: {},
+      };
     if (fetchCfg.max_age !== null) {
       const cached = await this.cache.fresh(page.workspaceId, page.url, new Date(Date.now() - fetchCfg.max_age));
       if (cached) return cached;
     }
 
-    const start = fetchCfg.render_js === 'always' ? rungIndex('browser') : 0;
+    const browserIndex = rungIndex('browser');
     const maxIndex = rungIndex(fetchCfg.max_tier);
     const attempts: Attempt[] = [];
     const holds: string[] = [];
     const warnings: string[] = [];
-    let stop: { code: 'TIER_LIMIT' | 'BUDGET_EXHAUSTED'; reason: string } | undefined;
+    let stop: LadderStop | undefined;
+    const shot = opts.formats.includes('screenshot') ? opts.config.output.screenshot : null;
+    let start = fetchCfg.render_js === 'always' ? browserIndex : 0;
+    // A screenshot is taken by the browser: a page that asks for one starts there when its
+    // maxTier and maxCredits allow (the http rung's answer would be thrown away), else the row
+    // says why there is none.
+    if (shot && opts.screenshotLeads !== false && start < browserIndex) {
+      const browser = ENGINE_LADDER[browserIndex]!;
+      if (browserIndex > maxIndex)
+        warnings.push(`screenshot not taken: it needs the browser rung; maxTier is ${fetchCfg.max_tier}`);
+      else if (opts.maxCreditsPerPage !== null && browser.credits > opts.maxCreditsPerPage)
+        warnings.push(
+          `screenshot not taken: the browser rung costs ${browser.credits} credits; maxCredits is ${opts.maxCreditsPerPage}`,
+        );
+      else start = browserIndex;
+    }
+    /** The browser pool did not answer: no rung above http is tried again for this page. */
+    let browserDown = false;
 
     for (let i = start; i < ENGINE_LADDER.length; i++) {
       const rung = ENGINE_LADDER[i]!;
+      if (browserDown && rung.tier === 'browser') break;
       if (i > maxIndex) {
         stop = { code: 'TIER_LIMIT', reason: `the ${rung.rung} rung would be needed; maxTier is ${fetchCfg.max_tier}` };
         break;
@@ -103,9 +141,16 @@ export class LadderService {
         await this.credits.authorize(page.workspaceId, reference, rung.credits);
       } catch (err) {
         if (err instanceof ApiError && err.code === 'credits_exhausted') {
+          if (i === start && i > 0 && shot && fetchCfg.render_js !== 'always') {
+            // Not enough for the browser's screenshot: the page is read by the http rung.
+            warnings.push(`screenshot not taken: the ${rung.rung} rung costs ${rung.credits} credits; ${err.message}`);
+            i = -1;
+            continue;
+          }
           stop = {
             code: 'BUDGET_EXHAUSTED',
             reason: `the ${rung.rung} rung costs ${rung.credits} credits; ${err.message}`,
+            creditsExhausted: true,
           };
           break;
         }
@@ -118,18 +163,26 @@ export class LadderService {
       try {
         attempt.fetched =
           rung.tier === 'http'
-            ? await this.http.fetch(page.url, { timeoutMs: fetchCfg.timeout * 1000, headers: fetchCfg.headers })
+            ? await this.http.fetch(page.url, { timeoutMs: fetchCfg.timeout * 1000, headers })
             : await this.browser.fetch(page.url, {
                 timeoutMs: fetchCfg.timeout * 1000,
-                headers: fetchCfg.headers,
+                headers,
                 waitForMs: fetchCfg.wait_for,
-                screenshot: opts.formats.includes('screenshot'),
+                screenshot: shot,
                 useExit: rung.rung === 'browser+exit',
               });
       } catch (err) {
         if (err instanceof BrowserUnavailable) {
           attempts.pop();
           warnings.push('browser tier unavailable');
+          browserDown = true;
+          // A page that started at the browser (render_js always, a screenshot) is read by the
+          // http rung instead; one that climbed keeps what the lower rung read.
+          if (attempts.length === 0 && i > 0) {
+            this.logger.warn({ err, url: page.url }, 'browser tier unavailable; reading the page over http');
+            i = -1;
+            continue;
+          }
           this.logger.warn({ err, url: page.url }, 'browser tier unavailable; keeping the lower rung');
           break;
         }
@@ -147,14 +200,31 @@ export class LadderService {
     return this.settle(page, opts, attempts, holds, warnings, stop);
   }
 
+  /** The headers in the clear (a plain value, kept from before sealing began, as it is); null if one cannot be opened. */
+  private openHeaders(headers: Record<string, string>): Record<string, string> | null {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (!isSealedValue(value)) out[name] = value;
+      else
+        try {
+          out[name] = this.openSecret(value);
+        } catch (err) {
+          this.logger.warn({ err, header: name }, 'a fetch.headers value could not be opened');
+          return null;
+        }
+    }
+    return out;
+  }
+
   private async settle(
     page: PageRef,
     opts: LadderOptions,
     attempts: Attempt[],
     holds: string[],
     warnings: string[],
-    stop: { code: 'TIER_LIMIT' | 'BUDGET_EXHAUSTED'; reason: string } | undefined,
+    stop: LadderStop | undefined,
   ): Promise<PageResult> {
+    const exhausted = stop?.creditsExhausted ? { creditsExhausted: true } : {};
     const answered = attempts.filter((a) => a.reading);
     const chosen = answered.at(-1);
     const priced = answered.at(-1)?.rung; // the highest rung that got an answer
@@ -190,12 +260,19 @@ export class LadderService {
           attempts: evidence,
         },
         bodies: {},
+        ...exhausted,
       };
     }
 
     const { reading, fetched, rung } = chosen as Required<Pick<Attempt, 'reading' | 'fetched' | 'rung'>>;
     const lastFailure = attempts.at(-1)?.failure;
     if (lastFailure) warnings.push(`${attempts.at(-1)!.rung.rung} rung failed: ${lastFailure.message}`);
+    const rendered = 'widget' in fetched ? (fetched as Rendered) : undefined;
+    if (opts.formats.includes('screenshot')) {
+      if (rendered?.screenshotNote) warnings.push(rendered.screenshotNote);
+      else if (!rendered?.screenshot && !warnings.some((w) => w.startsWith('screenshot not taken')))
+        warnings.push(`screenshot not taken: the page was read by the ${rung.rung} rung`);
+    }
     const v = reading.verdict;
     const signals = [...v.signals];
     if (
@@ -207,7 +284,6 @@ export class LadderService {
     }
     const stoppedClimbing = v.climb && stop;
     const errorCode: PageErrorCode = stoppedClimbing ? stop.code : v.errorCode;
-    const rendered = 'widget' in fetched ? (fetched as Rendered) : undefined;
     const formats = new Set(opts.formats);
     const c = reading.content;
     const bodies: Bodies = {
@@ -247,6 +323,7 @@ export class LadderService {
       },
       bodies,
       ...(rendered?.screenshot ? { screenshot: rendered.screenshot } : {}),
+      ...(stoppedClimbing ? exhausted : {}),
     };
   }
 }

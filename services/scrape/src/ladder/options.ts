@@ -13,6 +13,12 @@ export interface LadderOptions {
   config: ResolvedConfig;
   /** What one page may cost at most (maxCredits, else config fetch.max_credits_per_page). */
   maxCreditsPerPage: number | null;
+  /**
+   * A screenshot in the formats starts the page at the browser (true, the default), or is taken
+   * only if the ladder climbs there anyway (false: the playground, whose evidence is the
+   * ladder's own way).
+   */
+  screenshotLeads?: boolean;
 }
 
 export const resolveOptions = (req: ScrapeRequest): LadderOptions => {

@@ -49,6 +49,15 @@ export class JobRepository {
     });
   }
 
+  /** A workspace's jobs of these kinds that are queued or running, oldest first. */
+  active(workspaceId: string, kinds: string[], take: number): Promise<Job[]> {
+    return this.prisma.job.findMany({
+      where: { workspaceId, kind: { in: kinds }, status: { in: ['queued', 'running'] } },
+      orderBy: { id: 'asc' },
+      take,
+    });
+  }
+
   /**
    * Counts one settled page into its job in a single statement (the row lock orders concurrent
    * workers) and finishes the job when it was the last; answers the job after the update.
@@ -70,12 +79,48 @@ export class JobRepository {
         stop = CASE
           WHEN status IN ('queued', 'running') AND (progress->>'done')::int + 1 >= (progress->>'total')::int THEN 'completed'
           ELSE stop END,
-        updated_at = now()
+        updated_at = (now() AT TIME ZONE 'utc')
       FROM before
       WHERE id = ${jobId}
       RETURNING status, progress, credits_used AS "creditsUsed", counts, before.was`;
     const row = rows[0]!;
     return { ...row, finishedNow: row.status === 'done' && row.was !== 'done' };
+  }
+
+  /**
+   * The watchdog's step: scrape and playground jobs still open whose row has not moved for
+   * `stallMs` end as errors with `reason`, in one statement. The rows are taken FOR UPDATE SKIP
+   * LOCKED and must still be open, so of two watchdogs only one ends a job (a job a page is
+   * being counted into is locked: it is moving). Answers the jobs ended.
+   */
+  async failStalled(stallMs: number, reason: string, take = 50): Promise<Job[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE job SET status = 'error', stop = 'error', error = jsonb_build_object('message', ${reason}::text),
+             updated_at = (now() AT TIME ZONE 'utc')
+       WHERE id IN (
+         SELECT id FROM job
+          WHERE kind IN ('scrape', 'playground') AND status IN ('queued', 'running')
+            AND updated_at < (now() AT TIME ZONE 'utc') - make_interval(secs => ${stallMs}::float8 / 1000)
+          ORDER BY updated_at LIMIT ${take}::int
+          FOR UPDATE SKIP LOCKED)
+      RETURNING id`;
+    if (!rows.length) return [];
+    return this.prisma.job.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
+  }
+
+  /** Counts rows the watchdog settled as errors into their (ended) job. */
+  async recordFailedRows(jobId: string, rows: number): Promise<JobProgress> {
+    const [after] = await this.prisma.$queryRaw<JobProgress[]>`
+      UPDATE job SET progress = jsonb_build_object(
+          'done', (progress->>'done')::int + ${rows}::int,
+          'total', (progress->>'total')::int,
+          'queued', GREATEST((progress->>'queued')::int - ${rows}::int, 0)),
+        counts = CASE WHEN ${rows}::int > 0
+                 THEN counts || jsonb_build_object('error', COALESCE((counts->>'error')::int, 0) + ${rows}::int)
+                 ELSE counts END
+      WHERE id = ${jobId}
+      RETURNING status, progress, credits_used AS "creditsUsed", counts`;
+    return after!;
   }
 
   /** Cancels a queued or running job; false when it had already ended. */
@@ -95,7 +140,7 @@ export class JobRepository {
           'total', (progress->>'total')::int,
           'queued', GREATEST((progress->>'queued')::int - ${cancelledRows}, 0)),
         counts = counts || jsonb_build_object('cancelled', COALESCE((counts->>'cancelled')::int, 0) + ${cancelledRows}),
-        updated_at = now()
+        updated_at = (now() AT TIME ZONE 'utc')
       WHERE id = ${jobId}`;
   }
 }

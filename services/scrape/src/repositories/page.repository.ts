@@ -1,37 +1,76 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { newId, type Page, type Prisma, type PrismaClient } from '@tidemark/db';
+import { newId, storable, type Page, type Prisma, type PrismaClient } from '@tidemark/db';
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
 
 type RowData = PageResult['row'];
 type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
 
-/** The columns a settled page writes, whatever kind of job it belongs to. */
-const settledColumns = (result: PageResult) => ({
-  status: result.row.status,
-  httpStatus: result.row.httpStatus,
-  verdict: result.row.verdict,
-  errorCode: result.row.errorCode,
-  tier: result.row.tier,
-  credits: result.row.credits,
-  data: result.row as unknown as Prisma.InputJsonValue,
-  bodies: Object.keys(result.bodies).length ? new Uint8Array(gzipSync(JSON.stringify(result.bodies))) : null,
-  screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
-  crawledAt: result.row.crawledAt ? new Date(result.row.crawledAt) : new Date(),
-});
+/**
+ * The columns a settled page writes, whatever kind of job it belongs to. Everything in a row and
+ * its bodies was taken from the web: it passes `storable` (no NUL, no lone surrogate), so a
+ * hostile page is stored rather than failing its write for good.
+ */
+const settledColumns = (result: PageResult) => {
+  const row = storable(result.row);
+  const bodies = storable(result.bodies);
+  return {
+    url: row.url,
+    status: row.status,
+    httpStatus: row.httpStatus,
+    verdict: row.verdict,
+    errorCode: row.errorCode,
+    tier: row.tier,
+    credits: row.credits,
+    data: row as unknown as Prisma.InputJsonValue,
+    bodies: Object.keys(bodies).length ? new Uint8Array(gzipSync(JSON.stringify(bodies))) : null,
+    screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
+    crawledAt: row.crawledAt ? new Date(row.crawledAt) : new Date(),
+  };
+};
 
 const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
   workspaceId: ref.workspaceId,
   jobId: ref.jobId,
   runId: ref.runId,
   position: ref.position,
-  url: result.row.url,
   ...settledColumns(result),
 });
 
 /** The only file of scrape that touches page. Bodies are stored gzip-compressed. */
 export class PageRepository {
   constructor(private readonly prisma: PrismaClient) {}
+
+  /**
+   * Pages fetched per UTC day from `since` on (the usage view): rows a fetch answered, not the
+   * ones robots.txt ruled out or a stored copy served. The (workspace_id, crawled_at) index
+   * bounds the read to those days.
+   */
+  async usageByDay(
+    workspaceId: string,
+    since: Date,
+  ): Promise<{ day: string; pages: number; browserPages: number; blockedPages: number; credits: number }[]> {
+    const rows = await this.prisma.$queryRaw<
+      { day: string; pages: bigint; browser_pages: bigint; blocked_pages: bigint; credits: bigint }[]
+    >`
+      SELECT to_char(crawled_at, 'YYYY-MM-DD') AS day,
+             count(*)::bigint AS pages,
+             (count(*) FILTER (WHERE tier = 'browser'))::bigint AS browser_pages,
+             (count(*) FILTER (WHERE verdict = 'blocked'))::bigint AS blocked_pages,
+             COALESCE(SUM(credits), 0)::bigint AS credits
+        FROM page
+       WHERE workspace_id = ${workspaceId} AND crawled_at >= ${since}
+         AND status IN ('done', 'error') AND verdict IS DISTINCT FROM 'robots' AND verdict IS DISTINCT FROM 'cached'
+       GROUP BY 1
+       ORDER BY 1`;
+    return rows.map((r) => ({
+      day: r.day,
+      pages: Number(r.pages),
+      browserPages: Number(r.browser_pages),
+      blockedPages: Number(r.blocked_pages),
+      credits: Number(r.credits),
+    }));
+  }
 
   /** One queued row per URL, in the order given. */
   async createQueued(workspaceId: string, jobId: string, urls: string[]): Promise<void> {
@@ -82,7 +121,7 @@ export class PageRepository {
     const inserted = await this.prisma.$executeRaw`
       INSERT INTO page (id, workspace_id, run_id, job_id, position, url, status, http_status, verdict, error_code,
                         tier, credits, data, bodies, screenshot, crawled_at)
-      VALUES (${newId('pg')}, ${ref.workspaceId}, ${ref.runId}, ${ref.jobId}, ${ref.position}, ${result.row.url},
+      VALUES (${newId('pg')}, ${ref.workspaceId}, ${ref.runId}, ${ref.jobId}, ${ref.position}, ${c.url},
               ${c.status}, ${c.httpStatus}, ${c.verdict}, ${c.errorCode}, ${c.tier}, ${c.credits},
               ${JSON.stringify(c.data)}::jsonb, ${c.bodies}, ${c.screenshot}, ${c.crawledAt})
       ON CONFLICT (job_id, position) DO NOTHING`;
@@ -96,6 +135,32 @@ export class PageRepository {
       create: { id: newId('pg'), ...crawlRowData(ref, result) },
       update: crawlRowData(ref, result),
     });
+  }
+
+  /**
+   * Settles a row whose work was given up (or found stalled) with the error row given; false
+   * when the row had settled or been cancelled already (then nothing changes).
+   */
+  async giveUp(jobId: string, position: number, result: PageResult): Promise<boolean> {
+    const { count } = await this.prisma.page.updateMany({
+      where: { jobId, position, status: { in: ['queued', 'running'] } },
+      data: settledColumns(result),
+    });
+    return count > 0;
+  }
+
+  /** Every row of a job still open (queued, or taken by a worker whose work was lost) as an error. */
+  async failOpen(jobId: string, reason: string): Promise<number> {
+    return this.prisma.$executeRaw`
+      UPDATE page SET status = 'error',
+             data = data || jsonb_build_object('status', 'error', 'reason', ${reason}::text,
+                                               'crawledAt', to_jsonb(${new Date().toISOString()}::text))
+       WHERE job_id = ${jobId} AND status IN ('queued', 'running')`;
+  }
+
+  /** A crawl page given up: its error row, replacing whatever an earlier attempt wrote. */
+  async giveUpCrawlRow(ref: CrawlRowRef, result: PageResult): Promise<void> {
+    await this.rewriteCrawlRow(ref, result);
   }
 
   findAt(jobId: string, position: number): Promise<Page | null> {
@@ -159,7 +224,9 @@ export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {
     if (want('links') && bodies.links !== undefined) row.links = bodies.links;
   }
   if (page.screenshot && (formats === 'all' || formats.includes('screenshot'))) {
-    row.screenshot = `data:image/jpeg;base64,${Buffer.from(page.screenshot).toString('base64')}`;
+    // JPEG or PNG, as the screenshot was asked for (a PNG starts with byte 0x89).
+    const type = page.screenshot[0] === 0x89 ? 'image/png' : 'image/jpeg';
+    row.screenshot = `data:${type};base64,${Buffer.from(page.screenshot).toString('base64')}`;
   }
   return row;
 };

@@ -1,15 +1,20 @@
-import type { Bus, WorkHandler } from '@tidemark/bus';
+import type { Bus, GiveUpHandler, WorkHandler } from '@tidemark/bus';
 import { scrapeRequestSchema, type CrawlPageResultMessage, type ScrapeCrawlPageMessage } from '@tidemark/contracts';
 import { emptyRow, type LadderService, type PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
+import { gaveUpResult, storing } from './give-up.js';
 
-/** A crawl's pages share one request: parsed once per job, not once per page. */
+/**
+ * A crawl's pages share one request: parsed once per job, not once per page. The seed's may
+ * differ in its formats (STORE_HTML home keeps its raw html), so formats are part of the key.
+ */
 class OptionsCache {
   private readonly byJob = new Map<string, LadderOptions>();
   /** The options, or why the request cannot be read (retrying would not change that). */
   get(msg: ScrapeCrawlPageMessage): LadderOptions | { invalid: string } {
-    let opts = this.byJob.get(msg.jobId);
+    const key = `${msg.jobId}|${JSON.stringify((msg.request as { scrapeOptions?: unknown }).scrapeOptions ?? null)}`;
+    let opts = this.byJob.get(key);
     if (!opts) {
       const parsed = scrapeRequestSchema.safeParse({ ...msg.request, url: msg.url });
       if (!parsed.success) return { invalid: parsed.error.issues.map((i) => i.message).join('; ') };
@@ -17,7 +22,7 @@ class OptionsCache {
       // The crawl follows links whatever formats were asked: they are always kept for the graph.
       if (!opts.formats.includes('links')) opts = { ...opts, formats: [...opts.formats, 'links'] };
       if (this.byJob.size >= 256) this.byJob.delete(this.byJob.keys().next().value!);
-      this.byJob.set(msg.jobId, opts);
+      this.byJob.set(key, opts);
     }
     return opts;
   }
@@ -60,6 +65,8 @@ const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, links:
   finalUrl: result.row.finalUrl && result.row.finalUrl !== msg.url ? result.row.finalUrl : null,
   links,
   retryAfterMs: result.row.retryAfter !== undefined ? result.row.retryAfter * 1000 : null,
+  creditsExhausted: result.creditsExhausted === true,
+  gaveUp: false,
 });
 
 /**
@@ -78,7 +85,8 @@ export const scrapeCrawlHandler = (deps: {
     const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
     let result: PageResult;
     let links: string[];
-    // Only a redelivered message can find its row written (its worker died before acking).
+    // Only a redelivered message can find its row written (its worker died before acking). Its
+    // creditsExhausted is not kept: if the credits are out, the crawl's next page says so.
     const stored = msg.attempt === 0 && deliveryCount > 1 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
     if (stored) {
       result = { row: stored.data as unknown as PageResult['row'], bodies: {} };
@@ -91,11 +99,38 @@ export const scrapeCrawlHandler = (deps: {
           ? invalidResult(msg.url, opts.invalid)
           : await deps.ladder.scrape({ ...ref, url: msg.url }, opts!);
       links = result.bodies.links ?? [];
-      if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, result);
-      else await deps.pages.insertCrawlRow(ref, result);
+      const fetched = result;
+      await storing(fetched, async () => {
+        if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, fetched);
+        else await deps.pages.insertCrawlRow(ref, fetched);
+      });
     }
     await deps.bus.publishWork('work.crawl.page', toResultMessage(msg, result, links), {
       msgId: `${msg.jobId}:${msg.position}:${msg.attempt}:settled`,
     });
   };
 };
+
+/**
+ * `work.scrape.crawl` given up after its last redelivery: an error row with the reason (unless a
+ * row was written: then that row stands), and the result goes to the crawl all the same, marked
+ * given up so the crawl settles the URL without trying it again.
+ */
+export const scrapeCrawlGiveUp =
+  (deps: { bus: Bus; pages: PageRepository }): GiveUpHandler<'work.scrape.crawl'> =>
+  async (msg, ctx) => {
+    const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
+    const result = gaveUpResult(msg.url, ctx);
+    let stored = await deps.pages.findAt(msg.jobId, msg.position);
+    if (!stored || msg.attempt > 0) {
+      // The row may be what cannot be written: the result reaches the crawl even then.
+      await deps.pages.giveUpCrawlRow(ref, result).catch(() => undefined);
+      stored = null;
+    }
+    const answer = stored ? { row: stored.data as unknown as PageResult['row'], bodies: {} } : result;
+    await deps.bus.publishWork(
+      'work.crawl.page',
+      { ...toResultMessage(msg, answer, stored ? (storedBodies(stored).links ?? []) : []), gaveUp: !stored },
+      { msgId: `${msg.jobId}:${msg.position}:${msg.attempt}:settled` },
+    );
+  };

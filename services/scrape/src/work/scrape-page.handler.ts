@@ -1,4 +1,4 @@
-import type { WorkHandler } from '@tidemark/bus';
+import type { GiveUpHandler, WorkHandler } from '@tidemark/bus';
 import { scrapeRequestSchema } from '@tidemark/contracts';
 import type { HostLimiter } from '../ladder/host-limiter.js';
 import type { LadderService, PageResult } from '../ladder/ladder.service.js';
@@ -6,6 +6,7 @@ import { resolveOptions } from '../ladder/options.js';
 import { stripInternal, type JobService } from '../jobs/job.service.js';
 import type { JobRepository } from '../repositories/job.repository.js';
 import type { PageRepository } from '../repositories/page.repository.js';
+import { gaveUpResult, storing } from './give-up.js';
 
 /**
  * NATS in: `work.scrape.page`. Waits for the host's politeness slot, then takes the row —
@@ -24,6 +25,8 @@ export const scrapePageHandler =
     const job = await deps.jobs.findById(msg.jobId);
     if (!job || job.status === 'cancelled') return;
     const opts = resolveOptions(scrapeRequestSchema.parse(stripInternal(job.request)));
+    // The playground shows the ladder's own way up: its screenshot is the browser's, if it got there.
+    if (job.kind === 'playground') opts.screenshotLeads = false;
     const result = await deps.hosts.run(
       new URL(msg.url).host,
       opts.config.fetch.concurrency,
@@ -37,6 +40,20 @@ export const scrapePageHandler =
         );
       },
     );
-    if (result && (await deps.pages.complete(msg.jobId, msg.position, result)))
+    if (result && (await storing(result, () => deps.pages.complete(msg.jobId, msg.position, result))))
       await deps.jobService.settled(job, result);
+  };
+
+/**
+ * `work.scrape.page` given up after its last redelivery (or at once, for a failure that cannot
+ * pass): the row gets status error and the reason, and is counted into its job like any other,
+ * so the job ends.
+ */
+export const scrapePageGiveUp =
+  (deps: { jobs: JobRepository; pages: PageRepository; jobService: JobService }): GiveUpHandler<'work.scrape.page'> =>
+  async (msg, ctx) => {
+    const job = await deps.jobs.findById(msg.jobId);
+    if (!job) return;
+    const result = gaveUpResult(msg.url, ctx);
+    if (await deps.pages.giveUp(msg.jobId, msg.position, result)) await deps.jobService.settled(job, result);
   };

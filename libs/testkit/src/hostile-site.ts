@@ -1,0 +1,91 @@
+import type { Page, Site } from './test-web.js';
+
+/**
+ * hostile.test: pages that carry what a database cannot hold, as real sites sometimes do — NUL
+ * bytes from a broken CMS export, JSON-LD written with `\u0000` and lone-surrogate escapes,
+ * character references to NUL and to surrogates, bytes that are not UTF-8, a page declared
+ * UTF-16 with a stray surrogate, a robots.txt and a sitemap with NULs, and a link far longer than
+ * any URL should be. Each page is the size of a real one (nav, article, scripts, footer).
+ */
+export const hostileSite = (origin: string, articles = 20): Site => {
+  const nav = [
+    '<a href="/">Home</a>',
+    ...Array.from({ length: articles }, (_, i) => `<a href="/p/${i}">Story ${i}</a>`),
+    '<a href="/nul-article">Archive</a>',
+    '<a href="/utf16">International</a>',
+    '<a href="/long-link">Campaign</a>',
+    '<a href="/poison">Press</a>',
+  ].join(' | ');
+  const words = (seed: number, n: number) =>
+    Array.from({ length: n }, (_, i) => `tide${(i * 13 + seed) % 89} harbour${(i + seed) % 17}`).join(' ');
+  const paragraphs = (seed: number, n = 24) =>
+    Array.from({ length: n }, (_, i) => `<p>${words(seed + i, 60)}.</p>`).join('\n');
+  const scripts =
+    '<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}gtag("js",new Date());</script>' +
+    '<script src="/static/vendor.3f9a.js" async></script>';
+  const page = (title: string, body: string, head = ''): string =>
+    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>` +
+    `<meta name="viewport" content="width=device-width">${head}${scripts}</head><body>` +
+    `<header class="site-header"><nav class="menu">${nav}</nav></header>` +
+    `<main id="content">${body}</main>` +
+    `<footer><p>© Hostile Test Web</p><nav><a href="/about">About</a> <a href="/contact">Contact</a></nav></footer>` +
+    '</body></html>';
+  const htmlPage = (body: string | Buffer, type = 'text/html; charset=utf-8'): Page => ({ type, body });
+
+  // NUL bytes straight in the markup, in text, attributes and an href; JSON-LD with escapes that
+  // decode to NUL and to a lone surrogate; references to NUL and to surrogates.
+  const nulArticle = Buffer.concat([
+    Buffer.from(
+      page(
+        'Annual report\u0000 2024 &#xD800;',
+        `<article><h1>Annual\u0000 report &#0; 2024</h1>
+<p class="lede">Exported from the old CMS\u0000\u0000 with its stray bytes: ` +
+          `&#xD83C; (half an emoji) and &#xDC00; (the other half, alone).</p>
+${paragraphs(7)}
+<p>Related: <a href="/p/1\u0000">Story one\u0000</a>, <a href="/p/2?ref=&#xD800;">Story two</a>,
+<a href="/p/3">Story three &#0;</a>.</p></article>`,
+        '<meta name="description" content="Figures\u0000 for the year &#xDBFF;">' +
+          '<meta property="og:title" content="Report\u0000">' +
+          '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Article",' +
+          '"headline":"Annual\\u0000report","author":{"@type":"Person","name":"A\\ud800B"},"keywords":["x\\udfff","\\u0000"]}</script>',
+      ),
+    ),
+    // Bytes that are not UTF-8 at all (an overlong form, a CESU-8 surrogate, a lone continuation).
+    Buffer.from([0x3c, 0x21, 0x2d, 0x2d, 0xc0, 0x80, 0xed, 0xa0, 0x80, 0xff, 0x80, 0x2d, 0x2d, 0x3e]),
+  ]);
+
+  // Declared UTF-16 (little endian); one code unit is a high surrogate with no low one after it.
+  const utf16Text = page(
+    'Internationale Ausgabe',
+    `<article><h1>Gezeiten\uFFFF</h1>${paragraphs(31, 18)}<p>Ende.</p></article>`,
+  ).replace('\uFFFF', 'X');
+  const utf16 = Buffer.from(utf16Text, 'utf16le');
+  const at = utf16.indexOf(Buffer.from('X', 'utf16le'));
+  utf16.writeUInt16LE(0xd800, at); // the X becomes a lone high surrogate
+
+  const longPath = `/campaign/${Array.from({ length: 800 }, (_, i) => ((i * 7919) % 100_003).toString(36)).join('-')}`;
+
+  const site: Site = {
+    '/': htmlPage(page('Hostile Test Web', `<h1>Front page</h1>${paragraphs(1, 20)}`)),
+    '/nul-article': htmlPage(nulArticle),
+    '/utf16': htmlPage(utf16, 'text/html; charset=utf-16le'),
+    '/long-link': htmlPage(
+      page(
+        'Campaign',
+        `<article><h1>Campaign</h1>${paragraphs(3, 20)}<p><a href="${longPath}">Track this</a> and <a href="/p/4">Story four</a>.</p></article>`,
+      ),
+    ),
+    '/poison': htmlPage(page('Press', `<article><h1>Press room</h1>${paragraphs(5, 20)}</article>`)),
+    '/robots.txt': {
+      type: 'text/plain',
+      body: `User-agent: *\nAllow: /\n# generated\u0000 by the CMS \u0000\nSitemap: ${origin}/sitemap.txt\n`,
+    },
+    '/sitemap.txt': {
+      type: 'text/plain',
+      body: [`${origin}/`, `${origin}/nul-article`, `${origin}/p/5\u0000`, `${origin}/p/6`].join('\n') + '\n',
+    },
+  };
+  for (let i = 0; i < articles; i++)
+    site[`/p/${i}`] = htmlPage(page(`Story ${i}`, `<article><h1>Story ${i}</h1>${paragraphs(100 + i)}</article>`));
+  return site;
+};

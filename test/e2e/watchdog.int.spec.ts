@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Bus } from '@tidemark/bus';
+import { scrapeRequestSchema } from '@tidemark/contracts';
+import * as crawl from '@tidemark/crawl';
+import * as scrape from '@tidemark/scrape';
+import { createLogger } from '@tidemark/telemetry';
+import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+
+/**
+ * Issue 12, item 10: a job or run that makes no progress is failed with a reason by the watchdog
+ * every crawl and scrape worker runs, and two workers never both act on one. Work is lost for
+ * real: no scrape worker runs, and the messages waiting for one are purged from the stream (an
+ * operator's purge, or a worker that died on its last delivery, leaves the same state).
+ */
+describe('the watchdog ends stalled jobs and runs', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let bus: Bus;
+  let key: string;
+  let workspaceId: string;
+  const apps: { stop(): Promise<void> }[] = [];
+  const STALL = 2000;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      CRAWL_TICK_MS: '100',
+      JOB_STALL_MS: String(STALL),
+      JOB_WATCHDOG_MS: '300',
+    });
+    const ws = await t.createWorkspace('stalled');
+    key = ws.apiKey;
+    workspaceId = ws.workspaceId;
+    await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
+    bus = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: t.env.NATS_PREFIX!,
+      name: 'test',
+      logger: createLogger('test', 'silent'),
+    });
+    // No scrape worker: every page of every job waits, until the test purges what waits.
+    await t.fleet.stopService('scrape');
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.stop();
+    await bus.close();
+    await t.stop();
+    await web.close();
+  });
+
+  const scrapeApp = async () => {
+    const app = await scrape.buildApp(
+      scrape.loadConfig({
+        ...process.env,
+        ...t.env,
+        BILLING_GRPC_URL: t.fleet.grpc.billing,
+        SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
+      }),
+    );
+    apps.push(app);
+    return app;
+  };
+  /** A batch job made by the scrape service itself (its gRPC front is down with the workers). */
+  const batch = (app: scrape.ScrapeApp, n: number) => {
+    const raw = { urls: Array.from({ length: n }, (_, i) => web.url('a.test', `/p/${i}`)) };
+    return app.jobs.start(workspaceId, raw.urls, scrapeRequestSchema.parse(raw), raw, null).then((r) => r.job.id);
+  };
+  const until = async (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 30_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await read();
+      if (ok(v)) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+  const ended = (j: { status: string }) => !['queued', 'running'].includes(j.status);
+  const reason = 'no progress for 2 seconds; the watchdog ended it';
+
+  it("fails a scrape job whose pages were lost, on a scrape worker's own timer, rows and all", async () => {
+    const idle = await scrapeApp(); // built, not started: its consumers would take the pages
+    const id = await batch(idle, 3);
+    expect(await bus.purgeWork('work.scrape.page')).toBe(3);
+    const worker = await scrapeApp();
+    await worker.start();
+    // Ended, then its open rows settled and counted (a moment later).
+    const job = await until(
+      'the watchdog',
+      () => jobOf(id),
+      (j) => ended(j) && (j.counts as any).error === 3,
+    );
+    expect(job).toMatchObject({
+      status: 'error',
+      stop: 'error',
+      error: { message: reason },
+      progress: { done: 3, total: 3, queued: 0 },
+      counts: { error: 3 },
+    });
+    const rows = await t.db.prisma.page.findMany({ where: { jobId: id }, orderBy: { position: 'asc' } });
+    expect(rows.map((r) => [r.status, (r.data as { reason: string }).reason])).toEqual(
+      Array.from({ length: 3 }, () => ['error', `${reason} before this page was read`]),
+    );
+    const envelope = await worker.jobs.envelope(job);
+    expect(envelope).toMatchObject({ status: 'error', error: reason });
+    await worker.stop();
+  });
+
+  it('ends each stalled job once when two workers look at the same time (SKIP LOCKED)', async () => {
+    const [one, two] = [await scrapeApp(), await scrapeApp()];
+    const ids = [await batch(one, 2), await batch(one, 5), await batch(two, 1), await batch(two, 4)];
+    expect(await bus.purgeWork('work.scrape.page')).toBe(12);
+    await new Promise((r) => setTimeout(r, STALL + 500));
+    const [a, b] = await Promise.all([one.jobs.failStalled(STALL), two.jobs.failStalled(STALL)]);
+    expect(a + b).toBe(4);
+    expect(await one.jobs.failStalled(STALL)).toBe(0);
+    for (const id of ids) expect(await jobOf(id)).toMatchObject({ status: 'error', error: { message: reason } });
+  });
+
+  it('fails a crawl whose dispatched page was lost; of two crawl workers one acts', async () => {
+    const second = await crawl.buildApp(
+      crawl.loadConfig({
+        ...process.env,
+        ...t.env,
+        MAP_GRPC_URL: t.fleet.grpc.map,
+        SCRAPE_GRPC_URL: t.fleet.grpc.scrape,
+        CRAWL_GRPC_LISTEN: '127.0.0.1:0',
+      }),
+    );
+    apps.push(second);
+    await second.start();
+    const res = await t.call('POST', '/crawl', { key, body: { url: web.url('tree.test', '/'), useSitemap: false } });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    await until(
+      'the seed to go out',
+      () => jobOf(id),
+      (j) => j.status === 'running',
+    );
+    expect(await bus.purgeWork('work.scrape.crawl')).toBe(1);
+    const job = await until('the watchdog', () => jobOf(id), ended);
+    expect(job).toMatchObject({
+      status: 'error',
+      stop: 'error',
+      error: { message: `${reason}; 1 URLs not fetched` },
+      counts: { unfetched: 1 },
+      progress: { done: 0, total: 1, queued: 0 },
+    });
+    const log = (job.result as { log: { message: string }[] }).log.filter((l) => l.message.startsWith('no progress'));
+    expect(log).toHaveLength(1);
+    expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'unfetched' } })).toBe(1);
+    expect(await t.db.prisma.run.findUniqueOrThrow({ where: { id: job.runId! } })).toMatchObject({
+      status: 'error',
+      stop: 'error',
+    });
+  });
+
+  it("fails a project's stalled run, and the project starts its next run", async () => {
+    const made = await t.call('POST', '/projects', {
+      key,
+      body: { seed: web.url('tree.test', '/'), config: { useSitemap: false } },
+    });
+    expect(made.status).toBe(201);
+    const projectId = made.body.id as string;
+    const first = await t.call('POST', `/projects/${projectId}/runs`, { key });
+    expect(first.status).toBe(202);
+    const runOf = (runId: string) => t.call('GET', `/projects/${projectId}/runs/${runId}`, { key }).then((r) => r.body);
+    await until(
+      'the run to start',
+      () => runOf(first.body.id),
+      (r) => r.status === 'running',
+    );
+    await until(
+      'its seed to go out',
+      () => bus.purgeWork('work.scrape.crawl'),
+      (n) => n === 1,
+    );
+    expect(await t.call('POST', `/projects/${projectId}/runs`, { key })).toMatchObject({ status: 409 });
+    const failed = await until('the watchdog', () => runOf(first.body.id), ended);
+    expect(failed).toMatchObject({ status: 'error', stop: 'error' });
+    expect(failed.log.at(-1).message).toBe(`${reason}; 1 URLs not fetched`);
+    expect(await t.call('POST', `/projects/${projectId}/runs`, { key })).toMatchObject({ status: 202 });
+  });
+});
