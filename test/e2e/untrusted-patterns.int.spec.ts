@@ -14,13 +14,17 @@ describe('bounded work on untrusted patterns, through the fleet', () => {
   let key: string;
   let readKey: string;
 
+  /** XPath 3.1 that counts to a trillion for every <p>: it ends only when its thread is ended. */
+  const LOOPING_XPATH = '//p[count(for $i in 1 to 1000000000000 return $i) > 0]';
+
   /** picomatch's regex for this backtracks for minutes against PATTERNS_SITE.longA (41 characters). */
   const PATHOLOGICAL_GLOB = '*a*a*a*a*a*a*a*a*a*a*a*b';
 
   beforeAll(async () => {
     web = await startTestWeb();
     web.addSite('patterns.test', patternsSite());
-    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50' });
+    // A short reading budget, so a selector that never ends is ended soon (15 s by default).
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50', SCRAPE_READ_BUDGET_MS: '1500' });
     const ws = await t.createWorkspace('patterns');
     key = ws.apiKey;
     await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
@@ -123,6 +127,80 @@ describe('bounded work on untrusted patterns, through the fleet', () => {
       expect(end).toMatchObject({ status: 'done' });
       expect(pathsOf(end.data.map((r: { url: string }) => r.url))).toEqual(['/', PATTERNS_SITE.longAB]);
       expect(web.hits.filter((h) => h.host === 'patterns.test' && h.path === PATTERNS_SITE.longA).length).toBe(1);
+    });
+  });
+
+  describe('XPath and CSS over pages', () => {
+    let projectId: string;
+
+    beforeAll(async () => {
+      const res = await t.call('POST', '/projects', {
+        key,
+        body: { seed: seed(), config: { useSitemap: false, store_html: 'always' } },
+      });
+      expect(res.status).toBe(201);
+      projectId = res.body.id;
+      expect(await finishedRun(projectId)).toMatchObject({ status: 'done' });
+    });
+
+    it('answers 422 for a search selector that outruns the reading budget on a page, and searches on after it', async () => {
+      const res = await t.call('POST', `/projects/${projectId}/pages/search`, {
+        key: readKey,
+        body: { mode: 'selector', q: LOOPING_XPATH },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ code: 'validation', request_id: expect.any(String) });
+      expect(res.body.error).toMatch(
+        /^body\.q: matching the selector took more than its budget of 1500 ms on http:\/\/patterns\.test:\d+\/.*; use a simpler selector$/,
+      );
+      const after = await t.call('POST', `/projects/${projectId}/pages/search`, {
+        key: readKey,
+        body: { mode: 'selector', q: '//span[@class="price"]' },
+      });
+      expect(after.status).toBe(200);
+      expect(after.body.matches.map((m: { url: string }) => new URL(m.url).pathname).sort()).toEqual(
+        [...PATTERNS_SITE.products].sort(),
+      );
+    });
+
+    it('answers 422 for such a selector in selectors/match', async () => {
+      const res = await t.call('POST', `/projects/${projectId}/selectors/match`, {
+        key: readKey,
+        body: { selectors: ['.price', LOOPING_XPATH] },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatch(/took more than its budget of 1500 ms/);
+    });
+
+    it('scrapes and crawls with such a field: every page read, its fields null with the reason', async () => {
+      const fields = { heading: 'h1', forever: LOOPING_XPATH };
+      const one = await t.call('POST', '/scrape', {
+        key,
+        body: { url: web.url('patterns.test', PATTERNS_SITE.products[0]!), formats: 'markdown', config: { fields } },
+      });
+      expect(one.status).toBe(200);
+      const page = one.body.data[0];
+      expect(page).toMatchObject({ verdict: 'ok', errorCode: 'OK', fields: { heading: null, forever: null } });
+      expect(page.markdown).toContain('Product anchor-chain');
+      expect(page.warnings).toContain("fields not read: the page's fields outran its reading budget of 1500 ms");
+
+      const crawl = await t.call('POST', '/crawl', {
+        key,
+        body: { url: seed(), useSitemap: false, limit: 4, config: { fields } },
+      });
+      expect(crawl.status).toBe(202);
+      let end: any;
+      for (let i = 0; i < 600 && !end; i++) {
+        const poll = await t.call('GET', `/crawl/${crawl.body.id}?formats=markdown&limit=100`, { key });
+        if (!['queued', 'running'].includes(poll.body.status)) end = poll.body;
+        else await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(end.status).toBe('done');
+      expect(end.data.length).toBe(4);
+      for (const row of end.data) {
+        expect([row.url, row.verdict, row.fields]).toEqual([row.url, 'ok', { heading: null, forever: null }]);
+        expect(row.markdown.length).toBeGreaterThan(500);
+      }
     });
   });
 

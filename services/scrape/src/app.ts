@@ -14,6 +14,7 @@ import { batchingCredits } from './billing/credits-client.js';
 import { HostLimiter } from './ladder/host-limiter.js';
 import { HttpRung } from './ladder/http-rung.js';
 import { LadderService } from './ladder/ladder.service.js';
+import { PageReaderPool } from './reading/page-reader-pool.js';
 import { JobRepository } from './repositories/job.repository.js';
 import { PageRepository, toCachedResult } from './repositories/page.repository.js';
 import { contentPreviewRpc } from './rpc/content-preview.rpc.js';
@@ -50,6 +51,11 @@ export const buildApp = async (
   const pageRepo = new PageRepository(prisma);
   // Seals job webhook secrets; opens the fetch.headers values the gateway sealed.
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
+  const reader = new PageReaderPool({
+    threads: cfg.SCRAPE_READ_THREADS,
+    budgetMs: cfg.SCRAPE_READ_BUDGET_MS,
+    logger: logger.child({ module: 'page-reader' }),
+  });
   const ladder = new LadderService(
     new HttpRung(agents, cfg.SCRAPE_USER_AGENT, cfg.SCRAPE_MAX_BODY_BYTES),
     new BrowserRung(browserPool, cfg.SCRAPE_MAX_BODY_BYTES),
@@ -60,6 +66,7 @@ export const buildApp = async (
         return page ? toCachedResult(page) : null;
       },
     },
+    reader,
     logger.child({ module: 'ladder.service' }),
     (sealed) => box.open(sealed),
   );
@@ -70,8 +77,8 @@ export const buildApp = async (
     unaryService<scrapeV1.ScrapeServiceServer>(
       {
         ...scrapeRpc(jobs),
-        ...pageScanRpc(pageRepo),
-        ...contentPreviewRpc(pageRepo),
+        ...pageScanRpc(pageRepo, reader),
+        ...contentPreviewRpc(pageRepo, reader),
         ...workspaceActivityRpc(jobRepo, pageRepo),
       },
       logger,
@@ -124,6 +131,7 @@ export const buildApp = async (
       for (const c of consumers) await c.stop();
       await watchdog.idle();
       await shutdown(server);
+      await reader.close();
       billing.close();
       browserPool.close();
       agents.http.destroy();

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
 import { baseEnv, grpcEnv, parseEnv, watchdogEnv, z } from '@tidemark/config';
 import { fetchGuardEnv } from '@tidemark/net-guard';
@@ -20,6 +21,13 @@ const schema = baseEnv
       .min(1024)
       .default(10 * 1024 * 1024),
     SCRAPE_ACK_WAIT_MS: z.coerce.number().int().min(100).default(60_000),
+    /** Threads that parse and read pages (content, verdict, fields, selector search); one per core by default. */
+    SCRAPE_READ_THREADS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+    /**
+     * What reading one page (or matching one search selector in it) may take on its thread;
+     * past it the thread is ended and the page's row says why. An ordinary page takes 5-30 ms.
+     */
+    SCRAPE_READ_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
     ...secretsKeyEnv,
   })
   .superRefine(requireSecretsKey);

@@ -12,7 +12,8 @@ import { BrowserUnavailable, type BrowserRung, type Rendered } from './browser-r
 import { FetchFailure } from './fetch-error.js';
 import type { Fetched, HttpRung } from './http-rung.js';
 import type { LadderOptions } from './options.js';
-import { readPage, type PageReading } from './read-page.js';
+import type { PageReading } from '../reading/read-page.js';
+import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.js';
 
 /** What billing answers to; the ladder holds before a rung and charges after. */
 export interface CreditsPort {
@@ -73,6 +74,8 @@ export class LadderService {
     private readonly browser: BrowserRung,
     private readonly credits: CreditsPort,
     private readonly cache: CachePort,
+    /** Parses and reads each fetched page off the event loop, within a time budget. */
+    private readonly reader: PageReaderPool,
     private readonly logger: Logger,
     /** Opens a value sealed with SECRETS_KEY (libs/secret-box): fetch.headers come sealed. */
     private readonly openSecret: (sealed: string) => string,
@@ -192,7 +195,15 @@ export class LadderService {
         break; // no answer at all: a higher rung would meet the same network
       }
       const widget = 'widget' in attempt.fetched ? (attempt.fetched as Rendered).widget : undefined;
-      attempt.reading = readPage(attempt.fetched, rung.tier, opts, widget);
+      try {
+        attempt.reading = await this.reader.read(attempt.fetched, rung.tier, opts, widget);
+      } catch (err) {
+        if (!(err instanceof ReadingFailed)) throw err;
+        // Fetched but not readable within bounds: no rung reads the same markup any cheaper.
+        attempt.failure = new FetchFailure(err.errorCode, err.message);
+        attempt.ms = Math.round(performance.now() - began);
+        break;
+      }
       attempt.ms = Math.round(performance.now() - began);
       if (!attempt.reading.verdict.climb) break;
     }

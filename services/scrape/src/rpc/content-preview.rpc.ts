@@ -7,7 +7,7 @@ import {
 } from '@tidemark/contracts';
 import { explainRemovals, parseDocument } from '@tidemark/content';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
-import { readPage } from '../ladder/read-page.js';
+import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
 
 /**
@@ -26,7 +26,7 @@ const storedHtml = async (pages: PageRepository, req: scrapeV1.PreviewContentReq
   return { row, html };
 };
 
-export const contentPreviewRpc = (pages: PageRepository) => ({
+export const contentPreviewRpc = (pages: PageRepository, reader: PageReaderPool) => ({
   /** What the content filters take out of a stored page under the saved config. */
   explainRemovals: async (req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse> => {
     const { row, html } = await storedHtml(pages, req);
@@ -58,18 +58,24 @@ export const contentPreviewRpc = (pages: PageRepository) => ({
       throw new ValidationError(`body.config: ${(err as Error).message}`);
     }
     const data = row.data as { finalUrl?: string | null; httpStatus?: number | null };
-    const reading = readPage(
-      {
-        html,
-        status: data.httpStatus ?? row.httpStatus ?? 200,
-        headers: {},
-        contentType: 'text/html',
-        finalUrl: data.finalUrl ?? row.url,
-        redirects: [],
-      },
-      'http',
-      { formats: ['markdown'], config, maxCreditsPerPage: null },
-    );
+    const reading = await reader
+      .read(
+        {
+          html,
+          status: data.httpStatus ?? row.httpStatus ?? 200,
+          headers: {},
+          contentType: 'text/html',
+          finalUrl: data.finalUrl ?? row.url,
+          redirects: [],
+        },
+        'http',
+        { formats: ['markdown'], config, maxCreditsPerPage: null },
+      )
+      .catch((err: unknown) => {
+        // The draft's selectors are the caller's: one that cannot be read in time is theirs to fix.
+        if (err instanceof ReadingFailed) throw new ValidationError(`body.config: ${err.message} on this page`);
+        throw err;
+      });
     return {
       previewJson: JSON.stringify({
         url: row.url,

@@ -1,8 +1,11 @@
-import { parseDocument, readFields } from '@tidemark/content';
 import { ValidationError } from '@tidemark/errors';
+import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.js';
 
 /** What a scan makes of one stored page: null when the page lacks the body the mode reads. */
-export type PageScanner = (bodies: { markdown?: string; html?: string; cleanHtml?: string }, url: string) => ScanHit;
+export type PageScanner = (
+  bodies: { markdown?: string; html?: string; cleanHtml?: string },
+  url: string,
+) => Promise<ScanHit>;
 export type ScanHit = { count: number; snippet: string; body: string } | null;
 
 const MAX_TERMS = 20;
@@ -48,7 +51,7 @@ const snippetAt = (text: string, at: number): string => {
 
 const contentScanner = (q: string): PageScanner => {
   const terms = parseContentQuery(q);
-  return ({ markdown }) => {
+  return async ({ markdown }) => {
     if (markdown === undefined) return null;
     let count = 0;
     let first = -1;
@@ -138,31 +141,62 @@ const closing = (s: string, from: number, open: string, close: string): number =
  * "-" or "_"): such a page is always parsed.
  */
 const mayMatch = (markup: string, needs: Need[][]): boolean => {
-  if (/<[^>]*&(#|lowbar;)/i.test(markup)) return true;
+  if (referenceInTag(markup)) return true;
   const lower = markup.toLowerCase();
   return needs.some((alt) => alt.every((need) => need(lower)));
 };
 
 /**
- * CSS, or XPath when q starts with "/" or "(", through @tidemark/content's field reader
- * (linkedom has no XPath; the lib evaluates it with fontoxpath over the same document). The
- * raw html is preferred (selectors are written against the live page); cleanHtml otherwise.
+ * Whether a `&#` or `&lowbar;` stands between a `<` and the next `>`: one pass over the markup
+ * (the regex `/<[^>]*&(#|lowbar;)/` retried from every `<` and read to the end of a page of
+ * unclosed tags each time: quadratic in markup the web writes).
  */
-const selectorScanner = (q: string): PageScanner => {
+const referenceInTag = (markup: string): boolean => {
+  let inTag = false;
+  for (let i = 0; i < markup.length; i++) {
+    const c = markup.charCodeAt(i);
+    if (c === 0x3c) inTag = true;
+    else if (c === 0x3e) inTag = false;
+    else if (c === 0x26 && inTag) {
+      if (markup.charCodeAt(i + 1) === 0x23 || markup.slice(i + 1, i + 8).toLowerCase() === 'lowbar;') return true;
+    }
+  }
+  return false;
+};
+
+/**
+ * CSS, or XPath when q starts with "/" or "(", through @tidemark/content's field reader
+ * (linkedom has no XPath; the lib evaluates it with fontoxpath over the same document), on the
+ * page-reading threads: a selector that outruns its budget on a page (XPath 3.1 can loop; CSS can
+ * be made to walk ancestors without end) answers 422 naming the page. The raw html is preferred
+ * (selectors are written against the live page); cleanHtml otherwise.
+ */
+const selectorScanner = async (q: string, reader: PageReaderPool): Promise<PageScanner> => {
   const selector = q.trim();
   if (!selector) throw new ValidationError('q: give a CSS selector, or XPath starting with / or (');
   if (selector.length > 2000) throw new ValidationError('q: a selector of at most 2,000 characters');
-  const spec = { m: { selector, all: true } };
+  // The first page the selector cannot be matched on in time ends the search: the pages still
+  // waiting for a thread are dropped, those being read are ended.
+  const search = new AbortController();
+  const select = async (markup: string, url: string) => {
+    try {
+      return await reader.select(markup, selector, url, search.signal);
+    } catch (err) {
+      if (!(err instanceof ReadingFailed)) throw err;
+      search.abort();
+      throw new ValidationError(`q: ${err.message} on ${url}; use a simpler selector`);
+    }
+  };
   // An invalid selector is refused before any page is read, whatever the run holds.
-  const probe = readFields(parseDocument('<html><body></body></html>'), spec, 'http://probe.invalid/');
+  const probe = await select('<html><body></body></html>', 'http://probe.invalid/');
   if (probe.fieldErrors.m) throw new ValidationError(`q: ${probe.fieldErrors.m}`);
   const needs = /^\s*[/(]/.test(selector) ? null : cssNeeds(selector);
-  return ({ html, cleanHtml }, url) => {
+  return async ({ html, cleanHtml }, url) => {
     const body = html !== undefined ? 'html' : cleanHtml !== undefined ? 'cleanHtml' : null;
     if (!body) return null;
     const markup = (html ?? cleanHtml)!;
     if (needs && !mayMatch(markup, needs)) return { count: 0, snippet: '', body };
-    const read = readFields(parseDocument(markup), spec, url);
+    const read = await select(markup, url);
     const values = (read.fields.m ?? []) as string[];
     const first = values.find((v) => v.trim()) ?? '';
     const snippet = first.length > SNIPPET_CHARS ? `${first.slice(0, SNIPPET_CHARS)}…` : first;
@@ -171,8 +205,8 @@ const selectorScanner = (q: string): PageScanner => {
 };
 
 /** The scanner for a search: q checked once, before any page is read. */
-export const pageScanner = (mode: string, q: string): PageScanner => {
+export const pageScanner = async (mode: string, q: string, reader: PageReaderPool): Promise<PageScanner> => {
   if (mode === 'content') return contentScanner(q);
-  if (mode === 'selector') return selectorScanner(q);
+  if (mode === 'selector') return selectorScanner(q, reader);
   throw new ValidationError('mode: content or selector');
 };

@@ -1,7 +1,7 @@
 import { extractContent, parseDocument, type ContentResult } from '@tidemark/content';
 import { decideVerdict, pageFeatures, type VerdictResult } from '@tidemark/verdict';
-import type { Fetched } from './http-rung.js';
-import type { LadderOptions } from './options.js';
+import type { Fetched } from '../ladder/http-rung.js';
+import type { LadderOptions } from '../ladder/options.js';
 
 export interface PageReading {
   verdict: VerdictResult;

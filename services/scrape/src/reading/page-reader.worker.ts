@@ -1,0 +1,26 @@
+import { parentPort } from 'node:worker_threads';
+import { parseDocument, readFields } from '@tidemark/content';
+import { readPage } from './read-page.js';
+import type { ReaderReply, ReaderTask } from './reader-task.js';
+
+/**
+ * One page-reading thread: parses and reads what the pool hands it, one task at a time. The
+ * pool ends this thread when a task outruns its budget, so nothing here needs to watch time.
+ */
+const run = (task: ReaderTask): unknown => {
+  if (task.kind === 'read') return readPage(task.fetched, task.tier, task.opts, task.widget);
+  return readFields(parseDocument(task.markup), { m: { selector: task.selector, all: true } }, task.url);
+};
+
+parentPort!.on('message', (task: ReaderTask & { id: number }) => {
+  let reply: ReaderReply;
+  try {
+    reply = { id: task.id, ok: true, value: run(task) };
+  } catch (err) {
+    reply = { id: task.id, ok: false, message: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort!.postMessage(reply);
+});
+
+// Imports are done: the pool may hand this thread work (and start its budget clock).
+parentPort!.postMessage({ ready: true });
