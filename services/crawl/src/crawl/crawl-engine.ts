@@ -328,12 +328,13 @@ export class CrawlEngine {
 
       const linksOf = (msg: CrawlPageResultMessage) =>
         READ_VERDICTS.has(msg.verdict ?? '') && msg.status === 'done' ? msg.links : [];
+      const unique = onePerPage(settling);
       const rows = new Map(
         (
           await this.frontier.settleMany(
             tx,
             view.runId,
-            settling.map((msg) => ({
+            unique.map((msg) => ({
               position: msg.position,
               attempt: msg.attempt,
               verdict: msg.verdict,
@@ -356,7 +357,7 @@ export class CrawlEngine {
       let budgetHit = false;
       let creditsExhausted = false;
       const maxCredits = ctx.options.config.advanced.max_credits;
-      for (const msg of settling) {
+      for (const msg of unique) {
         const row = rows.get(msg.position);
         if (!row) continue;
         progress.done += 1;
@@ -818,4 +819,18 @@ const logLine = (state: Pick<CrawlState, 'log'>, message: string): CrawlState['l
 ];
 
 /** Core-NATS broadcast when a crawl ends. */
+/**
+ * One result per page, the latest dispatch's: a page dispatched again after a slow answer can
+ * have both results in one batch (or one message delivered twice). The UPDATE settles its row
+ * once; counting both would count the page, its credits and its links twice.
+ */
+const onePerPage = (msgs: CrawlPageResultMessage[]): CrawlPageResultMessage[] => {
+  const byPosition = new Map<number, CrawlPageResultMessage>();
+  for (const msg of msgs) {
+    const seen = byPosition.get(msg.position);
+    if (!seen || msg.attempt >= seen.attempt) byPosition.set(msg.position, msg);
+  }
+  return [...byPosition.values()];
+};
+
 export const crawlDoneSubject = (jobId: string) => `crawl.job.${jobId}.done`;
