@@ -48,8 +48,8 @@ describe('web app: watch a site and see what changed', () => {
       await page.getByLabel('Workspace name').fill('Harbour watch');
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.getByRole('heading', { name: 'Projects' }).waitFor();
-      await expect(page.getByText('No projects yet').isVisible()).resolves.toBe(true);
-      await expect(page.getByText('Harbour watch').first().isVisible()).resolves.toBe(true);
+      await page.getByText('No projects yet').waitFor();
+      await page.getByText('Harbour watch').first().waitFor();
       await checkScreen(page, 'projects-empty');
     },
     JOURNEY_MS,
@@ -74,9 +74,9 @@ describe('web app: watch a site and see what changed', () => {
       // Every group is there with its defaults.
       await page.getByRole('group', { name: 'scope', exact: true }).waitFor();
       for (const group of ['scope', 'fetch', 'content', 'output', 'advanced'])
-        await expect(page.getByRole('group', { name: group, exact: true }).isVisible()).resolves.toBe(true);
+        await page.getByRole('group', { name: group, exact: true }).waitFor();
       await expect(page.getByLabel('max_pages').inputValue()).resolves.toBe('1000');
-      await expect(page.getByText('Default: 1000.').first().isVisible()).resolves.toBe(true);
+      await page.getByText('Default: 1000.').first().waitFor();
 
       // A key the API does not know is refused by its name, and nothing is saved.
       await page.getByLabel('More settings (JSON)').fill('{"bogus_key": 1}');
@@ -97,7 +97,7 @@ describe('web app: watch a site and see what changed', () => {
       await page.getByLabel('Retention').fill('30d');
       await page.getByRole('button', { name: 'Save and continue' }).click();
       await page.getByRole('heading', { name: 'Ready' }).waitFor();
-      await expect(page.getByText('runs weekly').isVisible()).resolves.toBe(true);
+      await page.getByText('runs weekly').waitFor();
     },
     JOURNEY_MS,
   );
@@ -142,14 +142,12 @@ describe('web app: watch a site and see what changed', () => {
         const heading = await review.getByRole('heading', { level: 3 }).innerText();
         seen.push(heading);
         if (heading.includes('/moorings')) {
-          await expect(review.getByText('.berth-count').isVisible()).resolves.toBe(true);
-          await expect(review.getByText('matches nothing now').isVisible()).resolves.toBe(true);
+          await review.getByText('.berth-count').waitFor();
+          await review.getByText('matches nothing now').waitFor();
           await checkScreen(page, 'review-selector-break');
         }
-        if (heading.includes('/news/winter-regatta'))
-          await expect(review.getByText(/Moved to/).isVisible()).resolves.toBe(true);
-        if (heading.includes('/prices'))
-          await expect(review.getByText('Fields changed: price').isVisible()).resolves.toBe(true);
+        if (heading.includes('/news/winter-regatta')) await review.getByText(/Moved to/).waitFor();
+        if (heading.includes('/prices')) await review.getByText('Fields changed: price').waitFor();
         await review.getByRole('button', { name: 'Mark reviewed' }).click();
         await page.getByRole('heading', { name: `To review: ${4 - i} of 5` }).waitFor();
       }
@@ -160,7 +158,7 @@ describe('web app: watch a site and see what changed', () => {
         '/news/winter-regatta',
         '/prices',
       ]);
-      await expect(review.getByText('Every entry is reviewed.').isVisible()).resolves.toBe(true);
+      await review.getByText('Every entry is reviewed.').waitFor();
       // The marks are stored: a reload shows them.
       await page.reload();
       await page.getByRole('heading', { name: 'To review: 0 of 5' }).waitFor();

@@ -77,9 +77,9 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
     expect(hanging.maxOpen).toBeLessThanOrEqual(HOST_CONCURRENCY);
 
     // Each live receiver got each of its events, signed with its project's secret. Delivery is
-    // at least once: a send whose answer came after the timeout (a loaded machine) is retried, so
-    // a receiver may see an event twice — always under the same webhook-id, and only as often as
-    // the schedule recorded a retry.
+    // at least once: on a loaded machine a send whose answer came after the timeout, or whose
+    // outcome could not be written before its lease ran out, is sent again — always as the same
+    // delivery (the same webhook-id), never as a second one.
     for (const [i, r] of live.entries()) {
       const idOf = new Map<string, unknown>();
       for (const x of r.received) {
@@ -88,8 +88,7 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
         idOf.set(url, x.headers['webhook-id']);
       }
       expect(idOf.size).toBe(perReceiver);
-      const retried = await env.prisma.delivery.count({ where: { projectId: projects[i]!, attempts: { gt: 1 } } });
-      expect(r.received.length - perReceiver).toBeLessThanOrEqual(retried);
+      expect(new Set(idOf.values()).size).toBe(perReceiver);
       const { secret } = await app.webhooks.projectWebhooks({ workspaceId: ws, projects: [] }, projects[i]!, true);
       expect(r.received.every((x) => verifiesStandardWebhook(x.headers, x.body, secret!))).toBe(true);
       expect(r.received[0]!.json).toMatchObject({
