@@ -91,6 +91,17 @@ describe('crawls at scale: 10,000 pages, and crawl workers that come and go', ()
     // give or take what one batch of work in flight holds.
     expect((late - early) / MB).toBeLessThan(32);
 
+    // Asked for 1,000 rows with bodies: pages of 100, said in the answer, and next goes on in 100s.
+    const page1 = (await t.call('GET', `/crawl/${id}?limit=1000`, { key })).body;
+    expect(page1.limit).toBe(100);
+    expect(page1.data).toHaveLength(100);
+    expect(page1.next).toMatch(/[?&]limit=100(&|$)/);
+    const page2 = (await fetch(page1.next, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as {
+      data: { url: string }[];
+    };
+    expect(page2.data).toHaveLength(100);
+    expect(new Set([...page1.data, ...page2.data].map((r: { url: string }) => r.url)).size).toBe(200);
+
     // Kept as a project, its 10,001 pages export as one streamed file, read slowly: the fleet
     // holds a batch or two of it at a time, never the file.
     const kept = await t.call('POST', `/crawl/${id}/keep`, { key, body: { name: 'Big' } });

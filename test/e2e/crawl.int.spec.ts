@@ -212,9 +212,14 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     });
     expect(missing.status).toBe(404);
 
-    // Bodies limit the page size; without them up to 1,000.
-    expect((await t.call('GET', `/crawl/${res.body.id}?limit=500`, { key })).status).toBe(422);
-    expect((await t.call('GET', `/crawl/${res.body.id}?limit=500&formats=`, { key })).status).toBe(200);
+    // Bodies limit the page size to 100 (said in the answer), never refused; without them up to 1,000.
+    const clamped = await t.call('GET', `/crawl/${res.body.id}?limit=500`, { key });
+    expect(clamped.status).toBe(200);
+    expect(clamped.body).toMatchObject({ limit: 100, next: null });
+    expect(clamped.body.data).toHaveLength(12);
+    const bare = await t.call('GET', `/crawl/${res.body.id}?limit=500&formats=`, { key });
+    expect(bare.status).toBe(200);
+    expect(bare.body.limit).toBe(500);
 
     // Another workspace sees nothing.
     const other = await t.createWorkspace('other');

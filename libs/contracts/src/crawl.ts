@@ -79,6 +79,11 @@ export const crawlEnvelopeSchema = jobEnvelopeSchema
     projectId: z.string().describe('the crawl’s project: hidden until kept'),
     runId: z.string(),
     webhookSecret: z.string().optional().describe('returned once, when the crawl is created with a webhook'),
+    limit: z
+      .number()
+      .int()
+      .optional()
+      .describe('GET: rows this page was given at most (the limit asked, at most 100 when bodies are returned)'),
   })
   .meta({ id: 'CrawlEnvelope' });
 export type CrawlEnvelope = z.infer<typeof crawlEnvelopeSchema>;

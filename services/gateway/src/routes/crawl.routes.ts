@@ -9,7 +9,7 @@ import {
   SCRAPE_FORMATS,
   type CrawlEnvelope,
 } from '@tidemark/contracts';
-import { NotFoundError, ValidationError } from '@tidemark/errors';
+import { NotFoundError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
@@ -70,7 +70,7 @@ export const crawlRoutes = (
     path: '/crawl/:id',
     tag: 'Crawl',
     summary: 'A crawl with a page of its pages, oldest first',
-    description: `Pages in the order they were fetched. \`limit\` 1–1,000 (default 25), at most ${MAX_ROWS_WITH_BODIES} when bodies are returned. While the crawl runs, \`next\` is where the following pages will appear; it is null once the crawl has ended and every page was listed.`,
+    description: `Pages in the order they were fetched. \`limit\` 1–1,000 (default 25); when bodies are returned a page holds at most ${MAX_ROWS_WITH_BODIES} rows, and the answer's \`limit\` says how many it was given (\`next\` goes on in pages of that size). While the crawl runs, \`next\` is where the following pages will appear; it is null once the crawl has ended and every page was listed.`,
     scope: 'read',
     params: idParam,
     query: z.object({
@@ -84,21 +84,20 @@ export const crawlRoutes = (
     }),
     responses: { 200: { description: 'the crawl', schema: crawlEnvelopeSchema } },
     handler: async ({ auth, params, query, req }) => {
+      // Bodies make rows heavy: a larger limit is served in pages of MAX_ROWS_WITH_BODIES rather
+      // than refused (a limit within the documented range is never an error).
       const withBodies = query.formats === undefined || query.formats.length > 0;
-      if (withBodies && query.limit > MAX_ROWS_WITH_BODIES)
-        throw new ValidationError(
-          `query.limit: at most ${MAX_ROWS_WITH_BODIES} with bodies; send formats= (empty) for up to 1,000 rows without them`,
-        );
+      const limit = withBodies ? Math.min(query.limit, MAX_ROWS_WITH_BODIES) : query.limit;
       const res = await crawl.call('getCrawl', {
         workspaceId: auth.workspaceId,
         jobId: params.id,
         cursor: query.cursor ?? '',
-        limit: query.limit,
+        limit,
         formats: query.formats ?? [],
         formatsGiven: query.formats !== undefined,
       });
       const envelope = JSON.parse(res.envelopeJson) as CrawlEnvelope;
-      return { status: 200, body: withNext(req, envelope, query.limit, publicBaseUrl) };
+      return { status: 200, body: { ...withNext(req, envelope, limit, publicBaseUrl), limit } };
     },
   }),
   defineRoute({
