@@ -36,8 +36,10 @@ const clean = (value: unknown): unknown => {
     return out ?? value;
   }
   if (value === null || typeof value !== 'object') return value;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return value;
+  // A plain object of any realm: its prototype is an Object.prototype (whose own prototype is
+  // null). Objects that crossed from a worker thread are built in another realm than a test's.
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto !== null && Object.getPrototypeOf(proto) !== null) return value;
   let out: Record<string, unknown> | null = null;
   for (const [k, v] of Object.entries(value)) {
     const ck = storableText(k);

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from '@jest/globals';
 import { storable, storableText, unstorableReason } from '../src/storable.js';
 
@@ -21,6 +22,20 @@ describe('storable', () => {
     expect(dirty['k\0'][0]).toBe('a\0'); // the input is not changed
     // What jsonb refuses is gone from the JSON text.
     expect(JSON.stringify(out)).not.toMatch(/\\u0000|\\ud[89a-f]/i);
+  });
+
+  it('cleans plain objects of another realm (what a worker thread answers), not class instances', () => {
+    const foreign = runInNewContext('({ head: { title: "a\\u0000b" }, list: ["x\\ud800"] })') as {
+      head: { title: string };
+      list: string[];
+    };
+    expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
+    expect(storable(foreign)).toEqual({ head: { title: 'ab' }, list: ['x\ufffd'] });
+    class Tagged {
+      constructor(readonly tag: string) {}
+    }
+    const kept = new Tagged('a\0');
+    expect(storable({ kept }).kept).toBe(kept);
   });
 
   it('says why a string cannot be stored', () => {
