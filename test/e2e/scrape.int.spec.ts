@@ -193,6 +193,30 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect((await t.call('GET', '/me', { key: poor.apiKey })).body.credits.remaining).toBe(2);
   });
 
+  it('keeps robots.txt when the scrape asks for it: verdict robots, not fetched, not charged', async () => {
+    const secret = web.url('crawl.test', '/private/secret');
+    const hitsBefore = web.hits.length;
+    const asked = await scrape({ url: secret, config: { respectRobots: true } });
+    expect(asked.status).toBe(200);
+    expect(asked.body.data[0]).toMatchObject({
+      verdict: 'robots',
+      status: 'done',
+      credits: 0,
+      method: null,
+      reason: 'robots.txt forbids fetching it',
+    });
+    const paths = () => web.hits.slice(hitsBefore).map((h) => h.path);
+    expect(paths()).toEqual(['/robots.txt']);
+    // An allowed page of the same site is read, robots.txt not asked again (kept per site).
+    const allowed = await scrape({ url: web.url('crawl.test', '/about'), config: { respectRobots: true } });
+    expect(allowed.body.data[0]).toMatchObject({ verdict: 'ok', credits: 1 });
+    expect(paths()).toEqual(['/robots.txt', '/about']);
+    // Not asked (the default for a scrape): robots.txt is not read and the page is fetched.
+    const plain = await scrape({ url: secret });
+    expect(plain.body.data[0]).toMatchObject({ verdict: 'ok' });
+    expect(paths()).toEqual(['/robots.txt', '/about', '/private/secret']);
+  });
+
   it('refuses private and metadata addresses, and a redirect to them, at no cost', async () => {
     for (const url of ['http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/']) {
       const res = await scrape({ url, timeout: 10 });

@@ -14,6 +14,7 @@ import { batchingCredits } from './billing/credits-client.js';
 import { HostLimiter } from './ladder/host-limiter.js';
 import { HttpRung } from './ladder/http-rung.js';
 import { LadderService } from './ladder/ladder.service.js';
+import { RobotsCheck } from './ladder/robots-check.js';
 import { PageReaderPool } from './reading/page-reader-pool.js';
 import { JobRepository } from './repositories/job.repository.js';
 import { PageRepository, toCachedResult } from './repositories/page.repository.js';
@@ -56,8 +57,9 @@ export const buildApp = async (
     budgetMs: cfg.SCRAPE_READ_BUDGET_MS,
     logger: logger.child({ module: 'page-reader' }),
   });
+  const httpRung = new HttpRung(agents, cfg.SCRAPE_USER_AGENT, cfg.SCRAPE_MAX_BODY_BYTES);
   const ladder = new LadderService(
-    new HttpRung(agents, cfg.SCRAPE_USER_AGENT, cfg.SCRAPE_MAX_BODY_BYTES),
+    httpRung,
     new BrowserRung(browserPool, cfg.SCRAPE_MAX_BODY_BYTES),
     credits,
     {
@@ -67,6 +69,7 @@ export const buildApp = async (
       },
     },
     reader,
+    new RobotsCheck(httpRung, cfg.SCRAPE_USER_AGENT),
     logger.child({ module: 'ladder.service' }),
     (sealed) => box.open(sealed),
   );

@@ -12,6 +12,7 @@ import { BrowserUnavailable, type BrowserRung, type Rendered } from './browser-r
 import { FetchFailure } from './fetch-error.js';
 import type { Fetched, HttpRung } from './http-rung.js';
 import type { LadderOptions } from './options.js';
+import type { RobotsCheck } from './robots-check.js';
 import type { PageReading } from '../reading/read-page.js';
 import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.js';
 
@@ -76,6 +77,8 @@ export class LadderService {
     private readonly cache: CachePort,
     /** Parses and reads each fetched page off the event loop, within a time budget. */
     private readonly reader: PageReaderPool,
+    /** robots.txt, read only for a scrape that asks for it (a crawl decides before it dispatches). */
+    private readonly robots: RobotsCheck,
     private readonly logger: Logger,
     /** Opens a value sealed with SECRETS_KEY (libs/secret-box): fetch.headers come sealed. */
     private readonly openSecret: (sealed: string) => string,
@@ -96,6 +99,7 @@ export class LadderService {
         },
         bodies: {},
       };
+    if (opts.respectRobots && !(await this.robots.allows(page.url))) return robotsResult(page.url);
     if (fetchCfg.max_age !== null) {
       const cached = await this.cache.fresh(page.workspaceId, page.url, new Date(Date.now() - fetchCfg.max_age));
       if (cached) return cached;
@@ -365,4 +369,17 @@ export const emptyRow = (url: string): PageResult['row'] => ({
   exitBytes: 0,
   finalUrl: null,
   crawledAt: null,
+});
+
+/** A page robots.txt forbids: a row that says so, nothing fetched or charged. */
+export const robotsResult = (url: string): PageResult => ({
+  row: {
+    ...emptyRow(url),
+    status: 'done',
+    verdict: 'robots',
+    signals: ['robots.txt'],
+    reason: 'robots.txt forbids fetching it',
+    crawledAt: new Date().toISOString(),
+  },
+  bodies: {},
 });

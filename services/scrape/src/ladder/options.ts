@@ -19,6 +19,11 @@ export interface LadderOptions {
    * ladder's own way).
    */
   screenshotLeads?: boolean;
+  /**
+   * Read robots.txt first and leave a forbidden page unfetched (verdict robots). A one-URL
+   * scrape or batch ignores robots.txt unless its config says `respectRobots: true`.
+   */
+  respectRobots: boolean;
 }
 
 export const resolveOptions = (req: ScrapeRequest): LadderOptions => {
@@ -31,5 +36,7 @@ export const resolveOptions = (req: ScrapeRequest): LadderOptions => {
     formats: formats.length ? formats : ['markdown'],
     config,
     maxCreditsPerPage: config.fetch.max_credits_per_page,
+    // Asked for in so many words: the config default (true) is a crawl's.
+    respectRobots: patch.respect_robots === true,
   };
 };

@@ -69,7 +69,7 @@ export const contentPreviewRpc = (pages: PageRepository, reader: PageReaderPool)
           redirects: [],
         },
         'http',
-        { formats: ['markdown'], config, maxCreditsPerPage: null },
+        { formats: ['markdown'], config, maxCreditsPerPage: null, respectRobots: false },
       )
       .catch((err: unknown) => {
         // The draft's selectors are the caller's: one that cannot be read in time is theirs to fix.

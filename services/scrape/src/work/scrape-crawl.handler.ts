@@ -1,6 +1,6 @@
 import type { Bus, GiveUpHandler, WorkHandler } from '@tidemark/bus';
 import { scrapeRequestSchema, type CrawlPageResultMessage, type ScrapeCrawlPageMessage } from '@tidemark/contracts';
-import { emptyRow, type LadderService, type PageResult } from '../ladder/ladder.service.js';
+import { emptyRow, robotsResult, type LadderService, type PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
 import { gaveUpResult, storing } from './give-up.js';
@@ -18,7 +18,8 @@ class OptionsCache {
     if (!opts) {
       const parsed = scrapeRequestSchema.safeParse({ ...msg.request, url: msg.url });
       if (!parsed.success) return { invalid: parsed.error.issues.map((i) => i.message).join('; ') };
-      opts = resolveOptions(parsed.data);
+      // robots.txt is the crawl's to apply: it decided before it dispatched the page.
+      opts = { ...resolveOptions(parsed.data), respectRobots: false };
       // The crawl follows links whatever formats were asked: they are always kept for the graph.
       if (!opts.formats.includes('links')) opts = { ...opts, formats: [...opts.formats, 'links'] };
       if (this.byJob.size >= 256) this.byJob.delete(this.byJob.keys().next().value!);
@@ -27,18 +28,6 @@ class OptionsCache {
     return opts;
   }
 }
-
-const robotsResult = (url: string): PageResult => ({
-  row: {
-    ...emptyRow(url),
-    status: 'done',
-    verdict: 'robots',
-    signals: ['robots.txt'],
-    reason: 'robots.txt forbids fetching it',
-    crawledAt: new Date().toISOString(),
-  },
-  bodies: {},
-});
 
 const invalidResult = (url: string, why: string): PageResult => ({
   row: {
