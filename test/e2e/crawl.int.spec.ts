@@ -4,6 +4,7 @@ import { crawlJobEvent } from '@tidemark/contracts';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { comparedRun } from '../support/runs.js';
 
 interface Row {
   url: string;
@@ -50,6 +51,15 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`crawl ${id} did not end`);
+  };
+  /** A project's latest change record, once the diff service has written it. */
+  const changeRecordOf = async (projectId: string): Promise<any> => {
+    for (let i = 0; i < 300; i++) {
+      const changes = await t.call('GET', `/projects/${projectId}/changes`, { key });
+      if (changes.status === 200) return changes.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`project ${projectId} has no change record`);
   };
   /** Every page of a crawl, following `next`. */
   const allRows = async (id: string, query = 'formats=&limit=7'): Promise<Row[]> => {
@@ -265,6 +275,28 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     expect((await t.call('POST', `/crawl/${res.body.id}/keep`, { key, body: { retention: 'always' } })).status).toBe(
       422,
     );
+
+    // The kept run is the project's first change record (every page added) and the baseline
+    // of the next run.
+    const first = await changeRecordOf(res.body.projectId);
+    const read = (await allRows(res.body.id)).filter((r) => ['ok', 'thin'].includes(r.verdict ?? '')).length;
+    expect(read).toBeGreaterThan(0);
+    expect(first).toMatchObject({ runId: res.body.runId, baseline: null, counts: { added: read, removed: 0 } });
+    const next = await comparedRun(t, res.body.projectId, { key });
+    expect(next.record.baseline).toBe(res.body.runId);
+    expect(next.record.counts.same).toBeGreaterThan(0);
+  });
+
+  it('a crawl kept while it runs gets its change record when it ends', async () => {
+    const res = await crawl({ url: web.url('big.test', '/'), concurrency: 1, limit: 6, useSitemap: false });
+    const kept = await t.call('POST', `/crawl/${res.body.id}/keep`, { key, body: { name: 'Kept early' } });
+    expect(kept.status).toBe(200);
+    const end = await finished(res.body.id);
+    expect(end.status).toBe('done');
+    const record = await changeRecordOf(res.body.projectId);
+    const read = (await allRows(res.body.id)).filter((r) => ['ok', 'thin'].includes(r.verdict ?? '')).length;
+    expect(read).toBeGreaterThan(0);
+    expect(record).toMatchObject({ runId: res.body.runId, baseline: null, counts: { added: read } });
   });
 
   it('publishes crawl.started, crawl.page and crawl.completed with the webhook metadata', async () => {

@@ -742,19 +742,13 @@ export class CrawlEngine {
     // A project run's end is told by run.finished once the diff service has compared it with
     // the run before (not by crawl.*): hand it over.
     if (end.job.kind === 'run') {
-      try {
-        await this.bus.publishWork(
-          'work.diff.compare',
-          { workspaceId: end.job.workspaceId, runId: end.job.runId },
-          { msgId: `${end.job.runId}:compare` },
-        );
-      } catch (err) {
-        this.logger.error({ err, runId: end.job.runId }, 'run not handed to diff');
-      }
+      await this.handToDiff(end.job);
       this.bus.broadcast(crawlDoneSubject(end.job.id), { jobId: end.job.id, status: end.job.status });
       this.contexts.delete(end.job.id);
       return;
     }
+    // A crawl kept while it ran is its project's first run: it gets its change record too.
+    if ((await this.jobs.projectOfRun(end.job.runId))?.ephemeral === false) await this.handToDiff(end.job);
     try {
       await this.bus.publishEvent(
         job.workspaceId,
@@ -767,6 +761,22 @@ export class CrawlEngine {
     }
     this.bus.broadcast(crawlDoneSubject(end.job.id), { jobId: end.job.id, status: end.job.status });
     this.contexts.delete(end.job.id);
+  }
+
+  /**
+   * Asks diff for the run's change record (work.diff.compare, once per run: the message id
+   * dedupes a keep racing the crawl's end). Logged, not thrown: the run has ended either way.
+   */
+  async handToDiff(job: Pick<CrawlJob, 'workspaceId' | 'runId'>): Promise<void> {
+    try {
+      await this.bus.publishWork(
+        'work.diff.compare',
+        { workspaceId: job.workspaceId, runId: job.runId },
+        { msgId: `${job.runId}:compare` },
+      );
+    } catch (err) {
+      this.logger.error({ err, runId: job.runId }, 'run not handed to diff');
+    }
   }
 
   private jobEvent(job: CrawlJob, progress: CrawlJobEvent['progress']): CrawlJobEvent {

@@ -146,15 +146,22 @@ export class CrawlService {
     return this.get(workspaceId, jobId);
   }
 
-  /** The crawl's hidden project becomes a standing one; its run stays in place. */
+  /**
+   * The crawl's hidden project becomes a standing one; its run stays in place and becomes the
+   * project's first change record (every page added, coverage stated), the baseline the next
+   * run is compared with. A crawl kept while it runs is handed to diff when it ends.
+   */
   async keep(workspaceId: string, jobId: string, keep: CrawlKeep) {
     const job = await this.get(workspaceId, jobId);
     const project = await this.jobs.projectOfRun(job.runId);
     if (!project) throw new NotFoundError('crawl');
-    return this.jobs.keep(workspaceId, project.id, {
+    const kept = await this.jobs.keep(workspaceId, project.id, {
       ...(keep.name ? { name: keep.name } : {}),
       ...(keep.schedule ? { schedule: keep.schedule } : {}),
       ...(keep.retention ? { retention: keep.retention } : {}),
     });
+    const now = await this.get(workspaceId, jobId);
+    if (!['queued', 'running'].includes(now.status)) await this.engine.handToDiff(now);
+    return kept;
   }
 }
