@@ -21,8 +21,16 @@ const schema = baseEnv
       .min(1024)
       .default(10 * 1024 * 1024),
     SCRAPE_ACK_WAIT_MS: z.coerce.number().int().min(100).default(60_000),
-    /** Threads that parse and read pages (content, verdict, fields, selector search); one per core by default. */
-    SCRAPE_READ_THREADS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+    /**
+     * Threads that parse and read pages (content, verdict, fields, selector search): by default
+     * one per core but the event loop's (one at least); each holds a heap of its own (~80 MB).
+     */
+    SCRAPE_READ_THREADS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(Math.max(1, availableParallelism() - 1)),
     /**
      * What reading one page (or matching one search selector in it) may take on its thread;
      * past it the thread is ended and the page's row says why. An ordinary page takes 5-30 ms.
