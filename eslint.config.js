@@ -1,6 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+import { readdirSync } from 'node:fs';
+
+const SERVICES = readdirSync(new URL('./services/', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
 export default tseslint.config(
   {
     ignores: [
@@ -29,11 +35,26 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: ['@tidemark/*/src/*'],
-          paths: ['@tidemark/gateway', '@tidemark/billing', '@tidemark/local'].map((name) => ({
+          patterns: ['@tidemark/*/src/*', '@tidemark/*/src/**', '**/services/*/src/**'],
+          paths: [...SERVICES.map((s) => `@tidemark/${s}`), '@tidemark/local'].map((name) => ({
             name,
             message: 'services and libs do not import services; talk over gRPC or NATS',
           })),
+        },
+      ],
+    },
+  },
+  {
+    // The fleet's tests start services through their entry points, never their insides.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@tidemark/*/src/*', '@tidemark/*/src/**'], message: 'use the package entry point' },
+            { group: ['**/services/*/src/**'], message: 'tests reach a service through its entry point or the API' },
+          ],
         },
       ],
     },

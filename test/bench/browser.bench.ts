@@ -2,10 +2,9 @@
 // Chromium (puppeteer-core, no pool) with 4 reused tabs doing plain goto('load') + content(),
 // against the browser pool (incognito-context lanes wiped between renders and rendered hidden, fetch-guard proxy,
 // stealth, block_media) — the same 40 local pages, the same Chromium, 4 pages in flight in both.
-// Imported by path: test/package.json does not depend on @tidemark/browser-pool.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp, launchChromium, loadConfig } from '../../services/browser-pool/src/index.js';
+import { buildApp, launchChromium, loadConfig } from '@tidemark/browser-pool';
 
 const PAGES = Number(process.env.BENCH_BROWSER_PAGES ?? 40);
 const IN_FLIGHT = 4;

@@ -18,7 +18,7 @@ import {
   type PageSummary,
   type RunSummary,
   type WordDiff,
-} from '../../services/diff/src/index.js';
+} from '@tidemark/diff';
 
 const PAGES = Number(process.env.BENCH_DIFF_PAGES ?? 10_000);
 const RECORD_ROUNDS = Number(process.env.BENCH_DIFF_RECORD_ROUNDS ?? 3);

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Site, type TestWeb } from '@tidemark/testkit';
 import { SmtpServer } from '../../services/delivery/test/support/smtp-server.js';
 import * as gateway from '@tidemark/gateway';
-import { hashToken, mintToken } from '../../services/gateway/src/services/account.service.js';
-import { stepAt, totpCode } from '../../services/gateway/src/services/totp.js';
+import { hashToken, mintToken, stepAt, totpCode } from '../support/authenticator.js';
 import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
 import { comparedRun } from '../support/runs.js';
 
