@@ -6,12 +6,14 @@ import {
   crawlV1,
   mapSourceEnum,
   mapV1,
+  pageRowFromProto,
   scrapeV1,
   sitemapModeEnum,
   type PageRow,
   type SitemapModeName,
 } from '@tidemark/contracts';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { InternalError } from '@tidemark/errors';
 import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
@@ -68,8 +70,12 @@ export const buildApp = async (
   const rows: RowsPort = {
     rowsAt: async (workspaceId, jobId, positions, formats) => {
       const res = await scrape.call('getPageRows', { workspaceId, jobId, positions, formats });
-      const list = JSON.parse(res.rowsJson) as { position: number; row: PageRow }[];
-      return new Map(list.map((r) => [r.position, r.row]));
+      return new Map(
+        res.rows.map((r): [number, PageRow] => {
+          if (!r.row) throw new InternalError(new Error(`scrape answered position ${r.position} without its row`));
+          return [r.position, pageRowFromProto(r.row)];
+        }),
+      );
     },
   };
   const jobs = new CrawlJobRepository(prisma);

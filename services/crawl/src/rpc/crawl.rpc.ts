@@ -1,4 +1,10 @@
-import { crawlKeepSchema, crawlV1 } from '@tidemark/contracts';
+import {
+  crawlKeepSchema,
+  jobEnvelopeToProto,
+  pageRowToProto,
+  type CrawlEnvelope,
+  type crawlV1,
+} from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import type { CrawlService } from '../crawl/crawl.service.js';
 import type { ProjectScopeService, ScopeDraft, SourcesDraft } from '../runs/project-scope.service.js';
@@ -11,6 +17,12 @@ const parseJson = (json: string, what: string): Record<string, unknown> => {
     throw new ValidationError(`${what} is not JSON`);
   }
 };
+
+const crawlEnvelopeToProto = ({ projectId, runId, ...job }: CrawlEnvelope): crawlV1.CrawlEnvelope => ({
+  job: jobEnvelopeToProto(job),
+  projectId,
+  runId,
+});
 
 /** gRPC in: decode → crawl or run service → JSON. */
 export const crawlRpc = (crawls: CrawlService, runs: RunService, scopes: ProjectScopeService) => ({
@@ -28,12 +40,8 @@ export const crawlRpc = (crawls: CrawlService, runs: RunService, scopes: Project
     json: JSON.stringify(await scopes.sources(req.workspaceId, req.projectId)),
   }),
   startCrawl: async (req: crawlV1.StartCrawlRequest): Promise<crawlV1.StartCrawlResponse> => {
-    const { envelope, secret } = await crawls.start(
-      req.workspaceId,
-      parseJson(req.requestJson, 'request'),
-      req.requestId || null,
-    );
-    return { envelopeJson: JSON.stringify(envelope), webhookSecret: secret ?? '' };
+    const { envelope, secret } = await crawls.start(req.workspaceId, req.request ?? {}, req.requestId || null);
+    return { envelope: crawlEnvelopeToProto(envelope), webhookSecret: secret ?? '' };
   },
   getCrawl: async (req: crawlV1.GetCrawlRequest): Promise<crawlV1.GetCrawlResponse> => {
     const job = await crawls.get(req.workspaceId, req.jobId);
@@ -43,17 +51,18 @@ export const crawlRpc = (crawls: CrawlService, runs: RunService, scopes: Project
       req.limit || 25,
       req.formatsGiven ? req.formats : null,
     );
-    return { envelopeJson: JSON.stringify(envelope) };
+    return { envelope: crawlEnvelopeToProto(envelope) };
   },
   getCrawlPage: async (req: crawlV1.GetCrawlPageRequest): Promise<crawlV1.GetCrawlPageResponse> => ({
-    rowJson: JSON.stringify(await crawls.page(req.workspaceId, req.jobId, req.url)),
+    row: pageRowToProto(await crawls.page(req.workspaceId, req.jobId, req.url)),
   }),
-  cancelCrawl: async (req: crawlV1.CancelCrawlRequest): Promise<crawlV1.GetCrawlResponse> => {
+  cancelCrawl: async (req: crawlV1.CancelCrawlRequest): Promise<crawlV1.CancelCrawlResponse> => {
     const job = await crawls.cancel(req.workspaceId, req.jobId);
-    return { envelopeJson: JSON.stringify(await crawls.envelope(job, null, 0, [])) };
+    return { envelope: crawlEnvelopeToProto(await crawls.envelope(job, null, 0, [])) };
   },
   keepCrawl: async (req: crawlV1.KeepCrawlRequest): Promise<crawlV1.KeepCrawlResponse> => {
-    const keep = crawlKeepSchema.safeParse(parseJson(req.keepJson, 'keep'));
+    // Checked again here: the gateway is one caller of this call, not its guard.
+    const keep = crawlKeepSchema.safeParse({ name: req.name, schedule: req.schedule, retention: req.retention });
     if (!keep.success) throw new ValidationError('keep does not match its schema', { issues: keep.error.issues });
     const project = await crawls.keep(req.workspaceId, req.jobId, keep.data);
     return { projectId: project.id, name: project.name, schedule: project.schedule, retention: project.retention };

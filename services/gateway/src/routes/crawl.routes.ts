@@ -17,6 +17,7 @@ import { errorEnvelopeSchema, idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
 import type { HeaderSecrets } from '../services/header-secrets.js';
 import { defineRoute } from '../http/route.js';
+import { crawlEnvelopeToRest, crawlPageRowToRest } from '../mappers/job-envelope.mapper.js';
 
 /** Bodies make a page heavy: with any, a page of rows holds at most this many. */
 const MAX_ROWS_WITH_BODIES = 100;
@@ -55,10 +56,10 @@ export const crawlRoutes = (
       if (body.destination !== undefined) throw new NotFoundError('destination');
       const res = await crawl.call('startCrawl', {
         workspaceId: auth.workspaceId,
-        requestJson: JSON.stringify(headerSecrets.sealRequest(req.body)),
+        request: headerSecrets.sealRequest(req.body) as Record<string, unknown>,
         requestId: currentRequestId() ?? '',
       });
-      const envelope = JSON.parse(res.envelopeJson) as CrawlEnvelope;
+      const envelope = crawlEnvelopeToRest(res.envelope);
       return {
         status: 202,
         body: { ...envelope, ...(res.webhookSecret ? { webhookSecret: res.webhookSecret } : {}) },
@@ -96,7 +97,7 @@ export const crawlRoutes = (
         formats: query.formats ?? [],
         formatsGiven: query.formats !== undefined,
       });
-      const envelope = JSON.parse(res.envelopeJson) as CrawlEnvelope;
+      const envelope = crawlEnvelopeToRest(res.envelope);
       return { status: 200, body: { ...withNext(req, envelope, limit, publicBaseUrl), limit } };
     },
   }),
@@ -112,7 +113,7 @@ export const crawlRoutes = (
     responses: { 200: { description: 'the page with every body kept', schema: crawlPageRowSchema } },
     handler: async ({ auth, params, query }) => {
       const res = await crawl.call('getCrawlPage', { workspaceId: auth.workspaceId, jobId: params.id, url: query.url });
-      return { status: 200, body: JSON.parse(res.rowJson) as unknown };
+      return { status: 200, body: crawlPageRowToRest(res.row) };
     },
   }),
   defineRoute({
@@ -125,7 +126,7 @@ export const crawlRoutes = (
     responses: { 200: { description: 'the crawl, cancelled (or as it ended)', schema: crawlEnvelopeSchema } },
     handler: async ({ auth, params }) => {
       const res = await crawl.call('cancelCrawl', { workspaceId: auth.workspaceId, jobId: params.id });
-      return { status: 200, body: JSON.parse(res.envelopeJson) as CrawlEnvelope };
+      return { status: 200, body: crawlEnvelopeToRest(res.envelope) };
     },
   }),
   defineRoute({
@@ -140,11 +141,13 @@ export const crawlRoutes = (
       200: { description: 'the project it became', schema: keptSchema },
       404: { description: 'no such crawl (or it was discarded)', schema: errorEnvelopeSchema },
     },
-    handler: async ({ auth, params, req }) => {
+    handler: async ({ auth, params, body }) => {
       const res = await crawl.call('keepCrawl', {
         workspaceId: auth.workspaceId,
         jobId: params.id,
-        keepJson: JSON.stringify(req.body ?? {}),
+        name: body.name,
+        schedule: body.schedule,
+        retention: body.retention,
       });
       return { status: 200, body: res };
     },

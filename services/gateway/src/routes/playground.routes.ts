@@ -6,6 +6,7 @@ import { idParam } from '../http/common.schemas.js';
 import { publicOrigin } from '../http/pagination.js';
 import type { HeaderSecrets } from '../services/header-secrets.js';
 import { defineRoute } from '../http/route.js';
+import { jobEnvelopeToRest } from '../mappers/job-envelope.mapper.js';
 
 const PLAYGROUND_WAIT_MS = 60_000;
 
@@ -95,14 +96,14 @@ export const playgroundRoutes = (
         {
           workspaceId: auth.workspaceId,
           url: body.url,
-          requestJson: JSON.stringify(headerSecrets.sealRequest(request)),
+          request: headerSecrets.sealRequest(request),
           waitMs: 0,
           requestId: currentRequestId() ?? '',
           kind: 'playground',
         },
         15_000,
       );
-      return { status: 202, body: { id: res.jobId, status: JSON.parse(res.envelopeJson).status as string } };
+      return { status: 202, body: { id: res.jobId, status: jobEnvelopeToRest(res.envelope).status } };
     },
   }),
   defineRoute({
@@ -126,7 +127,7 @@ export const playgroundRoutes = (
           limit: 1,
           kind: 'playground',
         });
-        const envelope = JSON.parse(res.envelopeJson) as JobEnvelope;
+        const envelope = jobEnvelopeToRest(res.envelope);
         const screenshotUrl = `${publicOrigin(req, publicBaseUrl)}${req.baseUrl}/playground/${params.id}/screenshot`;
         if (!['queued', 'running'].includes(envelope.status) || Date.now() >= until) {
           return { status: 200, body: present(envelope, screenshotUrl) };

@@ -8,6 +8,7 @@ import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js'
 import { cursorSchema, nextLink, toPage } from '../http/pagination.js';
 import type { HeaderSecrets } from '../services/header-secrets.js';
 import { defineRoute } from '../http/route.js';
+import { jobEnvelopeToRest } from '../mappers/job-envelope.mapper.js';
 
 const createdSchema = jobEnvelopeSchema
   .extend({ webhookSecret: z.string().optional().describe("signs this batch's webhook messages; in this answer only") })
@@ -58,25 +59,25 @@ export const scrapeRoutes = (
       // No destination exists yet (they come with exports): any id names nothing this key can see.
       if (body.destination !== undefined) throw new NotFoundError('destination');
       // The request as sent (its header values sealed): the scrape service parses it with the same schema.
-      const requestJson = JSON.stringify(headerSecrets.sealRequest(req.body));
+      const request = headerSecrets.sealRequest(req.body) as Record<string, unknown>;
       const requestId = currentRequestId() ?? '';
       if (body.url !== undefined) {
         const waitMs = body.timeout * 1000;
         const res = await scrape.call(
           'scrapeNow',
-          { workspaceId: auth.workspaceId, url: body.url, requestJson, waitMs, requestId, kind: 'scrape' },
+          { workspaceId: auth.workspaceId, url: body.url, request, waitMs, requestId, kind: 'scrape' },
           waitMs + 15_000,
         );
-        const envelope = JSON.parse(res.envelopeJson) as JobEnvelope;
+        const envelope = jobEnvelopeToRest(res.envelope);
         return { status: res.done ? 200 : 202, body: envelope, headers: creditsHeader(envelope) };
       }
       const res = await scrape.call('startBatch', {
         workspaceId: auth.workspaceId,
         urls: body.urls!,
-        requestJson,
+        request,
         requestId,
       });
-      const envelope = JSON.parse(res.envelopeJson) as JobEnvelope;
+      const envelope = jobEnvelopeToRest(res.envelope);
       return {
         status: 202,
         body: { ...envelope, ...(res.webhookSecret ? { webhookSecret: res.webhookSecret } : {}) },
@@ -101,7 +102,7 @@ export const scrapeRoutes = (
         before: query.cursor ?? '',
         limit: query.limit + 1,
       });
-      const jobs = res.envelopesJson.map((j) => JSON.parse(j) as JobEnvelope);
+      const jobs = res.jobs.map(jobEnvelopeToRest);
       return { status: 200, body: toPage(req, jobs, query.limit, (job) => job, publicBaseUrl) };
     },
   }),
@@ -127,7 +128,7 @@ export const scrapeRoutes = (
       });
       return {
         status: 200,
-        body: withNext(req, JSON.parse(res.envelopeJson) as JobEnvelope, query.limit, publicBaseUrl),
+        body: withNext(req, jobEnvelopeToRest(res.envelope), query.limit, publicBaseUrl),
       };
     },
   }),
@@ -144,7 +145,7 @@ export const scrapeRoutes = (
     },
     handler: async ({ auth, params }) => {
       const res = await scrape.call('cancelJob', { workspaceId: auth.workspaceId, jobId: params.id });
-      return { status: 200, body: JSON.parse(res.envelopeJson) as JobEnvelope };
+      return { status: 200, body: jobEnvelopeToRest(res.envelope) };
     },
   }),
 ];
