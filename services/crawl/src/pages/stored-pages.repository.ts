@@ -1,5 +1,5 @@
-import { gunzipSync } from 'node:zlib';
 import type { PrismaClient, Run } from '@tidemark/db';
+import { decodeBodies } from '@tidemark/page-store';
 
 /**
  * Reads scrape's page rows and the run table, never writes them (docs/architecture.md, Pages
@@ -26,7 +26,7 @@ export class StoredPagesRepository {
       SELECT position, bodies FROM page WHERE job_id = ${jobId} AND position = ANY(${positions}::int[])`;
     const out = new Map<number, string[] | null>();
     for (const r of rows) {
-      const links = r.bodies ? (JSON.parse(gunzipSync(r.bodies).toString()) as { links?: string[] }).links : undefined;
+      const links = decodeBodies(r.bodies).links;
       out.set(r.position, links ?? null);
     }
     return out;

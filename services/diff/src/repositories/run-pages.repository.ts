@@ -1,5 +1,5 @@
-import { gunzipSync } from 'node:zlib';
 import type { PrismaClient } from '@tidemark/db';
+import { decodeBodies, type StoredBodies } from '@tidemark/page-store';
 import type { PageSummary, RunSummary } from '../compare/types.js';
 
 export interface RunToCompare {
@@ -15,11 +15,7 @@ export interface RunToCompare {
   config: Record<string, Record<string, unknown>>;
 }
 
-export interface StoredBodies {
-  markdown?: string;
-  cleanHtml?: string;
-  html?: string;
-}
+export type { StoredBodies };
 
 /**
  * Reads runs, projects and page rows, never writes them: a finished run's rows do not change,
@@ -106,7 +102,7 @@ export class RunPagesRepository {
       SELECT bodies FROM page WHERE run_id = ${runId} AND url = ${url} ORDER BY position LIMIT 1`;
     const raw = rows[0]?.bodies;
     if (!raw) return rows.length ? {} : null;
-    return JSON.parse(gunzipSync(raw).toString()) as StoredBodies;
+    return decodeBodies(raw);
   }
 
   async projectVisible(workspaceId: string, projectId: string): Promise<boolean> {

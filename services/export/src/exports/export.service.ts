@@ -1,4 +1,5 @@
 import { NotFoundError } from '@tidemark/errors';
+import type { StoredBodies } from '@tidemark/page-store';
 import type { After, ExportProject, ExportRun, RunExportRepository } from '../repositories/run-export.repository.js';
 import {
   CATALOG,
@@ -171,7 +172,7 @@ export class ExportService {
    */
   private async *withBodies<T extends { id: string }>(
     pages: T[],
-  ): AsyncGenerator<[T, Record<string, unknown> | undefined]> {
+  ): AsyncGenerator<[T, StoredBodies | undefined]> {
     for (let i = 0; i < pages.length; i += BODIES_AT_ONCE) {
       const slice = pages.slice(i, i + BODIES_AT_ONCE);
       const bodies = await this.repo.bodies(slice.map((p) => p.id));

@@ -1,8 +1,5 @@
-import { gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
 import { Prisma, type PrismaClient } from '@tidemark/db';
-
-const gunzipAsync = promisify(gunzip);
+import { decodeBodiesAsync, type StoredBodies } from '@tidemark/page-store';
 
 export interface ExportProject {
   id: string;
@@ -158,13 +155,12 @@ export class RunExportRepository {
   }
 
   /** Stored bodies of some pages, unzipped: {markdown, text, cleanHtml, html, links}. */
-  async bodies(ids: string[]): Promise<Map<string, Record<string, unknown>>> {
+  async bodies(ids: string[]): Promise<Map<string, StoredBodies>> {
     if (!ids.length) return new Map();
     const rows = await this.prisma.$queryRaw<{ id: string; bodies: Uint8Array | null }[]>`
       SELECT id, bodies FROM page WHERE id = ANY(${ids}::text[]) AND bodies IS NOT NULL`;
-    const out = new Map<string, Record<string, unknown>>();
-    for (const r of rows)
-      if (r.bodies) out.set(r.id, JSON.parse((await gunzipAsync(r.bodies)).toString()) as Record<string, unknown>);
+    const out = new Map<string, StoredBodies>();
+    for (const r of rows) if (r.bodies) out.set(r.id, await decodeBodiesAsync(r.bodies));
     return out;
   }
 

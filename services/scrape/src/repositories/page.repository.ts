@@ -1,6 +1,6 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { newId, storable, type Page, type Prisma, type PrismaClient } from '@tidemark/db';
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
+import { decodeBodies, encodeBodies } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
 
 type RowData = PageResult['row'];
@@ -23,7 +23,7 @@ const settledColumns = (result: PageResult) => {
     tier: row.tier,
     credits: row.credits,
     data: row as unknown as Prisma.InputJsonValue,
-    bodies: Object.keys(bodies).length ? new Uint8Array(gzipSync(JSON.stringify(bodies))) : null,
+    bodies: encodeBodies(bodies),
     screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
     crawledAt: row.crawledAt ? new Date(row.crawledAt) : new Date(),
   };
@@ -206,8 +206,7 @@ export class PageRepository {
 }
 
 /** The bodies kept for a stored page. */
-export const storedBodies = (page: Page): Bodies =>
-  page.bodies ? (JSON.parse(gunzipSync(page.bodies).toString()) as Bodies) : {};
+export const storedBodies = (page: Page): Bodies => decodeBodies(page.bodies);
 
 /** A stored page as a row of the API, with the bodies the caller asked for. */
 export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {
@@ -215,7 +214,7 @@ export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {
   // The rung-by-rung evidence is the playground's; scrape rows stay lean.
   if (formats !== 'all') delete row.attempts;
   if (page.bodies) {
-    const bodies = JSON.parse(gunzipSync(page.bodies).toString()) as Bodies;
+    const bodies = decodeBodies(page.bodies);
     const want = (f: ScrapeFormat) => formats === 'all' || formats.includes(f);
     if (want('markdown') && bodies.markdown !== undefined) row.markdown = bodies.markdown;
     if (want('text') && bodies.text !== undefined) row.text = bodies.text;
@@ -243,7 +242,7 @@ export const toCachedResult = (page: Page): PageResult => {
       signals: ['cached', ...row.signals],
       reason: `served from the copy fetched at ${page.crawledAt?.toISOString()}`,
     },
-    bodies: page.bodies ? (JSON.parse(gunzipSync(page.bodies).toString()) as Bodies) : {},
+    bodies: decodeBodies(page.bodies),
     ...(page.screenshot ? { screenshot: Buffer.from(page.screenshot) } : {}),
   };
 };

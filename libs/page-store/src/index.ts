@@ -1,0 +1,1 @@
+export { decodeBodies, decodeBodiesAsync, encodeBodies, type StoredBodies } from './stored-bodies.js';

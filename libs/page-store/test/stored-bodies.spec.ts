@@ -1,0 +1,29 @@
+import { describe, expect, it } from '@jest/globals';
+import { gzipSync } from 'node:zlib';
+import { decodeBodies, decodeBodiesAsync, encodeBodies, type StoredBodies } from '../src/index.js';
+
+describe('stored bodies', () => {
+  const page: StoredBodies = {
+    markdown: '# Tide tables\n\nHigh water 06:12 — Ünïcode stays.',
+    html: '<html><body><h1>Tide tables</h1></body></html>',
+    links: ['https://harbour.example/a', 'https://harbour.example/b'],
+  };
+
+  it('reads back what was written, both ways', async () => {
+    const stored = encodeBodies(page);
+    expect(stored).toBeInstanceOf(Uint8Array);
+    expect(decodeBodies(stored)).toEqual(page);
+    expect(await decodeBodiesAsync(stored)).toEqual(page);
+  });
+
+  it('stores nothing for a page that kept no body, and reads nothing back as {}', async () => {
+    expect(encodeBodies({})).toBeNull();
+    expect(decodeBodies(null)).toEqual({});
+    expect(await decodeBodiesAsync(undefined)).toEqual({});
+  });
+
+  it('refuses a column that does not hold an object rather than handing on a wrong shape', () => {
+    expect(() => decodeBodies(new Uint8Array(gzipSync('["markdown"]')))).toThrow(/not an object/);
+    expect(() => decodeBodies(new Uint8Array([1, 2, 3]))).toThrow();
+  });
+});
