@@ -1,7 +1,7 @@
 import { applyConfigPatch, type ResolvedConfig } from '@tidemark/contracts';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
 import { robotsFromResponse } from '@tidemark/robots';
-import type { DiscoveryPort } from '../crawl/crawl-engine.js';
+import type { DiscoveryPort } from '../crawl/engine/discovery-port.js';
 import { normalizeUrl } from '../frontier/normalize-url.js';
 import { CrawlScope, matcher, type ScopeVerdict } from '../frontier/scope.js';
 import type { CrawlJobRepository } from '../repositories/crawl-job.repository.js';

@@ -1,0 +1,146 @@
+import type { Bus } from '@tidemark/bus';
+import type { ScrapeCrawlPageMessage } from '@tidemark/contracts';
+import { normalizeUrl } from '../../frontier/normalize-url.js';
+import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
+import type { FrontierRepository, FrontierRow, NewUrl, Tx } from '../../repositories/frontier.repository.js';
+import { pageRequestFor } from '../crawl-options.js';
+import type { CrawlContext } from './crawl-context.js';
+import { logLine, progressOf, stateOf } from './crawl-state.js';
+
+/**
+ * What goes out and what comes into a crawl's frontier, inside a step's transaction: URLs handed
+ * to scrape within the crawl's concurrency and each host's politeness, links taken in, queued
+ * URLs dropped when money stops the crawl.
+ */
+export class Dispatcher {
+  constructor(
+    private readonly jobs: CrawlJobRepository,
+    private readonly frontier: FrontierRepository,
+    private readonly bus: Bus,
+    /** Most pages of one crawl in flight at once, whatever the hosts. */
+    private readonly maxInFlight: number,
+  ) {}
+
+  /** Hands out the next URLs within the crawl's concurrency and each host's politeness. */
+  async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
+    const perHost = ctx.options.config.fetch.concurrency;
+    const inFlight = await this.frontier.inFlight(tx, job.runId);
+    let busy = [...inFlight.values()].reduce((a, b) => a + b, 0);
+    const room = this.maxInFlight - busy;
+    if (room <= 0) return job;
+    const candidates = await this.frontier.nextQueued(
+      tx,
+      job.runId,
+      ctx.options.config.scope.crawl_mode,
+      Math.min(room * 4, 1000),
+    );
+    if (!candidates.length) return job;
+    const hostNextAt = { ...stateOf(job).hostNextAt };
+    const now = Date.now();
+    const picked: FrontierRow[] = [];
+    for (const row of candidates) {
+      if (busy >= this.maxInFlight) break;
+      const n = inFlight.get(row.host) ?? 0;
+      if (n >= (ctx.delayMs > 0 ? 1 : perHost)) continue;
+      if ((hostNextAt[row.host] ?? 0) > now) continue;
+      if (ctx.delayMs > 0) hostNextAt[row.host] = now + ctx.delayMs;
+      inFlight.set(row.host, n + 1);
+      busy += 1;
+      picked.push(row);
+    }
+    if (!picked.length) return job;
+    await this.frontier.markDispatched(
+      tx,
+      job.runId,
+      picked.map((r) => r.position),
+    );
+    const after = ctx.delayMs > 0 ? await this.jobs.update(tx, job, { state: { hostNextAt } }) : job;
+    await Promise.all(
+      picked.map((row) => {
+        const msg: ScrapeCrawlPageMessage = {
+          jobId: job.id,
+          runId: job.runId,
+          workspaceId: job.workspaceId,
+          position: row.position,
+          url: row.url,
+          request: pageRequestFor(ctx.options, row.foundVia === 'seed'),
+          attempt: row.attempts,
+          robotsDisallowed: ctx.robots !== null && !ctx.robots.isAllowed(row.url),
+        };
+        return this.bus.publishWork('work.scrape.crawl', msg, {
+          msgId: `${job.id}:${row.position}:${row.attempts}:fetch`,
+        });
+      }),
+    );
+    return after;
+  }
+
+  /**
+   * Adds the in-scope links of settled pages to the frontier (the first page to link a URL is its
+   * referer) and counts in-links: each page counts once for each URL it links.
+   */
+  async grow(
+    tx: Tx,
+    job: CrawlJob,
+    ctx: CrawlContext,
+    found: { from: FrontierRow; links: string[] }[],
+    total: number,
+  ): Promise<{ added: number; overflow: number; tooDeep: boolean }> {
+    const inLinks = new Map<string, number>();
+    const fresh = new Map<string, NewUrl>();
+    let tooDeep = false;
+    const config = ctx.options.config.scope;
+    const followLinks = config.sitemap_mode !== 'only' || !config.use_sitemap;
+    for (const { from, links } of found) {
+      const keys = new Map<string, string>();
+      for (const link of links) {
+        const key = normalizeUrl(link);
+        if (key && key !== from.urlKey && !keys.has(key)) keys.set(key, link);
+      }
+      for (const [key, link] of keys) {
+        inLinks.set(key, (inLinks.get(key) ?? 0) + 1);
+        if (!followLinks || fresh.has(key)) continue;
+        const url = new URL(key);
+        const verdict = ctx.scope.check(url, from.depth + 1);
+        if (verdict === 'too_deep') tooDeep = true;
+        if (verdict !== 'in') continue;
+        fresh.set(key, {
+          key,
+          url: link.split('#')[0]!,
+          host: url.host,
+          depth: from.depth + 1,
+          foundVia: 'link',
+          firstReferer: from.url,
+          inSitemap: false,
+        });
+      }
+    }
+    const room = config.max_pages - total;
+    const grown = await this.frontier.add(tx, job.runId, [...fresh.values()], room);
+    await this.frontier.countInLinks(tx, job.runId, inLinks);
+    return { ...grown, tooDeep };
+  }
+
+  /**
+   * The crawl stops for money (its max_credits, or the workspace's credits): URLs still queued
+   * are not fetched (nor billed). Their rows become `unfetched` and `counts.unfetched` counts
+   * them; pages in flight settle as they come back, then the crawl ends.
+   */
+  async dropUnfetched(tx: Tx, job: CrawlJob): Promise<CrawlJob> {
+    const { queued } = await this.frontier.dropOpen(tx, job.runId);
+    const progress = progressOf(job);
+    progress.queued = Math.max(0, progress.queued - queued);
+    if (!queued) return this.jobs.update(tx, job, { progress });
+    const state = stateOf(job);
+    return this.jobs.update(tx, job, {
+      progress,
+      addCounts: { unfetched: queued },
+      state: {
+        log: logLine(
+          state,
+          `${queued} queued URLs not fetched (${state.creditsExhausted ? "the workspace's credits ran out" : "the run's max_credits was reached"})`,
+        ),
+      },
+    });
+  }
+}
