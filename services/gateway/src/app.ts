@@ -17,6 +17,7 @@ import {
 } from '@tidemark/contracts';
 import { FetchGuard } from '@tidemark/net-guard';
 import { connectClient } from '@tidemark/rpc';
+import { buildAccounts } from './accounts/accounts.js';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
@@ -32,14 +33,12 @@ import { refuseUnstorableInput } from './http/validate.js';
 import { renderDocsPage } from './openapi/docs-page.js';
 import { buildOpenApi } from './openapi/openapi.js';
 import { routeTable } from './routes/route-table.js';
-import { AccountRepository } from './repositories/account.repository.js';
 import { ApiKeyRepository } from './repositories/api-key.repository.js';
 import { IdempotencyRepository } from './repositories/idempotency.repository.js';
 import { ProjectRepository } from './repositories/project.repository.js';
 import { WorkspaceRepository } from './repositories/workspace.repository.js';
 import { DeliveryClient } from './clients/delivery.client.js';
 import { secretBoxFor } from '@tidemark/secret-box';
-import { AccountService } from './services/account.service.js';
 import { ApiKeyService } from './services/api-key.service.js';
 import { MonitorService } from './services/monitor.service.js';
 import { HeaderSecrets } from './services/header-secrets.js';
@@ -136,13 +135,13 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
   const headerSecrets = new HeaderSecrets(box);
   const projects = new ProjectService(projectRepo, outboundUrls, headerSecrets);
   const sessionTtlMs = cfg.GATEWAY_SESSION_DAYS * 24 * 3600_000;
-  const accounts = new AccountService(
-    new AccountRepository(prisma),
+  const accounts = buildAccounts(
+    prisma,
     workspaces,
     delivery,
     box,
     { sessionTtlMs, ...(cfg.GATEWAY_APP_URL ? { appUrl: cfg.GATEWAY_APP_URL } : {}) },
-    logger.child({ module: 'account.service' }),
+    logger,
   );
   const { publicRoutes, routes } = routeTable({
     accounts,
@@ -193,7 +192,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
       ],
     }),
   );
-  v1.use(authenticate(keyCache, keyRepo, accounts));
+  v1.use(authenticate(keyCache, keyRepo, accounts.sessions));
   v1.use(rateLimit(redis, logger));
   v1.use(parseBody);
   v1.use(refuseUnstorableInput);

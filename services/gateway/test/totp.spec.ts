@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { base32, matchTotp, otpauthUrl, stepAt, totpCode } from '../src/services/totp.js';
+import { base32, matchTotp, otpauthUrl, stepAt, totpCode } from '../src/accounts/second-factor/totp.js';
 
 // RFC 6238 appendix B (SHA-1), the last six of its eight digits.
 const RFC_SECRET = base32(Buffer.from('12345678901234567890'));

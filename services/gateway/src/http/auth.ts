@@ -1,13 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { planOf } from '@tidemark/contracts';
 import { ApiError, ForbiddenError, NotFoundError, UnauthorizedError } from '@tidemark/errors';
+import type { Role } from '../accounts/members/roles.js';
+import { sessionToken } from '../accounts/sessions/session-cookie.js';
+import type { SignedIn } from '../accounts/sessions/session.repository.js';
+import type { SessionService } from '../accounts/sessions/session.service.js';
 import type { ApiKeyRepository } from '../repositories/api-key.repository.js';
-import type { Role, SignedIn } from '../repositories/account.repository.js';
 import { workspaceSummary } from '../repositories/workspace.repository.js';
-import type { AccountService } from '../services/account.service.js';
 import type { KeyCache } from './key-cache.js';
 import { hashKeySecret, KEY_PREFIX } from '../services/key-secret.js';
-import { sessionToken } from './session-cookie.js';
 import { SCOPE_LEVEL, type AuthContext, type Scope } from './route.js';
 
 const TOUCH_EVERY_MS = 60_000;
@@ -55,13 +56,13 @@ export const memberContext = (s: SignedIn): AuthContext => {
  * caller's workspace, scope and allow-list land in res.locals.auth.
  */
 export const authenticate =
-  (cache: KeyCache, keys: ApiKeyRepository, accounts: AccountService) =>
+  (cache: KeyCache, keys: ApiKeyRepository, sessions: SessionService) =>
   async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
     if (!header) {
       const token = sessionToken(req);
       if (!token) throw new UnauthorizedError('missing API key: send Authorization: Bearer <key> (or sign in)');
-      const signedIn = await accounts.authenticate(token);
+      const signedIn = await sessions.authenticate(token);
       if (!signedIn) throw new UnauthorizedError('the session has ended or expired: sign in again');
       const tenant = req.get('x-service-tenant');
       if (tenant && tenant !== signedIn.workspace.id) throw new NotFoundError('workspace');

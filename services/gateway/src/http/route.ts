@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { Role, SignedIn } from '../repositories/account.repository.js';
+import type { Role } from '../accounts/members/roles.js';
+import type { SignedIn } from '../accounts/sessions/session.repository.js';
 
 export type Scope = 'read' | 'write' | 'admin';
 export const SCOPE_LEVEL: Record<Scope, number> = { read: 1, write: 2, admin: 3 };

@@ -10,7 +10,7 @@ export const workspaceSummary = (ws: Workspace) => ({
   createdAt: ws.createdAt,
 });
 
-/** Workspaces and their first key (users, members, sessions, invites: account.repository.ts). */
+/** Workspaces and their first key (users, members, sessions, invites: accounts/). */
 export class WorkspaceRepository {
   constructor(private readonly prisma: PrismaClient) {}
 

@@ -2,17 +2,17 @@ import type { Redis } from 'ioredis';
 import type { browserPoolV1, crawlPagesV1, crawlV1, diffV1, exportV1, mapV1, scrapeV1 } from '@tidemark/contracts';
 import type { RpcClient } from '@tidemark/rpc';
 import type { Logger } from '@tidemark/telemetry';
+import { accountRoutes } from '../accounts/account.routes.js';
+import type { Accounts } from '../accounts/accounts.js';
+import type { CookieOptions } from '../accounts/sessions/session-cookie.js';
 import type { DeliveryClient } from '../clients/delivery.client.js';
-import type { CookieOptions } from '../http/session-cookie.js';
 import type { AnyRoute } from '../http/route.js';
-import type { AccountService } from '../services/account.service.js';
 import type { ApiKeyService } from '../services/api-key.service.js';
 import type { HeaderSecrets } from '../services/header-secrets.js';
 import type { MonitorService } from '../services/monitor.service.js';
 import type { ProjectService } from '../services/project.service.js';
 import type { UsageService } from '../services/usage.service.js';
 import type { WorkspaceService } from '../services/workspace.service.js';
-import { authRoutes } from './auth.routes.js';
 import { changeRoutes } from './changes.routes.js';
 import { connectionRoutes } from './connections.routes.js';
 import { crawlRoutes } from './crawl.routes.js';
@@ -34,7 +34,7 @@ import { workspaceActivityRoutes } from './workspace-activity.routes.js';
 
 /** What the route handlers call. Building the table calls none of it (the OpenAPI writer relies on that). */
 export interface RouteTableDeps {
-  accounts: AccountService;
+  accounts: Accounts;
   workspaces: WorkspaceService;
   keys: ApiKeyService;
   projects: ProjectService;
@@ -65,11 +65,11 @@ export interface RouteTable {
 
 /** Every route of /v1, in the order they are mounted (and printed into the OpenAPI document). */
 export const routeTable = (d: RouteTableDeps): RouteTable => {
-  const accountRoutes = authRoutes(d.accounts, d.workspaces, d.redis, d.sessionCookie);
+  const authRoutes = accountRoutes(d.accounts, d.workspaces, d.redis, d.sessionCookie);
   return {
-    publicRoutes: accountRoutes.filter((r) => r.auth === 'none'),
+    publicRoutes: authRoutes.filter((r) => r.auth === 'none'),
     routes: [
-      ...accountRoutes.filter((r) => r.auth !== 'none'),
+      ...authRoutes.filter((r) => r.auth !== 'none'),
       ...meRoutes(d.workspaces),
       ...keyRoutes(d.keys, d.publicBaseUrl),
       ...metaRoutes(),

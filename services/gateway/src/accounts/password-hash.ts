@@ -37,3 +37,6 @@ export const verifyPassword = async (password: string, stored: string | null | u
     stored !== null && stored !== undefined && expected.length === actual.length && timingSafeEqual(expected, actual)
   );
 };
+
+/** A wrong password and an unknown address get the same words, so they do not tell which exist. */
+export const WRONG_PASSWORD = 'wrong e-mail or password';
