@@ -453,6 +453,7 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
       ['.nothing-here', 0, 0],
     ]);
     expect(match.body.selectors[0]).toMatchObject({ scanned: 11, unscanned: 1 });
+    conforms('/projects/{id}/selectors/match', 'post', match);
     const bad = await t.call('POST', `/projects/${project}/selectors/match`, { key, body: { selectors: ['a[['] } });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatch(/^body\.selectors\[0\]: /);
@@ -461,6 +462,7 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
     expect(home.status).toBe(200);
     expect(home.body).toMatchObject({ runId: run2, url: `${origin()}/`, verdict: expect.any(String) });
     expect(home.body.markdown.length).toBeGreaterThan(0);
+    conforms('/projects/{id}/content/preview', 'post', home);
     // Unsaved changes apply to the preview only: a field, and the whole page instead of its main content.
     const draft = await t.call('POST', `/projects/${project}/content/preview`, {
       key,
@@ -468,6 +470,7 @@ describe('the pages of a project’s runs through the fleet (crawl and scrape se
     });
     expect(draft.status).toBe(200);
     expect(draft.body.fields).toEqual({ heading: 'Doc A' });
+    conforms('/projects/{id}/content/preview', 'post', draft);
     const main = await t.call('POST', `/projects/${project}/content/preview`, {
       key,
       body: { page: `${origin()}/docs/a` },

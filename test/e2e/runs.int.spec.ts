@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as crawl from '@tidemark/crawl';
 import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 
 describe('project runs through the fleet: start, conflict, history, cancel, schedules, retention', () => {
   let web: TestWeb;
@@ -109,6 +110,8 @@ describe('project runs through the fleet: start, conflict, history, cancel, sche
     expect(dry.body.dropped.count).toBe(docs.length);
     expect(dry.body.added).toEqual({ count: 0, urls: [] });
     expect(dry.body.verdicts.in.count).toBe(run.progress.total - docs.length);
+    const check = openApiChecker((await t.call('GET', '/docs/openapi.json')).body);
+    check.conforms('/projects/{id}/dry-run', 'post', dry);
     // Nothing was saved.
     expect((await t.call('GET', `/projects/${id}`, { key })).body.config.version).toBe(1);
     expect((await t.call('POST', `/projects/${id}/dry-run`, { key, body: { exclude_paths: 'x' } })).status).toBe(422);
@@ -125,6 +128,7 @@ describe('project runs through the fleet: start, conflict, history, cancel, sche
       urlList: { urls: 0, found: 0 },
     });
     expect(count('sitemap')).toBeGreaterThan(0);
+    check.conforms('/projects/{id}/sources', 'get', sources);
     expect((await t.call('GET', `/projects/${id}/sources`, { key: otherKey })).status).toBe(404);
 
     // Trying sources before saving them: nothing queued, nothing saved.
@@ -157,6 +161,7 @@ describe('project runs through the fleet: start, conflict, history, cancel, sche
       { url: 'https://elsewhere.example/x', scope: 'other_host', robotsAllowed: true, known: false },
     ]);
     expect(preview.body.creditsUsed).toBe(1);
+    check.conforms('/projects/{id}/sources/preview', 'post', preview);
     expect(await t.db.prisma.run.count({ where: { projectId: id } })).toBe(runsBefore);
     expect((await t.call('GET', `/projects/${id}`, { key })).body.config.version).toBe(1);
   });

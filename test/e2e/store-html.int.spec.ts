@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 import { comparedRun } from '../support/runs.js';
 
 /**
@@ -115,6 +116,7 @@ describe('STORE_HTML through the fleet: the routes that read stored html', () =>
     const tides = await removed('always', '/tides');
     expect(tides.status).toBe(200);
     expect(JSON.stringify(tides.body)).toContain('We use cookies');
+    openApiChecker((await get('/docs/openapi.json')).body).conforms('/projects/{id}/pages/removed', 'get', tides);
   });
 
   it('searches by selector over the home page under home, and over every page under always', async () => {

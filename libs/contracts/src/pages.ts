@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { crawlPageRowSchema } from './crawl.js';
+import { LinkSetKind, SearchMode } from './generated/tidemark/crawl/v1/pages.js';
+import { RemovalReason } from './generated/tidemark/scrape/v1/scrape.js';
+import { protoEnum } from './proto-enum.js';
 import { JOB_STATUSES } from './scrape.js';
 import { VERDICTS } from './vocabulary.js';
 
@@ -10,6 +13,18 @@ export type PageFlag = (typeof PAGE_FLAGS)[number];
 export const LINK_SETS = ['orphans', 'unlisted', 'dead_ends'] as const;
 export type LinkSet = (typeof LINK_SETS)[number];
 export const SEARCH_MODES = ['content', 'selector'] as const;
+export const linkSetEnum = protoEnum(LinkSetKind, 'LINK_SET_KIND', LINK_SETS);
+export const searchModeEnum = protoEnum(SearchMode, 'SEARCH_MODE', SEARCH_MODES);
+/** Why the content pipeline took an element out (GET /projects/{id}/pages/removed). */
+export const REMOVAL_REASONS = [
+  'excluded',
+  'hidden',
+  'non-content',
+  'banner',
+  'base64 image',
+  'outside main content',
+] as const;
+export const removalReasonEnum = protoEnum(RemovalReason, 'REMOVAL_REASON', REMOVAL_REASONS);
 export const PAGE_VERDICTS = Object.keys(VERDICTS) as (keyof typeof VERDICTS)[];
 
 export const pageListSchema = z

@@ -1,7 +1,15 @@
 import { z } from 'zod';
+import { RunTrigger, ScopeVerdict } from './generated/tidemark/crawl/v1/crawl.js';
+import { protoEnum } from './proto-enum.js';
 import { JOB_STATUSES } from './scrape.js';
 
-export const RUN_TRIGGERS = ['manual', 'schedule', 'crawl', 'api'] as const;
+export const RUN_TRIGGERS = ['manual', 'schedule', 'crawl', 'api', 'recrawl'] as const;
+export type RunTriggerName = (typeof RUN_TRIGGERS)[number];
+export const runTriggerEnum = protoEnum(RunTrigger, 'RUN_TRIGGER', RUN_TRIGGERS);
+
+/** What a project's scope makes of a URL (POST /projects/{id}/dry-run, sources/preview). */
+export const SCOPE_VERDICTS = ['in', 'excluded', 'not_included', 'other_host', 'too_deep', 'not a URL'] as const;
+export const scopeVerdictEnum = protoEnum(ScopeVerdict, 'SCOPE_VERDICT', SCOPE_VERDICTS);
 
 /** One run of a project, as GET /projects/{id}/runs/{run} shows it. */
 export const runSchema = z

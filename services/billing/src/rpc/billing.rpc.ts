@@ -26,9 +26,9 @@ export const billingRpc = (ledger: LedgerService) => ({
               authorized: false,
               errorCode: err.code,
               message: err.message,
-              detailsJson: JSON.stringify(err.meta.details ?? {}),
+              details: err.meta.details as Record<string, unknown> | undefined,
             }
-          : { authorized: true, errorCode: '', message: '', detailsJson: '{}' },
+          : { authorized: true, errorCode: '', message: '', details: undefined },
       ),
     };
   },

@@ -1,14 +1,20 @@
 import {
   crawlRequestSchema,
+  foundViaEnum,
+  jobStatusEnum,
+  linkSetEnum,
   PAGE_VERDICTS,
-  type CrawlPageRow,
-  type LinkEntry,
+  pageErrorCodeEnum,
+  pageRowToProto,
+  searchModeEnum,
+  verdictEnum,
+  type crawlPagesV1,
+  type JobStatusName,
   type LinkSet,
-  type LinkSetPage,
-  type PageContent,
   type PageFlag,
+  type PageErrorCode,
   type PageRow,
-  type PageSearchResult,
+  pageV1,
   type scrapeV1,
 } from '@tidemark/contracts';
 import { Prisma, type Run } from '@tidemark/db';
@@ -29,7 +35,7 @@ export interface ScrapePagesPort {
   rowsAt(workspaceId: string, jobId: string, positions: number[], formats: string[]): Promise<Map<number, PageRow>>;
   scan(req: scrapeV1.ScanPagesRequest): Promise<scrapeV1.ScanPagesResponse>;
   preview(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse>;
-  explainRemovals(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse>;
+  explainRemovals(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.ExplainRemovalsResponse>;
 }
 
 const MAX_SELECTORS = 20;
@@ -101,7 +107,7 @@ export class PagesService {
       limit: number;
       formats: string[];
     },
-  ): Promise<{ runId: string; data: CrawlPageRow[]; cursor: string | null }> {
+  ): Promise<crawlPagesV1.ListPagesResponse> {
     // The query is read before anything else: a bad term is named whatever the run.
     const terms = parsePageQuery(input.q);
     const after = input.cursor ? decodePosition(input.cursor) : -1;
@@ -125,11 +131,11 @@ export class PagesService {
           input.formats,
         )
       : new Map<number, PageRow>();
-    const data = shown.map((f) => graphRow(rows.get(f.position) ?? lostRow(f), f, sitemapUrls));
+    const data = shown.map((f) => pageRowToProto(graphRow(rows.get(f.position) ?? lostRow(f), f, sitemapUrls)));
     return {
       runId: job.runId,
       data,
-      cursor: found.length > limit ? encode(String(shown.at(-1)!.position)) : null,
+      cursor: found.length > limit ? encode(String(shown.at(-1)!.position)) : undefined,
     };
   }
 
@@ -139,20 +145,20 @@ export class PagesService {
     runId: string | null,
     url: string,
     formats: string[],
-  ): Promise<PageContent> {
+  ): Promise<crawlPagesV1.PageContentResponse> {
     const keys = urlKeys(url);
     const { run, job } = await this.resolveRun(workspaceId, projectId, runId);
     const { row, frontier } = await this.findPage(workspaceId, job, keys, formats.length ? formats : ['all']);
     const versions = await this.frontier.versionsOf(workspaceId, projectId, keys, run.id, MAX_VERSIONS);
     return {
-      ...graphRow(row, frontier, stateOf(job).sitemapUrls ?? 0),
+      page: pageRowToProto(graphRow(row, frontier, stateOf(job).sitemapUrls ?? 0)),
       runId: run.id,
       versions: versions.map((v) => ({
         runId: v.runId,
-        runStatus: v.runStatus as PageContent['versions'][number]['runStatus'],
-        crawledAt: v.crawledAt ? v.crawledAt.toISOString() : null,
-        verdict: v.verdict,
-        words: v.words,
+        runStatus: jobStatusEnum.toProto(v.runStatus as JobStatusName),
+        crawledAt: v.crawledAt?.toISOString(),
+        verdict: verdictOf(v.verdict),
+        words: v.words ?? undefined,
       })),
     };
   }
@@ -173,7 +179,7 @@ export class PagesService {
     kind: LinkSet,
     cursor: string | null,
     limit: number,
-  ): Promise<Omit<LinkSetPage, 'next'>> {
+  ): Promise<crawlPagesV1.ListLinksResponse> {
     const afterKey = cursor ? decodeKey(cursor) : null;
     const take = Math.min(Math.max(limit || 100, 1), MAX_LIMIT);
     const { run, job } = await this.resolveRun(workspaceId, projectId, runId);
@@ -186,23 +192,24 @@ export class PagesService {
     const shown = found.slice(0, take);
     const scope = resolveCrawl(crawlRequestSchema.parse(job.request)).config.scope;
     const counts = await this.frontier.readCounts(job.runId);
+    const coverage = linkCoverage(kind, {
+      status: job.status,
+      stop: job.stop,
+      recrawl: run.trigger === 'recrawl',
+      ...counts,
+      sitemapUrls,
+      useSitemap: scope.use_sitemap,
+      followedLinks: !(scope.use_sitemap && scope.sitemap_mode === 'only'),
+      // The crawl engine asks discovery for this many URLs at most (crawl-engine.ts).
+      discoveryLimit: Math.min(50_000, scope.max_pages * 2),
+      unscanned: dead?.unscanned ?? 0,
+    });
     return {
       runId: job.runId,
-      kind,
-      coverage: linkCoverage(kind, {
-        status: job.status,
-        stop: job.stop,
-        recrawl: run.trigger === 'recrawl',
-        ...counts,
-        sitemapUrls,
-        useSitemap: scope.use_sitemap,
-        followedLinks: !(scope.use_sitemap && scope.sitemap_mode === 'only'),
-        // The crawl engine asks discovery for this many URLs at most (crawl-engine.ts).
-        discoveryLimit: Math.min(50_000, scope.max_pages * 2),
-        unscanned: dead?.unscanned ?? 0,
-      }),
+      kind: linkSetEnum.toProto(kind),
+      coverage: { ...coverage, reason: coverage.reason ?? undefined, stop: coverage.stop ?? undefined },
       data: shown.map(linkEntry),
-      cursor: found.length > take ? encode(shown.at(-1)!.urlKey) : null,
+      cursor: found.length > take ? encode(shown.at(-1)!.urlKey) : undefined,
     };
   }
 
@@ -210,13 +217,18 @@ export class PagesService {
    * POST /projects/{id}/selectors/match: per selector, the pages of a run whose stored html it
    * matches and how many nodes; a scan of stored bodies, nothing fetched.
    */
-  async matchSelectors(workspaceId: string, projectId: string, runId: string | null, selectors: string[]) {
+  async matchSelectors(
+    workspaceId: string,
+    projectId: string,
+    runId: string | null,
+    selectors: string[],
+  ): Promise<crawlPagesV1.MatchSelectorsResponse> {
     if (!selectors.length || selectors.length > MAX_SELECTORS)
       throw new ValidationError(`body.selectors: 1 to ${MAX_SELECTORS} selectors`);
     // The run and its pages are read once for every selector.
     const { job } = await this.resolveRun(workspaceId, projectId, runId);
     const positions = await this.frontier.settledPositions(job.runId);
-    const results = [];
+    const results: crawlPagesV1.SelectorMatch[] = [];
     for (const [i, selector] of selectors.entries()) {
       const found = await this.scan(workspaceId, job.id, positions, 'selector', selector).catch((err: unknown) => {
         // The scan names the selector it could not read; say which one of the list it was.
@@ -240,7 +252,12 @@ export class PagesService {
    * POST /projects/{id}/content/preview: what the content filters make of one stored page (the
    * home page by default) under the saved config with `draft` on top. Nothing fetched.
    */
-  async previewContent(workspaceId: string, projectId: string, url: string | null, draft: string) {
+  async previewContent(
+    workspaceId: string,
+    projectId: string,
+    url: string | null,
+    draft: Record<string, unknown> | undefined,
+  ): Promise<crawlPagesV1.PreviewContentResponse> {
     const project = await this.jobs.findProject(workspaceId, projectId);
     if (!project) throw new NotFoundError('project');
     const { job } = await this.resolveRun(workspaceId, projectId, null);
@@ -253,10 +270,10 @@ export class PagesService {
       workspaceId,
       jobId: job.id,
       position: found.position,
-      savedConfigJson: JSON.stringify(project.config),
-      draftJson: draft || '{}',
+      savedConfig: project.config as Record<string, unknown>,
+      draft,
     });
-    return { runId: job.runId, ...(JSON.parse(res.previewJson) as object) };
+    return { runId: job.runId, preview: res.preview };
   }
 
   /**
@@ -264,7 +281,12 @@ export class PagesService {
    * the saved config (banners, widgets, base64 images, excluded selectors, what lies outside the
    * main content). Needs the page's stored html.
    */
-  async removed(workspaceId: string, projectId: string, url: string, runId: string | null) {
+  async removed(
+    workspaceId: string,
+    projectId: string,
+    url: string,
+    runId: string | null,
+  ): Promise<crawlPagesV1.RemovedContentResponse> {
     const project = await this.jobs.findProject(workspaceId, projectId);
     if (!project) throw new NotFoundError('project');
     const { job } = await this.resolveRun(workspaceId, projectId, runId);
@@ -276,10 +298,10 @@ export class PagesService {
       workspaceId,
       jobId: job.id,
       position: found.position,
-      savedConfigJson: JSON.stringify(project.config),
-      draftJson: '{}',
+      savedConfig: project.config as Record<string, unknown>,
+      draft: undefined,
     });
-    return { runId: job.runId, ...(JSON.parse(res.previewJson) as object) };
+    return { runId: job.runId, removals: res.removals };
   }
 
   async search(
@@ -288,14 +310,14 @@ export class PagesService {
     runId: string | null,
     mode: string,
     q: string,
-  ): Promise<PageSearchResult> {
+  ): Promise<crawlPagesV1.SearchPagesResponse> {
     if (mode !== 'content' && mode !== 'selector') throw new ValidationError('body.mode: content or selector');
     const { job } = await this.resolveRun(workspaceId, projectId, runId);
     const positions = await this.frontier.settledPositions(job.runId);
     const { matches, scanned, unscanned } = await this.scan(workspaceId, job.id, positions, mode, q);
     return {
       runId: job.runId,
-      mode,
+      mode: searchModeEnum.toProto(mode),
       q,
       counts: { pages: positions.length, scanned, unscanned, matched: matches.length },
       matches: matches
@@ -358,15 +380,23 @@ const verdictsOf = (verdicts: string[]): string[] => {
   return verdicts;
 };
 
-const linkEntry = (f: FrontierRow): LinkEntry => ({
+/** The frontier keeps the settled page's verdict and error code as the row has them; null: none. */
+const verdictOf = (verdict: string | null): pageV1.Verdict =>
+  verdict === null
+    ? pageV1.Verdict.VERDICT_UNSPECIFIED
+    : verdictEnum.toProto(verdict as (typeof PAGE_VERDICTS)[number]);
+const errorCodeOf = (code: string | null): pageV1.PageErrorCode =>
+  code === null ? pageV1.PageErrorCode.PAGE_ERROR_CODE_UNSPECIFIED : pageErrorCodeEnum.toProto(code as PageErrorCode);
+
+const linkEntry = (f: FrontierRow): crawlPagesV1.LinkEntry => ({
   url: f.url,
   depth: f.depth,
-  foundVia: f.foundVia,
-  firstReferer: f.firstReferer,
+  foundVia: foundViaEnum.toProto(f.foundVia as (typeof foundViaEnum.names)[number]),
+  firstReferer: f.firstReferer ?? undefined,
   inSitemap: f.inSitemap,
   inLinks: f.inLinks,
-  outLinks: f.outLinks,
-  verdict: f.verdict,
-  errorCode: f.errorCode,
-  httpStatus: f.httpStatus,
+  outLinks: f.outLinks ?? undefined,
+  verdict: verdictOf(f.verdict),
+  errorCode: errorCodeOf(f.errorCode),
+  httpStatus: f.httpStatus ?? undefined,
 });

@@ -10,35 +10,20 @@ import type { CrawlService } from '../crawl/crawl.service.js';
 import type { ProjectScopeService, ScopeDraft, SourcesDraft } from '../runs/project-scope.service.js';
 import type { RunService } from '../runs/run.service.js';
 
-const parseJson = (json: string, what: string): Record<string, unknown> => {
-  try {
-    return JSON.parse(json || '{}') as Record<string, unknown>;
-  } catch {
-    throw new ValidationError(`${what} is not JSON`);
-  }
-};
-
 const crawlEnvelopeToProto = ({ projectId, runId, ...job }: CrawlEnvelope): crawlV1.CrawlEnvelope => ({
   job: jobEnvelopeToProto(job),
   projectId,
   runId,
 });
 
-/** gRPC in: decode → crawl or run service → JSON. */
+/** gRPC in: decode → crawl, run or scope service → the generated messages. */
 export const crawlRpc = (crawls: CrawlService, runs: RunService, scopes: ProjectScopeService) => ({
-  dryRun: async (req: crawlV1.DryRunRequest): Promise<crawlV1.JsonReply> => ({
-    json: JSON.stringify(
-      await scopes.dryRun(req.workspaceId, req.projectId, parseJson(req.draftJson, 'draft') as ScopeDraft),
-    ),
-  }),
-  previewSources: async (req: crawlV1.DryRunRequest): Promise<crawlV1.JsonReply> => ({
-    json: JSON.stringify(
-      await scopes.previewSources(req.workspaceId, req.projectId, parseJson(req.draftJson, 'draft') as SourcesDraft),
-    ),
-  }),
-  getSources: async (req: crawlV1.ProjectRef): Promise<crawlV1.JsonReply> => ({
-    json: JSON.stringify(await scopes.sources(req.workspaceId, req.projectId)),
-  }),
+  dryRun: (req: crawlV1.DryRunRequest): Promise<crawlV1.DryRunResponse> =>
+    scopes.dryRun(req.workspaceId, req.projectId, (req.draft ?? {}) as ScopeDraft),
+  previewSources: (req: crawlV1.DryRunRequest): Promise<crawlV1.PreviewSourcesResponse> =>
+    scopes.previewSources(req.workspaceId, req.projectId, (req.draft ?? {}) as SourcesDraft),
+  getSources: (req: crawlV1.ProjectRef): Promise<crawlV1.GetSourcesResponse> =>
+    scopes.sources(req.workspaceId, req.projectId),
   startCrawl: async (req: crawlV1.StartCrawlRequest): Promise<crawlV1.StartCrawlResponse> => {
     const { envelope, secret } = await crawls.start(req.workspaceId, req.request ?? {}, req.requestId || null);
     return { envelope: crawlEnvelopeToProto(envelope), webhookSecret: secret ?? '' };
@@ -68,19 +53,19 @@ export const crawlRpc = (crawls: CrawlService, runs: RunService, scopes: Project
     return { projectId: project.id, name: project.name, schedule: project.schedule, retention: project.retention };
   },
   startRun: async (req: crawlV1.StartRunRequest): Promise<crawlV1.RunResponse> => ({
-    runJson: JSON.stringify(await runs.start(req.workspaceId, req.projectId, req.trigger || 'manual')),
+    run: await runs.start(req.workspaceId, req.projectId, req.trigger || 'manual'),
   }),
   listRuns: async (req: crawlV1.ListRunsRequest): Promise<crawlV1.ListRunsResponse> => {
     const { runs: list, next } = await runs.list(req.workspaceId, req.projectId, req.limit, req.cursor || null);
-    return { runsJson: JSON.stringify(list), nextCursor: next ?? '' };
+    return { runs: list, nextCursor: next ?? '' };
   },
   getRun: async (req: crawlV1.RunRef): Promise<crawlV1.RunResponse> => ({
-    runJson: JSON.stringify(await runs.get(req.workspaceId, req.projectId, req.runId)),
+    run: await runs.get(req.workspaceId, req.projectId, req.runId),
   }),
   recrawlRun: async (req: crawlV1.RecrawlRunRequest): Promise<crawlV1.RunResponse> => ({
-    runJson: JSON.stringify(await runs.recrawl(req.workspaceId, req.projectId, req.urls)),
+    run: await runs.recrawl(req.workspaceId, req.projectId, req.urls),
   }),
   cancelRun: async (req: crawlV1.RunRef): Promise<crawlV1.RunResponse> => ({
-    runJson: JSON.stringify(await runs.cancel(req.workspaceId, req.projectId, req.runId)),
+    run: await runs.cancel(req.workspaceId, req.projectId, req.runId),
   }),
 });

@@ -1,4 +1,10 @@
-import { applyConfigPatch, type ResolvedConfig } from '@tidemark/contracts';
+import {
+  applyConfigPatch,
+  scopeVerdictEnum,
+  sitemapModeEnum,
+  type crawlV1,
+  type ResolvedConfig,
+} from '@tidemark/contracts';
 import { NotFoundError, ValidationError } from '@tidemark/errors';
 import { robotsFromResponse } from '@tidemark/robots';
 import type { DiscoveryPort } from '../crawl/engine/discovery-port.js';
@@ -52,7 +58,11 @@ export class ProjectScopeService {
    * entry count (billed as a map: 1 credit a file), and each listed URL checked against the scope
    * and robots.txt. Nothing is queued or saved.
    */
-  async previewSources(workspaceId: string, projectId: string, draft: SourcesDraft) {
+  async previewSources(
+    workspaceId: string,
+    projectId: string,
+    draft: SourcesDraft,
+  ): Promise<crawlV1.PreviewSourcesResponse> {
     if ((draft.url_list?.length ?? 0) > MAX_PREVIEW_URLS || (draft.feeds?.length ?? 0) > MAX_PREVIEW_FEEDS)
       throw new ValidationError(`body: at most ${MAX_PREVIEW_URLS} url_list URLs and ${MAX_PREVIEW_FEEDS} feeds`);
     const { project, config, runs } = await this.context(workspaceId, projectId);
@@ -72,7 +82,7 @@ export class ProjectScopeService {
       (include.length + exclude.length) * all.length + (sitemapInclude.length + sitemapExclude.length) * sitemap.length,
     );
     const patterns = async (globs: string[], over: string[]) => {
-      const out = [];
+      const out: crawlV1.PatternSample[] = [];
       for (const glob of globs) {
         const isMatch = matcher([glob], budget.cost)!;
         const urls: string[] = [];
@@ -86,10 +96,10 @@ export class ProjectScopeService {
     };
     // Patterns first: a draft whose globs cost too much is refused before a feed is read (and billed).
     const matched = {
-      include_paths: await patterns(include, all),
-      exclude_paths: await patterns(exclude, all),
-      sitemap_include: await patterns(sitemapInclude, sitemap),
-      sitemap_exclude: await patterns(sitemapExclude, sitemap),
+      includePaths: await patterns(include, all),
+      excludePaths: await patterns(exclude, all),
+      sitemapInclude: await patterns(sitemapInclude, sitemap),
+      sitemapExclude: await patterns(sitemapExclude, sitemap),
     };
     budget.check();
     const feeds = (draft.feeds ?? config.scope.feeds).slice(0, MAX_PREVIEW_FEEDS);
@@ -112,7 +122,7 @@ export class ProjectScopeService {
     const scope = new CrawlScope(project.seed, { ...config.scope, ...draft });
     const knownKeys = new Set(all.map((u) => normalizeUrl(u)));
     return {
-      runId: runs.finished,
+      runId: runs.finished ?? undefined,
       known: all.length,
       sitemapUrls: sitemap.length,
       ...matched,
@@ -124,8 +134,8 @@ export class ProjectScopeService {
         const key = normalizeUrl(url);
         return {
           url,
-          scope: key ? scope.check(new URL(key), 0) : 'not a URL',
-          robotsAllowed: robots && key ? robots.isAllowed(url) : null,
+          scope: scopeVerdictEnum.toProto(key ? scope.check(new URL(key), 0) : 'not a URL'),
+          robotsAllowed: robots && key ? robots.isAllowed(url) : undefined,
           known: key !== null && knownKeys.has(key),
         };
       }),
@@ -134,7 +144,7 @@ export class ProjectScopeService {
   }
 
   /** POST /projects/{id}/dry-run: every known URL judged by the saved scope and by the draft. */
-  async dryRun(workspaceId: string, projectId: string, draft: ScopeDraft) {
+  async dryRun(workspaceId: string, projectId: string, draft: ScopeDraft): Promise<crawlV1.DryRunResponse> {
     const { project, config, runs } = await this.context(workspaceId, projectId);
     const known = await this.frontier.knownUrls([runs.finished, runs.running].filter((r) => r !== null));
     const budget = new GlobBudget(known.length);
@@ -166,8 +176,14 @@ export class ProjectScopeService {
     budget.check();
     return {
       known: known.length,
-      runs,
-      verdicts,
+      runs: { finished: runs.finished ?? undefined, running: runs.running ?? undefined },
+      verdicts: {
+        in: verdicts.in,
+        excluded: verdicts.excluded,
+        notIncluded: verdicts.not_included,
+        otherHost: verdicts.other_host,
+        tooDeep: verdicts.too_deep,
+      },
       // Against the saved scope: URLs the draft would leave out, and ones it would take in.
       dropped,
       added,
@@ -175,18 +191,18 @@ export class ProjectScopeService {
   }
 
   /** GET /projects/{id}/sources: the project's sources and what the last full run found by each. */
-  async sources(workspaceId: string, projectId: string) {
+  async sources(workspaceId: string, projectId: string): Promise<crawlV1.GetSourcesResponse> {
     const { project, config, runs } = await this.context(workspaceId, projectId);
     const lastRun = runs.finished;
     const found = lastRun ? await this.frontier.foundVia(lastRun) : {};
     const listedKeys = config.scope.url_list.map((u) => normalizeUrl(u)).filter((k): k is string => k !== null);
     const listedFound = lastRun ? await this.frontier.countKeys(lastRun, listedKeys) : 0;
     return {
-      runId: lastRun,
+      runId: lastRun ?? undefined,
       seed: { url: project.seed, found: found.seed ?? 0 },
       sitemap: {
         use: config.scope.use_sitemap,
-        mode: config.scope.sitemap_mode,
+        mode: sitemapModeEnum.toProto(config.scope.sitemap_mode),
         include: config.scope.sitemap_include,
         exclude: config.scope.sitemap_exclude,
         found: found.sitemap ?? 0,
@@ -194,7 +210,7 @@ export class ProjectScopeService {
       urlList: { urls: config.scope.url_list.length, found: listedFound },
       feeds: { urls: config.scope.feeds, found: found.feed ?? 0 },
       links: { found: found.link ?? 0 },
-      patterns: { include_paths: config.scope.include_paths, exclude_paths: config.scope.exclude_paths },
+      patterns: { includePaths: config.scope.include_paths, excludePaths: config.scope.exclude_paths },
     };
   }
 

@@ -1,5 +1,11 @@
 import type { Bus } from '@tidemark/bus';
-import type { RunRecord } from '@tidemark/contracts';
+import {
+  jobStatusEnum,
+  runTriggerEnum,
+  type crawlV1,
+  type JobStatusName,
+  type RunTriggerName,
+} from '@tidemark/contracts';
 import type { Run } from '@tidemark/db';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import type { CrawlEngine } from '../crawl/crawl-engine.js';
@@ -21,7 +27,7 @@ export class RunService {
     private readonly bus: Bus,
   ) {}
 
-  async start(workspaceId: string, projectId: string, trigger: string): Promise<RunRecord> {
+  async start(workspaceId: string, projectId: string, trigger: string): Promise<crawlV1.Run> {
     if (!['manual', 'api', 'schedule'].includes(trigger)) throw new ValidationError('trigger: manual, api or schedule');
     const made = await this.jobs.createRun(workspaceId, projectId, trigger);
     if (made === null) throw new NotFoundError('project');
@@ -36,7 +42,7 @@ export class RunService {
    * follows no link and reads no sitemap; its record compares them with the last full run, and
    * it never stands in for the site (the next full run is compared with the full run before).
    */
-  async recrawl(workspaceId: string, projectId: string, urls: string[]): Promise<RunRecord> {
+  async recrawl(workspaceId: string, projectId: string, urls: string[]): Promise<crawlV1.Run> {
     const project = await this.jobs.findProject(workspaceId, projectId);
     if (!project) throw new NotFoundError('project');
     if (!urls.length || urls.length > MAX_RECRAWL_URLS)
@@ -71,7 +77,7 @@ export class RunService {
     projectId: string,
     limit: number,
     cursor: string | null,
-  ): Promise<{ runs: RunRecord[]; next: string | null }> {
+  ): Promise<{ runs: crawlV1.Run[]; next: string | null }> {
     if (!(await this.jobs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');
     const take = Math.min(Math.max(limit || 25, 1), MAX_RUNS_PAGE);
     const runs = await this.jobs.runsOf(workspaceId, projectId, take + 1, cursor ?? undefined);
@@ -83,12 +89,12 @@ export class RunService {
     };
   }
 
-  async get(workspaceId: string, projectId: string, runId: string): Promise<RunRecord> {
+  async get(workspaceId: string, projectId: string, runId: string): Promise<crawlV1.Run> {
     const { run, job } = await this.find(workspaceId, projectId, runId);
     return toRecord(run, job);
   }
 
-  async cancel(workspaceId: string, projectId: string, runId: string): Promise<RunRecord> {
+  async cancel(workspaceId: string, projectId: string, runId: string): Promise<crawlV1.Run> {
     const { job } = await this.find(workspaceId, projectId, runId);
     if (job) await this.engine.cancel(job);
     return this.get(workspaceId, projectId, runId);
@@ -124,23 +130,22 @@ export class RunService {
   }
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-const toRecord = (run: Run, job: CrawlJob | null): RunRecord => {
+/** The run as it crosses the wire (runSchema is its REST shape); absent fields are REST's nulls. */
+const toRecord = (run: Run, job: CrawlJob | null): crawlV1.Run => {
   const state = (job?.result ?? {}) as Partial<CrawlState>;
   return {
     id: run.id,
     projectId: run.projectId,
-    status: (job?.status ?? run.status) as RunRecord['status'],
-    trigger: run.trigger,
-    progress: (job?.progress as RunRecord['progress'] | undefined) ?? { done: 0, total: 0, queued: 0 },
+    status: jobStatusEnum.toProto((job?.status ?? run.status) as JobStatusName),
+    trigger: runTriggerEnum.toProto(run.trigger as RunTriggerName),
+    progress: (job?.progress as crawlV1.Run['progress']) ?? { done: 0, total: 0, queued: 0 },
     counts: (job?.counts ?? run.counts) as Record<string, number>,
     creditsUsed: job?.creditsUsed ?? run.creditsUsed,
-    stop: job?.stop ?? run.stop,
+    stop: job?.stop ?? run.stop ?? undefined,
     engines: state.engines ?? {},
     log: state.log ?? [],
     createdAt: run.createdAt.toISOString(),
-    startedAt: iso(run.startedAt),
-    finishedAt: iso(run.finishedAt),
+    startedAt: run.startedAt?.toISOString(),
+    finishedAt: run.finishedAt?.toISOString(),
   };
 };

@@ -10,3 +10,10 @@ export const required = <T>(value: T | undefined, field: string): T => {
   if (value === undefined) throw new InternalError(new Error(`the answer has no ${field}`));
   return value;
 };
+
+/**
+ * A request document as google.protobuf.Struct carries it: JSON values only, so keys whose value
+ * is undefined are left out as JSON leaves them (Struct would send them as empty values).
+ */
+export const toStruct = (value: object): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(value)) as Record<string, unknown>;

@@ -12,8 +12,6 @@ import {
   pageSearchResultSchema,
   SCRAPE_FORMATS,
   type crawlPagesV1,
-  type LinkSetPage,
-  type PageList,
 } from '@tidemark/contracts';
 import { ApiError, ValidationError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
@@ -21,6 +19,21 @@ import { z } from 'zod';
 import { idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
+import {
+  contentPreviewSchema,
+  contentPreviewToRest,
+  removedContentSchema,
+  removedContentToRest,
+} from '../mappers/content-preview.mapper.js';
+import { linkSetToRest } from '../mappers/link-set.mapper.js';
+import { toStruct } from '../mappers/proto-values.js';
+import {
+  pageContentToRest,
+  pageListToRest,
+  searchResultToRest,
+  selectorMatchesSchema,
+  selectorMatchesToRest,
+} from '../mappers/project-pages.mapper.js';
 import type { ProjectService } from '../services/project.service.js';
 
 /** Bodies make a page of rows heavy: with any, at most this many rows. */
@@ -106,10 +119,7 @@ const bodyErrors = async <T>(call: Promise<T>): Promise<T> => {
   }
 };
 
-const withNext = <T extends { cursor: string | null }>(req: Request, body: T, limit: number, base?: string) => ({
-  ...body,
-  next: body.cursor ? nextLink(req, body.cursor, limit, base) : null,
-});
+const nextOf = (req: Request, limit: number, base?: string) => (cursor: string) => nextLink(req, cursor, limit, base);
 
 /**
  * The pages of a project's runs: the gateway checks the key may see the project; the crawl
@@ -151,8 +161,7 @@ export const pageRoutes = (
           GRAPH_DEADLINE_MS,
         ),
       );
-      const body = JSON.parse(res.json) as Omit<PageList, 'next'>;
-      return { status: 200, body: withNext(req, body, query.limit, publicBaseUrl) };
+      return { status: 200, body: pageListToRest(res, nextOf(req, query.limit, publicBaseUrl)) };
     },
   }),
   defineRoute({
@@ -181,7 +190,7 @@ export const pageRoutes = (
           formats: query.format ?? [],
         }),
       );
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: pageContentToRest(res) };
     },
   }),
   defineRoute({
@@ -239,8 +248,7 @@ export const pageRoutes = (
           GRAPH_DEADLINE_MS,
         ),
       );
-      const body = JSON.parse(res.json) as Omit<LinkSetPage, 'next'>;
-      return { status: 200, body: withNext(req, body, query.limit, publicBaseUrl) };
+      return { status: 200, body: linkSetToRest(res, nextOf(req, query.limit, publicBaseUrl)) };
     },
   }),
   defineRoute({
@@ -269,7 +277,7 @@ export const pageRoutes = (
           SEARCH_DEADLINE_MS,
         ),
       );
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: searchResultToRest(res) };
     },
   }),
   defineRoute({
@@ -285,7 +293,7 @@ export const pageRoutes = (
       selectors: z.array(z.string().min(1).max(1000)).min(1).max(20),
       run_id: runId,
     }),
-    responses: { 200: { description: 'counts per selector', schema: z.object({}).passthrough() } },
+    responses: { 200: { description: 'counts per selector', schema: selectorMatchesSchema } },
     handler: async ({ auth, params, body }) => {
       await projects.get(auth, params.id);
       const res = await pages.call(
@@ -293,7 +301,7 @@ export const pageRoutes = (
         { workspaceId: auth.workspaceId, projectId: params.id, runId: body.run_id ?? '', selectors: body.selectors },
         SEARCH_DEADLINE_MS,
       );
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: selectorMatchesToRest(res) };
     },
   }),
   defineRoute({
@@ -309,16 +317,16 @@ export const pageRoutes = (
       config: configInputSchema.optional(),
       page: z.string().min(1).max(2048).optional().describe('default: the project’s home page (its seed)'),
     }),
-    responses: { 200: { description: 'the preview', schema: z.object({}).passthrough() } },
+    responses: { 200: { description: 'the preview', schema: contentPreviewSchema } },
     handler: async ({ auth, params, body }) => {
       await projects.get(auth, params.id);
       const res = await pages.call('previewContent', {
         workspaceId: auth.workspaceId,
         projectId: params.id,
         url: body.page ?? '',
-        draftJson: JSON.stringify(body.config ?? {}),
+        draft: body.config ? toStruct(body.config) : undefined,
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: contentPreviewToRest(res) };
     },
   }),
   defineRoute({
@@ -331,7 +339,7 @@ export const pageRoutes = (
     scope: 'read',
     params: idParam,
     query: z.object({ url: z.string().min(1).max(2048), run_id: runId }),
-    responses: { 200: { description: 'what was taken out', schema: z.object({}).passthrough() } },
+    responses: { 200: { description: 'what was taken out', schema: removedContentSchema } },
     handler: async ({ auth, params, query }) => {
       await projects.get(auth, params.id);
       const res = await pages.call('removedContent', {
@@ -340,7 +348,7 @@ export const pageRoutes = (
         url: query.url,
         runId: query.run_id ?? '',
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: removedContentToRest(res) };
     },
   }),
 ];

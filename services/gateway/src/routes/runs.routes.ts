@@ -13,6 +13,16 @@ import { z } from 'zod';
 import { idParam, listOf } from '../http/common.schemas.js';
 import { encodeCursor, nextLink, pageQuery } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
+import {
+  dryRunSchema,
+  dryRunToRest,
+  sourcesPreviewSchema,
+  sourcesPreviewToRest,
+  sourcesSchema,
+  sourcesToRest,
+} from '../mappers/project-scope.mapper.js';
+import { toStruct } from '../mappers/proto-values.js';
+import { runToRest } from '../mappers/run.mapper.js';
 import type { ProjectService } from '../services/project.service.js';
 
 const globs = globListSchema;
@@ -65,7 +75,7 @@ export const runRoutes = (
       return {
         status: 200,
         body: {
-          data: JSON.parse(res.runsJson) as RunRecord[],
+          data: res.runs.map(runToRest),
           next: cursor ? nextLink(req, cursor, query.limit, publicBaseUrl) : null,
           cursor,
         },
@@ -88,7 +98,7 @@ export const runRoutes = (
         projectId: params.id,
         trigger: body.trigger ?? 'manual',
       });
-      return { status: 202, body: JSON.parse(res.runJson) as RunRecord };
+      return { status: 202, body: runToRest(res.run) };
     },
   }),
   defineRoute({
@@ -108,7 +118,7 @@ export const runRoutes = (
         try {
           await projects.get(auth, projectId);
           const res = await crawl.call('startRun', { workspaceId: auth.workspaceId, projectId, trigger: 'api' });
-          data.push(JSON.parse(res.runJson) as RunRecord);
+          data.push(runToRest(res.run));
         } catch (err) {
           if (!(err instanceof ApiError) || !['not_found', 'conflict'].includes(err.code)) throw err;
           refused.push({ projectId, code: err.code, error: err.message });
@@ -135,7 +145,7 @@ export const runRoutes = (
         projectId: params.id,
         urls: body.urls,
       });
-      return { status: 202, body: JSON.parse(res.runJson) as RunRecord };
+      return { status: 202, body: runToRest(res.run) };
     },
   }),
   defineRoute({
@@ -148,15 +158,15 @@ export const runRoutes = (
     scope: 'read',
     params: idParam,
     body: scopeDraftSchema,
-    responses: { 200: { description: 'the verdicts', schema: z.object({}).passthrough() } },
+    responses: { 200: { description: 'the verdicts', schema: dryRunSchema } },
     handler: async ({ auth, params, body }) => {
       await projects.get(auth, params.id);
       const res = await crawl.call('dryRun', {
         workspaceId: auth.workspaceId,
         projectId: params.id,
-        draftJson: JSON.stringify(body),
+        draft: toStruct(body),
       });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: dryRunToRest(res) };
     },
   }),
   defineRoute({
@@ -176,15 +186,15 @@ export const runRoutes = (
       })
       .strict()
       .meta({ id: 'SourcesDraft' }),
-    responses: { 200: { description: 'the preview', schema: z.object({}).passthrough() } },
+    responses: { 200: { description: 'the preview', schema: sourcesPreviewSchema } },
     handler: async ({ auth, params, body }) => {
       await projects.get(auth, params.id);
       const res = await crawl.call(
         'previewSources',
-        { workspaceId: auth.workspaceId, projectId: params.id, draftJson: JSON.stringify(body) },
+        { workspaceId: auth.workspaceId, projectId: params.id, draft: toStruct(body) },
         60_000,
       );
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: sourcesPreviewToRest(res) };
     },
   }),
   defineRoute({
@@ -194,11 +204,11 @@ export const runRoutes = (
     summary: 'The project’s sources (seed, sitemaps, URL list, feeds, patterns) and what the last run found by each',
     scope: 'read',
     params: idParam,
-    responses: { 200: { description: 'the sources', schema: z.object({}).passthrough() } },
+    responses: { 200: { description: 'the sources', schema: sourcesSchema } },
     handler: async ({ auth, params }) => {
       await projects.get(auth, params.id);
       const res = await crawl.call('getSources', { workspaceId: auth.workspaceId, projectId: params.id });
-      return { status: 200, body: JSON.parse(res.json) as unknown };
+      return { status: 200, body: sourcesToRest(res) };
     },
   }),
   defineRoute({
@@ -216,7 +226,7 @@ export const runRoutes = (
         projectId: params.id,
         runId: params.run,
       });
-      return { status: 200, body: JSON.parse(res.runJson) as RunRecord };
+      return { status: 200, body: runToRest(res.run) };
     },
   }),
   defineRoute({
@@ -234,7 +244,7 @@ export const runRoutes = (
         projectId: params.id,
         runId: params.run,
       });
-      return { status: 200, body: JSON.parse(res.runJson) as RunRecord };
+      return { status: 200, body: runToRest(res.run) };
     },
   }),
 ];

@@ -61,7 +61,7 @@ export const batchingCredits = (billing: RpcClient<billingV1.BillingServiceClien
         throw fromWire({
           code: outcome.errorCode,
           message: outcome.message,
-          details: JSON.parse(outcome.detailsJson || '{}') as unknown,
+          details: outcome.details ?? {},
         });
     },
     charge: async (workspaceId, reference, credits) => {

@@ -1,7 +1,10 @@
 import {
   applyConfigPatch,
   configInputSchema,
+  pageErrorCodeEnum,
+  removalReasonEnum,
   toConfigPatch,
+  verdictEnum,
   type ResolvedConfig,
   type scrapeV1,
 } from '@tidemark/contracts';
@@ -28,9 +31,9 @@ const storedHtml = async (pages: PageRepository, req: scrapeV1.PreviewContentReq
 
 export const contentPreviewRpc = (pages: PageRepository, reader: PageReaderPool) => ({
   /** What the content filters take out of a stored page under the saved config. */
-  explainRemovals: async (req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse> => {
+  explainRemovals: async (req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.ExplainRemovalsResponse> => {
     const { row, html } = await storedHtml(pages, req);
-    const config = applyConfigPatch(JSON.parse(req.savedConfigJson || '{}') as ResolvedConfig, {});
+    const config = applyConfigPatch((req.savedConfig ?? {}) as ResolvedConfig, {});
     const c = config.content;
     const removed = explainRemovals(parseDocument(html), {
       url: (row.data as { finalUrl?: string | null }).finalUrl ?? row.url,
@@ -42,14 +45,22 @@ export const contentPreviewRpc = (pages: PageRepository, reader: PageReaderPool)
     });
     const counts: Record<string, number> = {};
     for (const r of removed) counts[r.why] = (counts[r.why] ?? 0) + 1;
-    return { previewJson: JSON.stringify({ url: row.url, counts, removed: removed.slice(0, 500) }) };
+    return {
+      removals: {
+        url: row.url,
+        counts,
+        removed: removed
+          .slice(0, 500)
+          .map((r) => ({ why: removalReasonEnum.toProto(r.why), element: r.element, words: r.words, text: r.text })),
+      },
+    };
   },
   previewContent: async (req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse> => {
     const { row, html } = await storedHtml(pages, req);
     let config: ResolvedConfig;
     try {
-      const saved = JSON.parse(req.savedConfigJson || '{}') as ResolvedConfig;
-      const draft = configInputSchema.safeParse(JSON.parse(req.draftJson || '{}'));
+      const saved = (req.savedConfig ?? {}) as ResolvedConfig;
+      const draft = configInputSchema.safeParse(req.draft ?? {});
       if (!draft.success)
         throw new ValidationError('body.config does not match the config schema', { issues: draft.error.issues });
       config = applyConfigPatch(saved, toConfigPatch(draft.data));
@@ -77,17 +88,17 @@ export const contentPreviewRpc = (pages: PageRepository, reader: PageReaderPool)
         throw err;
       });
     return {
-      previewJson: JSON.stringify({
+      preview: {
         url: row.url,
-        verdict: reading.verdict.verdict,
-        errorCode: reading.verdict.errorCode,
+        verdict: verdictEnum.toProto(reading.verdict.verdict),
+        errorCode: pageErrorCodeEnum.toProto(reading.verdict.errorCode),
         signals: reading.verdict.signals,
         words: reading.content.words,
-        language: reading.content.language,
+        language: reading.content.language ?? undefined,
         markdown: reading.content.markdown ?? '',
         fields: reading.content.fields ?? {},
         fieldErrors: reading.content.fieldErrors ?? {},
-      }),
+      },
     };
   },
 });
