@@ -19,10 +19,16 @@ interface Side {
   maxRssMb: number;
 }
 
+/** BENCH_CRAWL_PROFILE=<dir>: the fleet's side writes V8 CPU profiles there (one per thread). */
+const profile = (mode: string) =>
+  mode === 'tidemark' && process.env.BENCH_CRAWL_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CRAWL_PROFILE}`]
+    : [];
+
 const run = async (mode: 'crawlee' | 'tidemark', seed: string): Promise<Side> => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY)],
+    [...profile(mode), '--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY)],
     { env: { ...process.env, LOG_LEVEL: 'silent', CRAWLEE_LOG_LEVEL: 'OFF' }, maxBuffer: 16 << 20 },
   );
   const line = stdout.trim().split('\n').at(-1)!;

@@ -170,9 +170,7 @@ export class ExportService {
    * Each page with its unzipped bodies, loaded BODIES_AT_ONCE at a time: a batch of rows is
    * small, a batch of large pages' bodies need not be.
    */
-  private async *withBodies<T extends { id: string }>(
-    pages: T[],
-  ): AsyncGenerator<[T, StoredBodies | undefined]> {
+  private async *withBodies<T extends { id: string }>(pages: T[]): AsyncGenerator<[T, StoredBodies | undefined]> {
     for (let i = 0; i < pages.length; i += BODIES_AT_ONCE) {
       const slice = pages.slice(i, i + BODIES_AT_ONCE);
       const bodies = await this.repo.bodies(slice.map((p) => p.id));
