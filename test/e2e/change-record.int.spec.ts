@@ -28,7 +28,7 @@ const harbour = (state: { run: number }): Site => {
         body: `<!doctype html><html lang="en"><head><title>${title}</title></head><body>
 <nav>${['/', '/about', '/rates', '/blog/', '/members/'].map((l) => `<a href="${l}">${l}</a>`).join(' ')}</nav>
 <main><h1>${title}</h1>${body}<ul>${links.map(([href, text]) => `<li><a href="${href}">${text}</a></li>`).join('')}</ul>
-<p>Last updated: 2026-03-0${run} 1${run}:0${run}:00 UTC · ${100 + run * 37} visitors online</p>
+<p>Last updated: 2026-03-0${run} 1${run}:0${run}:00 UTC · <span class="visitors">${100 + run * 37}</span> visitors online</p>
 <aside class="ad"><p>Advertisement</p><p>${ad}</p></aside></main></body></html>`,
       };
     };
@@ -211,6 +211,17 @@ describe('a change record through the fleet, against a site that changed between
     expect(markup.body.changes.some((c: { kind: string; after: string | null }) => c.after?.includes('trust'))).toBe(
       true,
     );
+    // The rest is the noise the word diff sets aside, by the same rules: the timestamp, the
+    // visitor counter in an element of its own, the rotating ad.
+    type Change = { path: string; kind: string; before: string | null; after: string | null; volatile: boolean };
+    const changes = markup.body.changes as Change[];
+    expect(changes.find((c) => c.path.endsWith('span.visitors'))).toMatchObject({
+      kind: 'text',
+      before: '137',
+      after: '174',
+      volatile: true,
+    });
+    expect(changes.filter((c) => !c.volatile).map((c) => c.after)).toEqual([expect.stringContaining('trust')]);
 
     // The record with its digest, selector breaks and withheld pages, and both page comparisons,
     // are what the OpenAPI document declares (its schemas name every field).

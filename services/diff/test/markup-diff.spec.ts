@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseHtml } from '../src/compare/dom-stability.js';
 import { compareMarkup } from '../src/compare/markup-diff.js';
 import { normalizeMarkup } from '../src/compare/markup-tree.js';
+import { comparePageContent } from '../src/compare/page-compare.js';
 
 const shop = (
   o: { price?: string; items?: string[]; nonce?: string; sid?: string; stamp?: string; alt?: string } = {},
@@ -107,5 +108,91 @@ describe('compareMarkup', () => {
     const many = (n: number) => `<ul>${Array.from({ length: 50 }, (_, i) => `<li>${i}-${n}</li>`).join('')}</ul>`;
     const { changes, truncated } = compareMarkup(many(1), many(2), { maxChanges: 10 });
     expect([changes.length, truncated]).toEqual([10, true]);
+  });
+});
+
+describe('compareMarkup: the word diff’s volatile-block filter', () => {
+  const harbour = (o: { visitors?: string; ad?: string; trending?: string[]; fee?: string } = {}) => `
+    <main>
+      <h1>Harbour</h1>
+      <p>Moorings cost <span class="fee">${o.fee ?? '$19'}</span> a night.</p>
+      <div class="visitors"><span class="count">${o.visitors ?? '1,204'}</span> visitors online</div>
+      <p class="promo">Sponsored: ${o.ad ?? 'Sail with Harbour Bank'}</p>
+      <h2>Trending now</h2>
+      <ul>${(o.trending ?? ['Storm', 'Pier']).map((t) => `<li><a href="/${t.toLowerCase()}">${t}</a></li>`).join('')}</ul>
+      <h2>Opening hours</h2>
+      <p>The office opens at <b>8</b> and closes at 18.</p>
+    </main>`;
+  // The same two versions as the word diff reads them (the page's markdown).
+  const markdown = (o: { visitors?: string; ad?: string; trending?: string[] } = {}) =>
+    [
+      '# Harbour',
+      'Moorings cost $19 a night.',
+      `${o.visitors ?? '1,204'} visitors online`,
+      `Sponsored: ${o.ad ?? 'Sail with Harbour Bank'}`,
+      '## Trending now',
+      ...(o.trending ?? ['Storm', 'Pier']).map((t) => `- [${t}](/${t.toLowerCase()})`),
+      '## Opening hours',
+      'The office opens at **8** and closes at 18.',
+    ].join('\n\n');
+
+  it('calls a visitor counter in an element of its own volatile: its block differs only in the count', () => {
+    const { changes } = compareMarkup(harbour(), harbour({ visitors: '1,311' }));
+    expect(changes).toEqual([
+      {
+        path: 'body > main > div.visitors > span.count',
+        kind: 'text',
+        before: '1,204',
+        after: '1,311',
+        volatile: true,
+      },
+    ]);
+    // The word diff sets the same block aside: the page is unchanged, only volatile.
+    expect(comparePageContent(markdown(), markdown({ visitors: '1,311' }))).toMatchObject({
+      changed: false,
+      volatile: true,
+    });
+  });
+
+  it('calls a change in an ad slot or under a rotating widget’s heading volatile, as the word diff does', () => {
+    const after = { ad: 'Fresh fish daily at the quay', trending: ['Regatta', 'Storm'] };
+    const { changes } = compareMarkup(harbour(), harbour(after));
+    expect(changes.length).toBeGreaterThanOrEqual(2);
+    expect(changes.filter((c) => !c.volatile)).toEqual([]);
+    expect(changes.map((c) => c.path)).toEqual(
+      expect.arrayContaining(['body > main > p.promo:nth-of-type(2)', expect.stringMatching(/^body > main > ul/)]),
+    );
+    expect(comparePageContent(markdown(), markdown(after))).toMatchObject({ changed: false, volatile: true });
+  });
+
+  it('keeps a real change counted, beside the noise and in a section after the rotating one', () => {
+    const { changes } = compareMarkup(
+      harbour(),
+      harbour({ visitors: '1,311', fee: '$24' }).replace('<b>8</b>', '<b>9</b>'),
+    );
+    expect(changes.map((c) => [c.path, c.before, c.after, c.volatile])).toEqual([
+      ['body > main > p:nth-of-type(1) > span.fee', '$19', '$24', false],
+      ['body > main > div.visitors > span.count', '1,204', '1,311', true],
+      ['body > main > p:nth-of-type(3) > b', '8', '9', false],
+    ]);
+  });
+
+  it('does not call a number volatile when its block has no word that makes it a counter', () => {
+    const page = (n: string) => `<div class="stock"><span class="n">${n}</span> berths left</div>`;
+    expect(compareMarkup(page('12'), page('11')).changes).toEqual([
+      expect.objectContaining({ before: '12', after: '11', volatile: false }),
+    ]);
+  });
+
+  it('gives each node the section it stands in, from the heading before it', () => {
+    const tree = normalizeMarkup('<p>intro</p><h2>Trending now</h2><ul><li>a</li></ul><h2>Hours</h2><p>8 to 18</p>');
+    const sections = tree.children.map((c) => (typeof c === 'string' ? c : [c.tag, c.section]));
+    expect(sections).toEqual([
+      ['p', null],
+      ['h2', 'Trending now'],
+      ['ul', 'Trending now'],
+      ['h2', 'Hours'],
+      ['p', 'Hours'],
+    ]);
   });
 });

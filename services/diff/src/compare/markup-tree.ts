@@ -18,10 +18,18 @@ export interface MarkupNode {
   key: string;
   /** A CSS selector of the node in its document (ids anchor it; nth-of-type among same tags). */
   path: string;
+  /**
+   * The text of the nearest heading at or before the node's start, and at its end (null before
+   * the first heading): the section the word diff would put its text in.
+   */
+  section: string | null;
+  sectionEnd: string | null;
 }
 
 /** Not compared: the diff's propertyFilter leaves these out. */
-export const BOOKKEEPING_PROPERTIES = new Set(['hash', 'key', 'path']);
+export const BOOKKEEPING_PROPERTIES = new Set(['hash', 'key', 'path', 'section', 'sectionEnd']);
+
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
 const SKIPPED = new Set([
   'script',
@@ -86,11 +94,25 @@ export function normalizeMarkup(html: string, options: NormalizeOptions = {}): M
     for (const el of matched) el.remove();
   }
   const body = doc.body ?? doc.documentElement;
-  return nodeOf(body, 'body');
+  return nodeOf(body, 'body', { heading: null });
 }
 
-function nodeOf(el: Element, path: string): MarkupNode {
+/** Text of a node's subtree, its pieces joined by a space. */
+export function textOfNode(node: MarkupNode): string {
+  return node.children
+    .map((c) => (typeof c === 'string' ? c : textOfNode(c)))
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** The heading in effect as the tree is built in document order. */
+interface Sections {
+  heading: string | null;
+}
+
+function nodeOf(el: Element, path: string, sections: Sections): MarkupNode {
   const tag = el.localName;
+  const section = sections.heading;
   const attrs = attributesOf(el, tag);
   const children: Array<MarkupNode | string> = [];
   if (!LEAVES.has(tag)) {
@@ -116,7 +138,9 @@ function nodeOf(el: Element, path: string): MarkupNode {
         seen.set(element.localName, position);
         if (SKIPPED.has(element.localName)) continue;
         flush();
-        children.push(nodeOf(element, childPath(element, path, position, totals.get(element.localName) ?? 1)));
+        children.push(
+          nodeOf(element, childPath(element, path, position, totals.get(element.localName) ?? 1), sections),
+        );
       }
     }
     flush();
@@ -127,7 +151,20 @@ function nodeOf(el: Element, path: string): MarkupNode {
     .map(([name, value]) => `${name}=${value}`)
     .join('\u0001');
   const childText = children.map((c) => (typeof c === 'string' ? `"${c}` : c.hash)).join('\u0002');
-  return { tag, attrs, children, hash: fingerprint(`${tag}\u0003${attrText}\u0003${childText}`), key, path };
+  const node: MarkupNode = {
+    tag,
+    attrs,
+    children,
+    hash: fingerprint(`${tag}\u0003${attrText}\u0003${childText}`),
+    key,
+    path,
+    section,
+    sectionEnd: section,
+  };
+  // A heading opens a section of its own (as a markdown heading does), itself included.
+  if (HEADINGS.has(tag)) node.section = sections.heading = textOfNode(node) || sections.heading;
+  node.sectionEnd = sections.heading;
+  return node;
 }
 
 function attributesOf(el: Element, tag: string): Record<string, string> {
