@@ -220,8 +220,8 @@ describe('the agent tool server, over stdio and Streamable HTTP, with the SDK’
     expect(batch.pages.map((p: { url: string }) => p.url).sort()).toEqual([...urls].sort());
     expect(batch.excerptChars).toBeLessThanOrEqual(LIMITS.excerptBudget);
     expect(batch.excerpt.length).toBeGreaterThan(0);
-    // No document reading exists yet: said, not pretended.
-    expect(batch.notes.join(' ')).toMatch(/parse_documents was not applied/);
+    // GET /meta lists the config key parse_documents (issue 16): forwarded, with nothing to note.
+    expect(batch.notes).toBeUndefined();
 
     const extracted = body(
       await call(client, 'extract_url', {

@@ -46,17 +46,61 @@ describe('the browser rungs through the fleet (real Chromium)', () => {
     expect(page.screenshot).toMatch(/^data:image\/jpeg;base64,\/9j\//);
   });
 
-  it('reports a captcha widget the browser finds, and stops at maxTier', async () => {
-    const page = await scrape('/captcha');
-    expect(page).toMatchObject({
+  // This fleet has no residential exits: the browser is the top of its ladder, so what stood in
+  // the way is the answer, whatever maxTier allows.
+  it('reports the captcha widget the browser finds as CAPTCHA: no higher rung in this deployment', async () => {
+    for (const maxTier of ['browser', 'browser+exit']) {
+      const page = await scrape('/captcha', { config: { maxTier } });
+      expect([maxTier, page]).toEqual([
+        maxTier,
+        expect.objectContaining({
+          verdict: 'blocked',
+          errorCode: 'CAPTCHA',
+          method: 'browser',
+          climbedTo: 'browser',
+          widget: 'recaptcha',
+          solved: 'none',
+          credits: 5,
+        }),
+      ]);
+      expect(page.signals).toContain('captcha recaptcha');
+      expect(page.reason).toMatch(/captcha/i);
+      expect(page.reason).not.toMatch(/maxTier/);
+      expect(page.warnings).toEqual([]);
+    }
+  });
+
+  it('reports a bot challenge as BLOCKED and a 451 as GEO_RESTRICTED, with their signals', async () => {
+    const challenge = await scrape('/bot-check');
+    expect(challenge).toMatchObject({
       verdict: 'blocked',
-      errorCode: 'TIER_LIMIT',
+      errorCode: 'BLOCKED',
+      httpStatus: 403,
       method: 'browser',
-      widget: 'recaptcha',
-      solved: 'none',
+      climbedTo: 'browser',
+      widget: null,
       credits: 5,
     });
-    expect(page.reason).toMatch(/captcha/i);
+    expect(challenge.signals).toEqual(expect.arrayContaining(['challenge', 'host fingerprint']));
+    expect(challenge.reason).toMatch(/refused us.*\(challenge, host fingerprint/);
+    // Cloudflare's challenge is its Turnstile widget: the browser names it.
+    expect(await scrape('/challenge')).toMatchObject({
+      errorCode: 'CAPTCHA',
+      httpStatus: 403,
+      climbedTo: 'browser',
+      widget: 'turnstile',
+    });
+    const geo = await scrape('/unavailable-for-legal-reasons');
+    expect(geo).toMatchObject({
+      verdict: 'blocked',
+      errorCode: 'GEO_RESTRICTED',
+      httpStatus: 451,
+      method: 'browser',
+      climbedTo: 'browser',
+      credits: 5,
+    });
+    expect(geo.signals).toContain('http 451');
+    expect(geo.reason).toMatch(/region.*http 451/);
   });
 
   it('loses no URL when the browser pool dies during a batch', async () => {
@@ -136,28 +180,56 @@ describe('the playground', () => {
   });
 });
 
-describe('GET /v1/me/proxies', () => {
-  it('lists the exits with masked credentials, and answers 503 without a browser pool', async () => {
-    const web = await startTestWeb();
-    const t = await startTestFleet({
+describe('a deployment with residential exits (GET /v1/me/proxies)', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({
       FETCH_HOST_MAP: web.hostMap,
       FLEET_BROWSER_POOL: '1',
       BROWSER_EXITS: 'http://alice:s3cret@127.0.0.1:3128,http://127.0.0.1:3129',
     });
-    try {
-      const key = (await t.createWorkspace('proxies')).apiKey;
-      const res = await t.call('GET', '/me/proxies', { key });
-      expect(res.status).toBe(200);
-      expect(res.body.data).toHaveLength(2);
-      expect(res.body.data[0]).toMatchObject({ status: 'ok', requests: 0 });
-      expect(JSON.stringify(res.body)).not.toContain('s3cret');
-      await t.fleet.stopService('browserPool');
-      const down = await t.call('GET', '/me/proxies', { key });
-      expect(down.status).toBe(503);
-      expect(down.body.code).toBe('unavailable');
-    } finally {
-      await t.stop();
-      await web.close();
-    }
+    const ws = await t.createWorkspace('proxies');
+    key = ws.apiKey;
+    await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await web.close();
+  });
+
+  it('stops a captcha at maxTier browser with TIER_LIMIT, naming the browser+exit rung it forbade', async () => {
+    const res = await t.call('POST', '/scrape', {
+      key,
+      body: { url: web.url('pages.test', '/captcha'), config: { maxTier: 'browser' } },
+    });
+    expect(res.status).toBe(200);
+    const page = res.body.data[0];
+    expect(page).toMatchObject({
+      verdict: 'blocked',
+      errorCode: 'TIER_LIMIT',
+      method: 'browser',
+      climbedTo: 'browser',
+      widget: 'recaptcha',
+      solved: 'none',
+      credits: 5,
+    });
+    expect(page.reason).toMatch(/captcha recaptcha.*the browser\+exit rung would be needed; maxTier is browser/);
+  });
+
+  it('lists the exits with masked credentials, and answers 503 without a browser pool', async () => {
+    const res = await t.call('GET', '/me/proxies', { key });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(2);
+    // The captcha above stopped short of the exits: none was used.
+    expect(res.body.data[0]).toMatchObject({ status: 'ok', requests: 0 });
+    expect(JSON.stringify(res.body)).not.toContain('s3cret');
+    await t.fleet.stopService('browserPool');
+    const down = await t.call('GET', '/me/proxies', { key });
+    expect(down.status).toBe(503);
+    expect(down.body.code).toBe('unavailable');
   });
 });

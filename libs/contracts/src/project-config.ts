@@ -170,6 +170,12 @@ export const CONFIG_KEYS = {
     [],
     'languages kept (ISO 639); others are skipped; empty = all',
   ),
+  parse_documents: key(
+    'content',
+    z.boolean(),
+    true,
+    "read a URL that answers a PDF, DOCX, PPTX, XLSX, ODT or RTF into markdown and text, priced per page (GET /v1/meta credits.documents); false keeps the bytes' metadata only (type, size), at the price of an http page",
+  ),
   // output: what is stored and who is told
   formats: key(
     'output',

@@ -45,3 +45,22 @@ export type EngineRung = (typeof ENGINE_LADDER)[number]['rung'];
 
 export const MAP_CREDITS_PER_SITEMAP_FILE = 1;
 export const WELCOME_CREDITS = 1000;
+
+/**
+ * A document (PDF, DOCX, PPTX, XLSX, ODT, RTF) read at the http rung is priced by its pages:
+ * one credit per started block of `pagesPerCredit` pages (1-10 pages cost what an http page
+ * costs, 11-20 two credits, …). A page is a PDF page or a slide; formats that flow (DOCX, ODT,
+ * RTF, XLSX) count one page per started `wordsPerPage` words. At most `maxPages` pages are read
+ * (and priced) of one document. A document kept unparsed (`parse_documents: false`) costs what an
+ * http page costs. docs/decisions.md, "Documents".
+ */
+export const DOCUMENT_PRICING = {
+  pagesPerCredit: 10,
+  wordsPerPage: 500,
+  maxPages: 500,
+  formats: ['pdf', 'docx', 'pptx', 'xlsx', 'odt', 'rtf'],
+} as const;
+
+/** What a document of `pages` priced pages costs (at least the http rung's price). */
+export const documentCredits = (pages: number): number =>
+  Math.max(ENGINE_LADDER[0].credits, Math.ceil(Math.max(0, pages) / DOCUMENT_PRICING.pagesPerCredit));

@@ -115,6 +115,15 @@ export const verdictSite = (origin: string): Site => {
       ),
     },
     '/forbidden': { status: 403, ...html('Forbidden', '<h1>Access denied</h1>') },
+    // A bot check without a captcha widget (an Imperva-style interstitial): BLOCKED at every rung.
+    '/bot-check': {
+      status: 403,
+      ...html(
+        'Pardon Our Interruption',
+        '<h1>Pardon our interruption</h1><p>Checking your browser before you reach the site.</p>' +
+          '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e"></script>',
+      ),
+    },
     '/captcha': html(
       'Verify',
       '<h1>One more step</h1><div class="g-recaptcha" data-sitekey="6Lc"></div><script src="https://www.google.com/recaptcha/api.js"></script>',
@@ -124,6 +133,13 @@ export const verdictSite = (origin: string): Site => {
       '<h1>Sign in to continue</h1><form><input name="user"><input type="password" name="pass"></form>',
     ),
     '/geo': html('Unavailable', '<h1>Sorry</h1><p>This content is not available in your country.</p>'),
+    '/unavailable-for-legal-reasons': {
+      status: 451,
+      ...html(
+        'Unavailable For Legal Reasons',
+        '<h1>Unavailable for legal reasons</h1><p>Not shown in your region.</p>',
+      ),
+    },
     '/rate-limited': {
       status: 429,
       headers: { 'retry-after': '30' },

@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { JobService } from './jobs/job.service.js';
 import { JobWatchdog } from './jobs/job-watchdog.js';
 import { BrowserRung } from './ladder/browser-rung.js';
+import { DeploymentRungs } from './ladder/deployment-rungs.js';
 import { batchingCredits } from './billing/credits-client.js';
 import { HostLimiter } from './ladder/host-limiter.js';
 import { HttpRung } from './ladder/http-rung.js';
@@ -72,6 +73,7 @@ export const buildApp = async (
     new RobotsCheck(httpRung, cfg.SCRAPE_USER_AGENT),
     logger.child({ module: 'ladder.service' }),
     (sealed) => box.open(sealed),
+    new DeploymentRungs(browserPool, logger.child({ module: 'deployment-rungs' })),
   );
   const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }), box);
   const server = new grpc.Server();

@@ -2,6 +2,7 @@ import {
   CONFIG_ALIASES,
   defaultConfig,
   describeConfig,
+  DOCUMENT_PRICING,
   ENGINE_LADDER,
   MAP_CREDITS_PER_SITEMAP_FILE,
   PAGE_ERROR_CODES,
@@ -24,7 +25,14 @@ const meta = {
     order: ENGINE_LADDER.map((r) => r.rung),
     rule: 'a page climbs to the next rung only when the verdict of the rung below says it was not read (app shell, block, captcha) and maxTier, maxCredits and the remaining credits allow; climbedTo records the highest rung tried; TIER_LIMIT and BUDGET_EXHAUSTED say why it stopped',
   },
-  credits: { welcome: WELCOME_CREDITS, mapPerSitemapFile: MAP_CREDITS_PER_SITEMAP_FILE },
+  credits: {
+    welcome: WELCOME_CREDITS,
+    mapPerSitemapFile: MAP_CREDITS_PER_SITEMAP_FILE,
+    documents: {
+      ...DOCUMENT_PRICING,
+      rule: `a URL answering a document (${DOCUMENT_PRICING.formats.join(', ')}) is read at the http rung and costs 1 credit per started ${DOCUMENT_PRICING.pagesPerCredit} pages (at least the http rung's price); a page is a PDF page or a slide, or ${DOCUMENT_PRICING.wordsPerPage} words of a format that flows (DOCX, ODT, RTF, XLSX); at most ${DOCUMENT_PRICING.maxPages} pages are read and priced; parse_documents false: the http rung's price`,
+    },
+  },
   config: { keys: describeConfig(), defaults: defaultConfig(), aliases: CONFIG_ALIASES },
   plans: PLANS,
   apiErrors: Object.fromEntries(
@@ -39,7 +47,17 @@ export const metaSchema = z
     shapes: z.array(z.string()),
     engines: z.array(z.object({ rung: z.string(), tier: z.string(), credits: z.number(), note: z.string() })),
     ladder: z.object({ order: z.array(z.string()), rule: z.string() }),
-    credits: z.object({ welcome: z.number(), mapPerSitemapFile: z.number() }),
+    credits: z.object({
+      welcome: z.number(),
+      mapPerSitemapFile: z.number(),
+      documents: z.object({
+        pagesPerCredit: z.number(),
+        wordsPerPage: z.number(),
+        maxPages: z.number(),
+        formats: z.array(z.string()),
+        rule: z.string(),
+      }),
+    }),
     config: z.object({
       keys: z.record(z.string(), z.unknown()),
       defaults: z.record(z.string(), z.unknown()),

@@ -1,6 +1,7 @@
 import got, { type Agents, type Response } from 'got';
 import iconv from 'iconv-lite';
 import { BlockedAddressError, HostNotFoundError } from '@tidemark/net-guard';
+import { detectDocument, type DocumentType } from '../reading/documents/detect.js';
 import { FetchFailure } from './fetch-error.js';
 
 export interface Fetched {
@@ -10,6 +11,11 @@ export interface Fetched {
   html: string;
   redirects: string[];
   contentType: string;
+  /**
+   * A document (PDF, office file, RTF) is carried as its bytes, not decoded (`html` is then
+   * empty): the reader reads it on its thread, to which the bytes are transferred, not copied.
+   */
+  document?: { type: DocumentType; bytes: Uint8Array };
 }
 
 const CHARSET_IN_TYPE = /charset=["']?([\w-]+)/i;
@@ -64,13 +70,17 @@ export class HttpRung {
       });
       const res = await request;
       const contentType = String(res.headers['content-type'] ?? '');
+      const type = detectDocument(contentType, res.rawBody);
       return {
         finalUrl: res.url,
         status: res.statusCode,
         headers: flatHeaders(res),
-        html: decodeBody(res.rawBody, contentType),
+        html: type ? '' : decodeBody(res.rawBody, contentType),
         redirects: res.redirectUrls.map(String),
         contentType,
+        // Copied once into a buffer of its own (got's may share a pooled one), so the reader
+        // can take it whole.
+        ...(type ? { document: { type, bytes: new Uint8Array(res.rawBody) } } : {}),
       };
     } catch (err) {
       throw tooLarge ?? toFetchFailure(err);

@@ -1,4 +1,5 @@
 import {
+  documentCredits,
   ENGINE_LADDER,
   isSealedValue,
   PAGE_ERROR_CODES,
@@ -9,6 +10,7 @@ import {
 import { ApiError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import { BrowserUnavailable, type BrowserRung, type Rendered } from './browser-rung.js';
+import type { RungsPort } from './deployment-rungs.js';
 import { FetchFailure } from './fetch-error.js';
 import type { Fetched, HttpRung } from './http-rung.js';
 import type { LadderOptions } from './options.js';
@@ -65,7 +67,8 @@ const rungIndex = (rung: EngineRung) => ENGINE_LADDER.findIndex((r) => r.rung ==
 
 /**
  * The engine ladder for one page: the cheapest rung first, a climb only when the verdict says
- * the page was not read and maxTier, maxCredits and the workspace's credits allow. Credits are
+ * the page was not read, this deployment has the rung above (browser+exit needs residential exits)
+ * and maxTier, maxCredits and the workspace's credits allow. Credits are
  * held before each rung and the page is charged once, at the price of the highest rung that got
  * an answer; a page nothing answered (NETWORK, TIMEOUT) costs nothing.
  */
@@ -82,6 +85,8 @@ export class LadderService {
     private readonly logger: Logger,
     /** Opens a value sealed with SECRETS_KEY (libs/secret-box): fetch.headers come sealed. */
     private readonly openSecret: (sealed: string) => string,
+    /** Which rungs this deployment has: a page never climbs to, or is stopped short of, one it lacks. */
+    private readonly rungs: RungsPort,
   ) {}
 
   async scrape(page: PageRef, opts: LadderOptions): Promise<PageResult> {
@@ -132,6 +137,10 @@ export class LadderService {
     for (let i = start; i < ENGINE_LADDER.length; i++) {
       const rung = ENGINE_LADDER[i]!;
       if (browserDown && rung.tier === 'browser') break;
+      // The top of this deployment's ladder (browser+exit without residential exits): no request
+      // stopped the page, so it keeps what stood in its way (CAPTCHA, BLOCKED, GEO_RESTRICTED).
+      // Only a rung that exists and maxTier forbids is a TIER_LIMIT.
+      if (!(await this.rungs.has(rung.rung))) break;
       if (i > maxIndex) {
         stop = { code: 'TIER_LIMIT', reason: `the ${rung.rung} rung would be needed; maxTier is ${fetchCfg.max_tier}` };
         break;
@@ -209,10 +218,49 @@ export class LadderService {
         break;
       }
       attempt.ms = Math.round(performance.now() - began);
+      if (attempt.reading.document) {
+        // A document is read here whole (no browser reads it better) and priced by its pages.
+        stop = await this.holdDocument(page, opts, attempt, holds);
+        break;
+      }
       if (!attempt.reading.verdict.climb) break;
     }
 
     return this.settle(page, opts, attempts, holds, warnings, stop);
+  }
+
+  /**
+   * A document costs documentCredits(pages) instead of the http rung's price: what the rung's
+   * hold does not cover is held now. Over maxCredits, or past the workspace's credits, the
+   * document is not delivered (BUDGET_EXHAUSTED, nothing charged).
+   */
+  private async holdDocument(
+    page: PageRef,
+    opts: LadderOptions,
+    attempt: Attempt,
+    holds: string[],
+  ): Promise<LadderStop | undefined> {
+    const facts = attempt.reading!.document!;
+    const price = documentCredits(facts.pages);
+    const extra = price - attempt.rung.credits;
+    if (extra <= 0) return undefined;
+    const what = `the document's ${facts.pages} pages cost ${price} credits`;
+    if (opts.maxCreditsPerPage !== null && price > opts.maxCreditsPerPage) {
+      delete attempt.reading;
+      return { code: 'BUDGET_EXHAUSTED', reason: `${what}; maxCredits is ${opts.maxCreditsPerPage}` };
+    }
+    const reference = `page:${page.jobId}:${page.position}:document`;
+    try {
+      await this.credits.authorize(page.workspaceId, reference, extra);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'credits_exhausted') {
+        delete attempt.reading;
+        return { code: 'BUDGET_EXHAUSTED', reason: `${what}; ${err.message}`, creditsExhausted: true };
+      }
+      throw err;
+    }
+    holds.push(reference);
+    return undefined;
   }
 
   /** The headers in the clear (a plain value, kept from before sealing began, as it is); null if one cannot be opened. */
@@ -244,7 +292,9 @@ export class LadderService {
     const chosen = answered.at(-1);
     const priced = answered.at(-1)?.rung; // the highest rung that got an answer
     const climbedTo = attempts.at(-1)?.rung.rung ?? null;
-    const credits = priced?.credits ?? 0;
+    // A document is priced by its pages (its extra hold is released; the charge covers it).
+    const document = chosen?.reading?.document;
+    const credits = document ? documentCredits(document.pages) : (priced?.credits ?? 0);
     // One charge for the page; every other hold is released.
     const chargedRef = priced ? `page:${page.jobId}:${page.position}:${priced.rung}` : undefined;
     await Promise.all(holds.map((ref) => this.credits.charge(page.workspaceId, ref, ref === chargedRef ? credits : 0)));
@@ -327,7 +377,9 @@ export class LadderService {
         language: c.language,
         ...(c.fields ? { fields: c.fields } : {}),
         head: c.head as unknown as Record<string, unknown>,
-        reason: stoppedClimbing ? `${PAGE_ERROR_CODES[v.errorCode]}; ${stop.reason}` : reasonFor(errorCode, v.signals),
+        reason: stoppedClimbing
+          ? `${reasonFor(v.errorCode, v.signals)}; ${stop.reason}`
+          : (reading.reason ?? reasonFor(errorCode, v.signals)),
         widget: rendered?.widget || null,
         solved: rendered?.widget ? rendered.solved || 'none' : null,
         exitBytes: rendered?.exitBytes ?? 0,

@@ -72,6 +72,7 @@ export class PageReaderPool {
       html: fetched.html,
       redirects: fetched.redirects,
       contentType: fetched.contentType,
+      ...(fetched.document ? { document: fetched.document } : {}),
     };
     const task = (o: LadderOptions): ReaderTask => ({
       kind: 'read',
@@ -85,6 +86,8 @@ export class PageReaderPool {
       return await this.submit<PageReading>(task(opts));
     } catch (err) {
       if (!(err instanceof ReadingFailed) || err.errorCode !== 'TIMEOUT' || !Object.keys(fields).length) throw err;
+      // A document's bytes went to the thread that was ended: it is not read a second time.
+      if (fetched.document) throw err;
       const without = { ...opts, config: { ...opts.config, content: { ...opts.config.content, fields: {} } } };
       const reading = await this.submit<PageReading>(task(without));
       const why = `the page's fields outran its reading budget of ${this.opts.budgetMs} ms`;
@@ -152,7 +155,9 @@ export class PageReaderPool {
       slot.current = job;
       // The budget counts from when a thread takes the task, not from when it was queued.
       slot.timer = setTimeout(() => this.overBudget(slot), this.opts.budgetMs);
-      slot.worker.postMessage(job.task);
+      // A document's bytes move to the thread (their buffer is the reader's from then on).
+      const document = job.task.kind === 'read' ? job.task.fetched.document : undefined;
+      slot.worker.postMessage(job.task, document ? [document.bytes.buffer as ArrayBuffer] : []);
     }
   }
 

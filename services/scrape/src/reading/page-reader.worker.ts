@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { parseDocument, readFields } from '@tidemark/content';
+import { readDocument } from './documents/read-document.js';
 import { readPage } from './read-page.js';
 import type { ReaderReply, ReaderTask } from './reader-task.js';
 
@@ -8,14 +9,19 @@ import type { ReaderReply, ReaderTask } from './reader-task.js';
  * pool ends this thread when a task outruns its budget, so nothing here needs to watch time.
  */
 const run = (task: ReaderTask): unknown => {
-  if (task.kind === 'read') return readPage(task.fetched, task.tier, task.opts, task.widget);
+  if (task.kind === 'read')
+    return task.fetched.document
+      ? readDocument(task.fetched, task.fetched.document, task.opts)
+      : readPage(task.fetched, task.tier, task.opts, task.widget);
   return readFields(parseDocument(task.markup), { m: { selector: task.selector, all: true } }, task.url);
 };
 
-parentPort!.on('message', (task: ReaderTask & { id: number }) => {
+parentPort!.on('message', async (task: ReaderTask & { id: number }) => {
   let reply: ReaderReply;
   try {
-    reply = { id: task.id, ok: true, value: run(task) };
+    // A document is read asynchronously (pdf.js); one task at a time all the same: the pool
+    // hands this thread the next only when this one has answered.
+    reply = { id: task.id, ok: true, value: await run(task) };
   } catch (err) {
     reply = { id: task.id, ok: false, message: err instanceof Error ? err.message : String(err) };
   }

@@ -2,10 +2,15 @@ import { extractContent, parseDocument, type ContentResult } from '@tidemark/con
 import { decideVerdict, pageFeatures, type VerdictResult } from '@tidemark/verdict';
 import type { Fetched } from '../ladder/http-rung.js';
 import type { LadderOptions } from '../ladder/options.js';
+import type { DocumentFacts } from './documents/types.js';
 
 export interface PageReading {
   verdict: VerdictResult;
   content: ContentResult;
+  /** A document's facts (type, bytes, priced pages): the ladder prices it by its pages. */
+  document?: DocumentFacts;
+  /** The row's reason when the error code's meaning alone would not say it (an encrypted PDF). */
+  reason?: string;
 }
 
 const isMarkup = (contentType: string, body: string) =>
