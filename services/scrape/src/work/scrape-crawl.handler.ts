@@ -3,6 +3,7 @@ import { scrapeRequestSchema, type CrawlPageResultMessage, type ScrapeCrawlPageM
 import { emptyRow, robotsResult, type LadderService, type PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
+import { CrawlRowWriter } from '../batching/crawl-row-writer.js';
 import { gaveUpResult, storing } from './give-up.js';
 
 /**
@@ -70,6 +71,7 @@ export const scrapeCrawlHandler = (deps: {
   ladder: LadderService;
 }): WorkHandler<'work.scrape.crawl'> => {
   const options = new OptionsCache();
+  const rows = new CrawlRowWriter(deps.pages);
   return async (msg, { deliveryCount }) => {
     const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
     let result: PageResult;
@@ -91,7 +93,7 @@ export const scrapeCrawlHandler = (deps: {
       const fetched = result;
       await storing(fetched, async () => {
         if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, fetched);
-        else await deps.pages.insertCrawlRow(ref, fetched);
+        else await rows.insert(ref, fetched);
       });
     }
     await deps.bus.publishWork('work.crawl.page', toResultMessage(msg, result, links), {
