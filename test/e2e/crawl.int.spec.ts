@@ -169,6 +169,23 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     expect(await allRows(res.body.id)).toHaveLength(3);
   });
 
+  it('starts when url_list names the seed again, in another spelling: one row per URL', async () => {
+    const res = await crawl({
+      url: `${origin()}/`,
+      limit: 4,
+      useSitemap: false,
+      config: { url_list: [`${origin()}/`, `${origin()}/about/`, `${origin()}/about`] },
+    });
+    expect(res.status).toBe(202);
+    const end = await finished(res.body.id);
+    expect(end).toMatchObject({ status: 'done', stop: 'limit' });
+    const urls = (await allRows(res.body.id)).map((r) => new URL(r.url).pathname);
+    // Rows come in the order they settled; the first spellings were kept.
+    expect(urls).toEqual(expect.arrayContaining(['/', '/about/']));
+    expect(urls).not.toContain('/about');
+    expect(new Set(urls.map((u) => u.replace(/\/$/, ''))).size).toBe(urls.length);
+  });
+
   it('crawls subdomains only with allowSubdomains', async () => {
     const res = await crawl({ url: `${origin()}/`, allowSubdomains: true, useSitemap: false });
     await finished(res.body.id);

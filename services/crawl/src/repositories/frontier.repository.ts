@@ -106,7 +106,9 @@ export class FrontierRepository {
           SELECT url_key AS k FROM crawl_url WHERE run_id = ${runId} AND url_key = ANY(${keys}::text[])`
       ).map((r) => r.k),
     );
-    const fresh = urls.filter((u) => !existing.has(u.key));
+    // The first spelling of a key wins, within this call too (the seed named again in url_list,
+    // /a and /a/ from two sitemaps): one row per URL.
+    const fresh = urls.filter((u) => !existing.has(u.key) && existing.add(u.key));
     const taken = fresh.slice(0, Math.max(0, room));
     if (taken.length) {
       const [last] = await tx.$queryRaw<{ p: number }[]>`
