@@ -1,3 +1,6 @@
+// Long (~560 lines) because the pool's invariants (browsers × lanes bounded, a crashed browser
+// relaunched, a recycled one drained before it closes, the FIFO of waiters) live in one lock-free
+// state machine; they are only safe to reason about in one place.
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from '@tidemark/telemetry';
 import type { ForwardProxy, ProxySession } from '../proxy/forward-proxy.js';

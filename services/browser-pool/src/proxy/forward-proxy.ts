@@ -1,3 +1,6 @@
+// Long (~420 lines): plain HTTP and CONNECT tunnels, each guarded, routed or chained through an
+// exit, with per-render sessions and byte counts. They share the listener and its guard; the fetch
+// guard's inside-the-browser half is easier to audit as one file.
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';

@@ -1,3 +1,6 @@
+// Long (~450 lines) because one render is one sequence that shares its state throughout: the
+// navigation, the response capture, the settle wait, the screenshot and the exit's byte count all
+// read the same page and context; split, each part would take the whole state as arguments.
 import type { CDPSession, HTTPRequest, HTTPResponse, PuppeteerLifeCycleEvent, ScreenshotOptions } from 'puppeteer-core';
 import type { browserPoolV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';

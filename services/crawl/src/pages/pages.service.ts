@@ -1,3 +1,5 @@
+// Long (~400 lines): one read service per resource (a project's pages), each method a route;
+// the query language and link sets are in their own files beside it.
 import {
   crawlRequestSchema,
   foundViaEnum,

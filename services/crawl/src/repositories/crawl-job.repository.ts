@@ -1,3 +1,5 @@
+// Long (~400 lines) because it is the only file of crawl that touches job, project and run (the
+// house rule: one repository per owner of a table); most of it is raw SQL for the hot path.
 import { newId, storable, type Job, type Prisma, type PrismaClient, type Project, type Run } from '@tidemark/db';
 import type { ResolvedConfig } from '@tidemark/contracts';
 import type { PageCursor, Tx } from './frontier.repository.js';

@@ -1,3 +1,5 @@
+// Long (~400 lines) because every statement on crawl_url lives here, most of them raw SQL run
+// under the run's advisory lock; spread over files, the locking rules would be too.
 import { Prisma, storable, type PrismaClient } from '@tidemark/db';
 
 /** A Prisma transaction client: every frontier change of a run happens inside the run's lock. */

@@ -1,3 +1,5 @@
+// Long (~500 lines) because a discovery is one walk of robots.txt, sitemap trees and feeds that
+// shares its caps, visited set, credits and errors across every file it reads.
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import {

@@ -1,3 +1,6 @@
+// Long (~440 lines) because the ladder's climb, its credits (hold per rung, one charge) and its
+// verdicts are one decision per page; the rungs, robots, options and deployment's rungs are files
+// of their own beside it.
 import {
   documentCredits,
   ENGINE_LADDER,
