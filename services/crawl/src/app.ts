@@ -1,21 +1,12 @@
 import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
-import {
-  crawlPagesV1,
-  crawlV1,
-  mapSourceEnum,
-  mapV1,
-  pageRowFromProto,
-  scrapeV1,
-  sitemapModeEnum,
-  type PageRow,
-  type SitemapModeName,
-} from '@tidemark/contracts';
+import { crawlPagesV1, crawlV1 } from '@tidemark/contracts';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
-import { InternalError } from '@tidemark/errors';
-import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
+import { listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
+import { mapClient } from './clients/map.client.js';
+import { scrapeClient } from './clients/scrape.client.js';
 import type { Config } from './config.js';
 import { CrawlEngine } from './crawl/crawl-engine.js';
 import type { DiscoveryPort } from './crawl/engine/discovery-port.js';
@@ -39,9 +30,6 @@ export interface CrawlApp {
   stop(): Promise<void>;
 }
 
-/** A discovery may list up to 50,000 URLs: larger than gRPC's default 4 MB message. */
-const BIG_MESSAGES = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
-
 export const buildApp = async (
   cfg: Config,
   overrides: { prisma?: PrismaClient; bus?: Bus; logger?: Logger } = {},
@@ -50,35 +38,10 @@ export const buildApp = async (
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'crawl', logger }));
-  const map = connectClient(mapV1.MapServiceClient, cfg.MAP_GRPC_URL, 'map', BIG_MESSAGES);
-  const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape', BIG_MESSAGES);
-
-  const discovery: DiscoveryPort = {
-    discover: async (req) => {
-      const res = await map.call(
-        'discover',
-        { ...req, sitemapMode: sitemapModeEnum.toProto(req.sitemapMode as SitemapModeName) },
-        req.timeoutMs + 10_000,
-      );
-      return {
-        entries: res.entries.map((e) => ({ url: e.url, source: mapSourceEnum.fromProto(e.source), file: e.file })),
-        robotsTxt: res.robotsTxt,
-        robotsStatus: res.robotsStatus,
-        creditsUsed: res.creditsUsed,
-      };
-    },
-  };
-  const rows: RowsPort = {
-    rowsAt: async (workspaceId, jobId, positions, formats) => {
-      const res = await scrape.call('getPageRows', { workspaceId, jobId, positions, formats });
-      return new Map(
-        res.rows.map((r): [number, PageRow] => {
-          if (!r.row) throw new InternalError(new Error(`scrape answered position ${r.position} without its row`));
-          return [r.position, pageRowFromProto(r.row)];
-        }),
-      );
-    },
-  };
+  const map = mapClient(cfg.MAP_GRPC_URL);
+  const scrape = scrapeClient(cfg.SCRAPE_GRPC_URL);
+  const discovery: DiscoveryPort = map;
+  const rows: RowsPort = scrape;
   const jobs = new CrawlJobRepository(prisma);
   const frontier = new FrontierRepository(prisma);
   const engine = new CrawlEngine(
@@ -112,13 +75,7 @@ export const buildApp = async (
     crawlV1.CrawlServiceService,
     unaryService<crawlV1.CrawlServiceServer>({ ...crawlRpc(crawls, runs, scopes), ...activeWorkRpc(jobs) }, logger),
   );
-  // A search scans a run's stored bodies in scrape, chunk by chunk: a large one takes a while.
-  const pages = new PagesService(jobs, frontier, new StoredPagesRepository(prisma), {
-    rowsAt: rows.rowsAt,
-    scan: (req) => scrape.call('scanPages', req, 120_000),
-    preview: (req) => scrape.call('previewContent', req, 30_000),
-    explainRemovals: (req) => scrape.call('explainRemovals', req, 30_000),
-  });
+  const pages = new PagesService(jobs, frontier, new StoredPagesRepository(prisma), scrape);
   server.addService(
     crawlPagesV1.PagesServiceService,
     unaryService<crawlPagesV1.PagesServiceServer>(pagesRpc(pages), logger),
