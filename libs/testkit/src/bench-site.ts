@@ -1,13 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { prose, seededRandom } from './seeded-prose.js';
 import type { Page, Site } from './test-web.js';
-
-/** A small seeded generator (mulberry32): the same site on every run. */
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
 
 const WORDS = (
   'harbour council tide berth ferry quay storm warning season visitors fishing fleet lifeboat crew ' +
@@ -21,12 +14,7 @@ const WORDS = (
 
 const SECTIONS = ['news', 'harbour', 'ferries', 'weather', 'events', 'business', 'sport', 'opinion'];
 
-const words = (rnd: () => number, n: number) =>
-  Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]!);
-const sentence = (rnd: () => number) => {
-  const w = words(rnd, 9 + Math.floor(rnd() * 16));
-  return `${w[0]!.charAt(0).toUpperCase()}${w[0]!.slice(1)} ${w.slice(1).join(' ')}.`;
-};
+const { words, sentence } = prose(WORDS, 9, 16);
 const title = (rnd: () => number) =>
   words(rnd, 4 + Math.floor(rnd() * 5))
     .join(' ')
@@ -64,7 +52,7 @@ interface BenchPage {
  */
 export const benchSite = (n = 2000, seed = 20261122): Site => {
   const pages: BenchPage[] = [];
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   for (let i = 0; i < n; i++) {
     const links = new Set<number>();
     for (const k of [2 * i + 1, 2 * i + 2, i + 1]) if (k < n) links.add(k);
@@ -99,7 +87,7 @@ ${TAG_MANAGER}</head><body>
 
   const build = (i: number): Page => {
     const page = pages[i]!;
-    const r = random(seed ^ (i * 2654435761));
+    const r = seededRandom(seed ^ (i * 2654435761));
     const target = 15_000 + Math.floor(r() * 23_500);
     const related = page.links.map((k) => `<li><a href="/news/${k}">${pages[k]!.title}</a></li>`).join('');
     const aside = `<section class="related"><h3>Related</h3><ul>${related}</ul></section>`;

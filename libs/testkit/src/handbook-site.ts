@@ -1,12 +1,5 @@
+import { prose, seededRandom } from './seeded-prose.js';
 import type { Page, Site } from './test-web.js';
-
-/** A small seeded generator (mulberry32): the same site on every run. */
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
 
 const WORDS = (
   'tide harbour mooring berth pontoon quay keel hull rudder mast sail rope cleat anchor chain buoy ' +
@@ -21,13 +14,7 @@ const WORDS = (
   'safe busy quiet narrow wide shallow deep calm rough early late open closed free paid'
 ).split(' ');
 
-const words = (rnd: () => number, n: number) =>
-  Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]!);
-
-const sentence = (rnd: () => number) => {
-  const w = words(rnd, 8 + Math.floor(rnd() * 14));
-  return `${w[0]!.charAt(0).toUpperCase()}${w[0]!.slice(1)} ${w.slice(1).join(' ')}.`;
-};
+const { words, sentence } = prose(WORDS, 8, 14);
 const paragraph = (rnd: () => number, sentences: number) =>
   `<p>${Array.from({ length: sentences }, () => sentence(rnd)).join(' ')}</p>`;
 
@@ -137,7 +124,7 @@ ${SCRIPT}</body></html>`,
 };
 
 const article = (entry: Entry, seed: number): string => {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const parts = [`<h1>${entry.title.replace(/ — Harbour Handbook$/, '')}</h1>`, paragraph(rnd, 3)];
   for (let s = 0; s < entry.sections; s++) {
     parts.push(
