@@ -5,18 +5,7 @@ import { Redis } from 'ioredis';
 import { Bus } from '@tidemark/bus';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { createLogger, type Logger } from '@tidemark/telemetry';
-import {
-  billingV1,
-  browserPoolV1,
-  crawlPagesV1,
-  crawlV1,
-  diffV1,
-  exportV1,
-  mapV1,
-  scrapeV1,
-} from '@tidemark/contracts';
 import { FetchGuard } from '@tidemark/net-guard';
-import { connectClient } from '@tidemark/rpc';
 import { buildAccounts } from './accounts/accounts.js';
 import type { Config } from './config.js';
 import { authenticate } from './http/auth.js';
@@ -37,7 +26,7 @@ import { ApiKeyRepository } from './repositories/api-key.repository.js';
 import { IdempotencyRepository } from './repositories/idempotency.repository.js';
 import { ProjectRepository } from './repositories/project.repository.js';
 import { WorkspaceRepository } from './repositories/workspace.repository.js';
-import { DeliveryClient } from './clients/delivery.client.js';
+import { connectServiceClients } from './clients/service-clients.js';
 import { secretBoxFor } from '@tidemark/secret-box';
 import { ApiKeyService } from './services/api-key.service.js';
 import { MonitorService } from './services/monitor.service.js';
@@ -93,25 +82,8 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
     });
   redis.on('error', (err) => logger.warn({ err }, 'redis'));
   installRateLimitScript(redis);
-  const billing = connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing');
-  const scrape = connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape');
-  const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool');
-  const crawl = connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl');
-  // A change record lists every page that changed (a large run's can pass 4 MB).
-  const diff = connectClient(diffV1.DiffServiceClient, cfg.DIFF_GRPC_URL, 'diff', {
-    'grpc.max_receive_message_length': 64 * 1024 * 1024,
-  });
-  const exporter = connectClient(exportV1.ExportServiceClient, cfg.EXPORT_GRPC_URL, 'export');
-  // A page in full (raw html, screenshot) can pass the default 4 MB message size.
-  const crawlPages = connectClient(crawlPagesV1.PagesServiceClient, cfg.CRAWL_GRPC_URL, 'crawl', {
-    'grpc.max_receive_message_length': 64 * 1024 * 1024,
-  });
-  // A finished map answers with every row (up to 50,000, about 10 MB): room for it.
-  const map = connectClient(mapV1.MapServiceClient, cfg.MAP_GRPC_URL, 'map', {
-    'grpc.max_receive_message_length': 64 * 1024 * 1024,
-  });
-
-  const delivery = new DeliveryClient(cfg.DELIVERY_GRPC_URL);
+  const services = connectServiceClients(cfg);
+  const { billing, scrape, browserPool, crawl, crawlPages, diff, exporter, map, delivery } = services;
 
   // Seals secrets at rest: second-factor seeds, secrets in kept idempotent answers.
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
@@ -240,15 +212,7 @@ export const buildApp = async (cfg: Config, overrides: GatewayOverrides = {}): P
         server.closeAllConnections();
         await new Promise<void>((r) => server!.close(() => r()));
       }
-      billing.close();
-      scrape.close();
-      browserPool.close();
-      crawl.close();
-      crawlPages.close();
-      diff.close();
-      exporter.close();
-      map.close();
-      delivery.close();
+      services.close();
       if (!overrides.redis) redis.disconnect();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();

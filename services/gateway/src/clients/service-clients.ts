@@ -1,0 +1,40 @@
+import {
+  billingV1,
+  browserPoolV1,
+  crawlPagesV1,
+  crawlV1,
+  diffV1,
+  exportV1,
+  mapV1,
+  scrapeV1,
+} from '@tidemark/contracts';
+import { connectClient } from '@tidemark/rpc';
+import type { Config } from '../config.js';
+import { DeliveryClient } from './delivery.client.js';
+
+/** Answers that can pass gRPC's default 4 MB message. */
+const BIG_MESSAGES = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
+
+/**
+ * Every service the gateway calls, connected one way: the generated client of each callee's
+ * proto through `connectClient` (deadlines, trace context, errors as ApiErrors). Routes take the
+ * client of the service they forward to; mappers/ turn its answers into REST bodies.
+ */
+export const connectServiceClients = (cfg: Config) => {
+  const clients = {
+    billing: connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing'),
+    scrape: connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape'),
+    browserPool: connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool'),
+    crawl: connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl'),
+    // A page in full (raw html, screenshot) can pass 4 MB.
+    crawlPages: connectClient(crawlPagesV1.PagesServiceClient, cfg.CRAWL_GRPC_URL, 'crawl', BIG_MESSAGES),
+    // A change record lists every page that changed (a large run's can pass 4 MB).
+    diff: connectClient(diffV1.DiffServiceClient, cfg.DIFF_GRPC_URL, 'diff', BIG_MESSAGES),
+    exporter: connectClient(exportV1.ExportServiceClient, cfg.EXPORT_GRPC_URL, 'export'),
+    // A finished map answers with every row (up to 50,000, about 10 MB).
+    map: connectClient(mapV1.MapServiceClient, cfg.MAP_GRPC_URL, 'map', BIG_MESSAGES),
+    // Delivery's calls have deadlines of their own (a connection test waits on the model endpoint).
+    delivery: new DeliveryClient(cfg.DELIVERY_GRPC_URL),
+  };
+  return { ...clients, close: () => Object.values(clients).forEach((c) => c.close()) };
+};
