@@ -217,6 +217,34 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect(paths()).toEqual(['/robots.txt', '/about', '/private/secret']);
   });
 
+  it('keeps robots.txt in a batch that asks for it: the forbidden row is robots, unfetched, free', async () => {
+    const handbook = (path: string) => web.url('handbook.test', path);
+    const hitsBefore = web.hits.length;
+    const res = await scrape({
+      urls: [handbook('/account'), handbook('/guides/locks')],
+      config: { respectRobots: true },
+    });
+    expect(res.status).toBe(202);
+    let job = res.body;
+    for (let i = 0; i < 200 && job.status !== 'done'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await t.call('GET', `/scrape/${res.body.id}`, { key })).body;
+    }
+    expect(job.status).toBe('done');
+    const byPath = Object.fromEntries(
+      (job.data as { url: string }[]).map((r) => [new URL(r.url).pathname, r as Record<string, unknown>]),
+    );
+    expect(byPath['/account']).toMatchObject({ verdict: 'robots', credits: 0, method: null });
+    expect(byPath['/guides/locks']).toMatchObject({ verdict: 'ok', credits: 1 });
+    const paths = web.hits
+      .slice(hitsBefore)
+      .filter((h) => h.host === 'handbook.test')
+      .map((h) => h.path);
+    expect(paths).toContain('/robots.txt');
+    expect(paths).toContain('/guides/locks');
+    expect(paths).not.toContain('/account');
+  });
+
   it('refuses private and metadata addresses, and a redirect to them, at no cost', async () => {
     for (const url of ['http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/']) {
       const res = await scrape({ url, timeout: 10 });
