@@ -124,6 +124,24 @@ describe('keys are never wider than their creator', () => {
     ).toBe(201);
   });
 
+  it("a limited key cannot move the workspace's rate ceiling (it holds every key, its own included)", async () => {
+    const ceiling = (key: string, max_rpm: number | null) => t.call('PATCH', '/me', { key, body: { max_rpm } });
+    expect((await ceiling(admin, 50)).status).toBe(200);
+    // Lifting the ceiling would raise the P1 key's own rate and every other key's.
+    const lifted = await ceiling(limited, null);
+    expect(lifted.status).toBe(403);
+    expect(lifted.body).toMatchObject({ code: 'forbidden', request_id: expect.any(String) });
+    expect(lifted.body.error).toMatch(/limited to some projects cannot change the workspace's rate ceiling/);
+    // Lowering it would throttle keys of projects it cannot see.
+    expect((await ceiling(limited, 1)).status).toBe(403);
+    const slow = await t.createKey(admin, { name: 'slow 3', scopes: ['admin'], rpm: 5 });
+    expect((await ceiling(slow, 1)).body.error).toMatch(/limited to a rate of its own cannot change/);
+    expect((await t.call('GET', '/me', { key: admin })).body.workspace.settings.max_rpm).toBe(50);
+    // The unrestricted admin key may.
+    expect((await ceiling(admin, null)).status).toBe(200);
+    expect((await t.call('GET', '/me', { key: admin })).body.workspace.settings.max_rpm).toBeNull();
+  });
+
   it('a member acting by session is capped at their role', async () => {
     const signup = await t.call('POST', '/auth/signup', {
       body: { email: 'owner@capped.test', password: 'capped-password-1' },

@@ -149,6 +149,12 @@ export const meRoutes = (workspaces: WorkspaceService) => [
           throw new ForbiddenError('the second-factor requirement is set by a signed-in owner who has two-factor on');
         await workspaces.setRequireMfa(auth.workspaceId, body.require_mfa);
       }
+      // The ceiling holds every key of the workspace, its caller included: a key limited to some
+      // projects or to a rate of its own would reach past its limits by moving it (issue 12, item 4).
+      if (body.max_rpm !== undefined && !auth.member && (auth.projects.length > 0 || auth.keyRpm !== null))
+        throw new ForbiddenError(
+          `a key limited to ${auth.projects.length > 0 ? 'some projects' : 'a rate of its own'} cannot change the workspace's rate ceiling: it holds every key of the workspace`,
+        );
       if (body.max_rpm !== undefined) await workspaces.setMaxRpm(auth.workspaceId, body.max_rpm);
       const after = {
         ...auth,
