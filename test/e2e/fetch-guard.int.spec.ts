@@ -125,6 +125,10 @@ describe('the fetch guard through the fleet', () => {
 </script>
 <p>${'Words of an ordinary page about tides and harbours. '.repeat(60)}</p></body></html>`,
       },
+      '/feed.xml': {
+        type: 'application/rss+xml',
+        body: `<?xml version="1.0"?><rss version="2.0"><channel><title>Guard</title><item><link>http://guard.test/news/1</link></item></channel></rss>`,
+      },
       '/robots.txt': {
         type: 'text/plain',
         body: `User-agent: *\nAllow: /\nSitemap: http://[::ffff:7f00:2]:${p}/sitemap.xml\nSitemap: http://inside.test:${p}/sitemap.xml\n`,
@@ -219,6 +223,11 @@ describe('the fetch guard through the fleet', () => {
     expect(mapped.status).toBe(200);
     const site = await t.call('POST', '/map', { key, body: { url: web.url('guard.test', '/'), timeout: 60 } });
     expect(site.status).toBe(200);
+    // The map did try the sitemaps robots.txt names inside, and the guard is what stopped each.
+    const refusedFiles = (site.body.errors as { file: string; reason: string }[])
+      .filter((e) => e.reason.includes('refused by the fetch guard'))
+      .map((e) => new URL(e.file).hostname);
+    expect(refusedFiles.sort()).toEqual(['[::ffff:7f00:2]', 'inside.test']);
     const crawl = await t.call('POST', '/crawl', { key, body: { url: web.url('guard.test', '/'), limit: 3 } });
     expect(crawl.status).toBe(202);
     const done = await until(
@@ -226,6 +235,17 @@ describe('the fetch guard through the fleet', () => {
       (r) => ['done', 'failed', 'cancelled'].includes(r.body.status),
     );
     expect(done.body.status).toBe('done');
+    // A feed whose name resolves inside (saved as a name: only its send is judged) is read now by
+    // the sources preview: refused, with the guard's reason.
+    const project = await t.call('POST', '/projects', { key, body: { seed: web.url('guard.test', '/') } });
+    expect(project.status).toBe(201);
+    const preview = await t.call('POST', `/projects/${project.body.id}/sources/preview`, {
+      key,
+      body: { feeds: [web.url('guard.test', '/feed.xml'), `http://inside.test:${internal.port}/feed.xml`] },
+    });
+    expect(preview.status).toBe(200);
+    // The exempt feed is read (the preview does read feeds); the inside one yields nothing.
+    expect(preview.body.feeds.map((f: { entries: number }) => f.entries)).toEqual([1, 0]);
     expect(internal.hits).toEqual([]);
   });
 
