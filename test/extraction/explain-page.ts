@@ -37,3 +37,21 @@ const chars = (el: Element): number => (el.textContent ?? '').replace(/\s+/g, ''
 console.log(`main content: ${trail(root)}`);
 console.log(`  ${chars(root)} of ${chars(body)} characters of the page`);
 for (const el of pruned) console.log(`  pruned ${label(el)} (${chars(el)} characters)`);
+if (process.argv.includes('--candidates')) {
+  const { explainCandidates } = await import('../../libs/content/src/main-content.js');
+  const doc2 = parseDocument(html);
+  cleanDocument(doc2, {
+    url: 'https://example.invalid/',
+    removeBanners: true,
+    removeBase64Images: true,
+    excludeTags: [],
+    stripAttributes: false,
+  });
+  for (const line of explainCandidates(
+    doc2.body ?? doc2.documentElement,
+    8,
+    undefined,
+    process.argv[process.argv.indexOf('--candidates') + 1],
+  ))
+    console.log(line);
+}

@@ -51,6 +51,10 @@ export const TUNING = {
   listingWinnerShare: 0.2,
   /** A listing replaces the winner when it holds this many times its text. */
   listingGain: 3,
+  /** Siblings of one shape from which they read as the items of a listing. */
+  repeatMin: 3,
+  /** …when they hold this many characters each on average. */
+  repeatItemChars: 30,
   /** Cost per character of link text when reading the page as a listing. */
   listingLinkPenalty: 0,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
@@ -143,6 +147,8 @@ class Stats {
   own = new Float64Array(INITIAL);
   /** The same with link text counted as text (how a listing's own items read). */
   ownListing = new Float64Array(INITIAL);
+  /** The block paid the short-fragment cost (a few words without punctuation). */
+  frag = new Uint8Array(INITIAL);
   flags = new Int32Array(INITIAL);
   score = new Float64Array(INITIAL);
   /** Some text in the subtree that is not whitespace (textContent.trim() !== ''). */
@@ -172,6 +178,7 @@ class Stats {
     this.link = grown(this.link);
     this.own = grown(this.own);
     this.ownListing = grown(this.ownListing);
+    this.frag = grown(this.frag);
     this.flags = grown(this.flags);
     this.score = grown(this.score);
     this.hasText = grown(this.hasText);
@@ -276,6 +283,7 @@ function measure(
   if (isBlock) {
     stats.own[me] = blockValue(at, stats.flags[me]!, false);
     stats.ownListing[me] = blockValue(at, stats.flags[me]!, true);
+    stats.frag[me] = blockFragment;
   }
   return me;
 }
@@ -344,11 +352,15 @@ const visibleLength = (s: string): number => {
   return n;
 };
 
+/** Whether the last blockValue charged the short-fragment cost. */
+let blockFragment = 0;
+
 /**
  * What a block's own text is worth: plain sentences for it, links and fragments against it.
  * `at`: the block's slot in `inline`.
  */
 function blockValue(at: number, flags: number, listing: boolean): number {
+  blockFragment = 0;
   const text = inline[at + TEXT]!;
   const link = inline[at + LINK]!;
   if (text === 0) return 0;
@@ -362,7 +374,10 @@ function blockValue(at: number, flags: number, listing: boolean): number {
       : TUNING.linkPenalty;
   let value = plain - penalty * link;
   if (flags & (Flag.Heading | Flag.Pre)) return value;
-  if (text < TUNING.shortBlockChars && inline[at + PUNCTS] === 0) value -= TUNING.blockCost;
+  if (text < TUNING.shortBlockChars && inline[at + PUNCTS] === 0) {
+    value -= TUNING.blockCost;
+    blockFragment = 1;
+  }
   return value;
 }
 
@@ -451,11 +466,50 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
   if (best >= 0 && stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
   const scores = stats.score;
   stats.score = new Float64Array(stats.score.length);
-  score(stats, pageText, stats.ownListing);
+  score(stats, pageText, listingValues(stats));
   const listing = widenToSemantic(stats, pickBest(stats));
   if (listing >= 0 && (best < 0 || stats.text[listing]! >= TUNING.listingGain * stats.text[best]!)) return listing;
   stats.score = scores;
   return best;
+}
+
+/**
+ * How the blocks read on a listing: links count as text, and the short fragments of a repeated
+ * item (a product card's price, author, rating; a thread row's counts) are its content, not
+ * the crumbs of a menu. An item is one of at least `repeatMin` siblings of the same shape (tag
+ * and class) that hold text, `repeatItemChars` each on average: a grid, a list of cards, a
+ * table's rows. A menu's items are shorter.
+ */
+function listingValues(stats: Stats): Float64Array {
+  const own = stats.ownListing.slice(0, stats.n);
+  const { el, end, text, frag, parent } = stats;
+  const inItem = new Uint8Array(stats.n);
+  const groups = new Map<string, number[]>();
+  for (let p = 0; p < stats.n; p++) {
+    if (end[p]! - p < 1 + TUNING.repeatMin) continue;
+    groups.clear();
+    for (let c = p + 1; c < end[p]!; c = end[c]!) {
+      if (text[c] === 0) continue;
+      const e = el[c]!;
+      const key = `${e.localName} ${e.getAttribute('class') ?? ''}`;
+      const g = groups.get(key);
+      if (g) g.push(c);
+      else groups.set(key, [c]);
+    }
+    for (const g of groups.values()) {
+      if (g.length < TUNING.repeatMin) continue;
+      let sum = 0;
+      for (const c of g) sum += text[c]!;
+      if (sum < TUNING.repeatItemChars * g.length) continue;
+      for (const c of g) inItem[c] = 2;
+    }
+  }
+  // Marks of items reach their descendants in pre-order.
+  for (let i = 0; i < stats.n; i++) {
+    if (!inItem[i] && parent[i]! >= 0 && inItem[parent[i]!]) inItem[i] = 1;
+    if (inItem[i] && frag[i]) own[i]! += TUNING.blockCost;
+  }
+  return own;
 }
 
 /**
@@ -556,4 +610,31 @@ function firstHeadingUnmeasured(el: Element, depth: number): Element | null {
     if ((c.textContent ?? '').trim()) return null;
   }
   return null;
+}
+
+/** Iteration aid (explain-page.ts): the best candidates under both readings of the page. */
+export function explainCandidates(body: Element, top = 8, names = new NameMatcher(), find?: string): string[] {
+  const stats = new Stats();
+  measure(body, -1, 0, false, -1, 0, stats, names);
+  const pageText = stats.n ? stats.text[0]! : 0;
+  const out: string[] = [];
+  for (const own of [stats.own, stats.ownListing]) {
+    stats.score = new Float64Array(stats.score.length);
+    score(stats, pageText, own);
+    const order = [...Array(stats.n).keys()].sort((a, b) => stats.score[b]! - stats.score[a]!).slice(0, top);
+    out.push(own === stats.own ? '-- normal reading' : '-- listing reading');
+    if (find) {
+      let at = -1;
+      for (let i = 0; i < stats.n; i++) if ((stats.el[i]!.textContent ?? '').includes(find)) at = i;
+      for (let i = at; i >= 0; i = stats.parent[i]!) order.push(i);
+    }
+    for (const i of order) {
+      const el = stats.el[i]!;
+      const cls = (el.getAttribute('class') ?? '').trim().split(/\s+/).slice(0, 2).join('.');
+      out.push(
+        `  ${stats.score[i]!.toFixed(0)} text=${stats.text[i]} link=${stats.link[i]} flags=${stats.flags[i]} ${el.localName}${el.id ? '#' + el.id : ''}${cls ? '.' + cls : ''}`,
+      );
+    }
+  }
+  return out;
 }

@@ -63,6 +63,41 @@ describe('link-dense content wins over a short block of prose', () => {
     expect(r.text).not.toContain('Sign up for early access');
     expect(r.text).not.toContain('Harbour Road');
   });
+  it('takes a grid whose cards are short fragments (rank, title, author, format, price)', () => {
+    // A chart page: every card is a stack of short lines without punctuation, each of which
+    // reads as a menu crumb on its own; the page's only sentence is the banner above the grid.
+    const books = PRODUCTS.map(([name, price], i) => [
+      `#${i + 1}`,
+      name!,
+      `Author ${String.fromCharCode(65 + i)} Lane`,
+      'Paperback',
+      price!,
+    ]);
+    const cards = books
+      .map(
+        ([rank, name, author, format, price], i) => `<li class="zg-item"><div class="grid-cell" id="index-${i}">
+        <div class="badge"><span class="rank">${rank}</span></div>
+        <a class="link-normal" href="/dp/${i}"><div class="line-clamp">${name}</div></a>
+        <div class="row small"><a class="link-child" href="/author/${i}"><div class="line-clamp-1">${author}</div></a></div>
+        <div class="row small"><span class="format">${format}</span></div>
+        <div class="row"><a class="link-normal" href="/dp/${i}"><span class="price">${price}</span></a></div></div></li>`,
+      )
+      .join('\n');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div id="page"><div id="chart-header" class="row"><div id="banner" class="section">
+      <h1>Best Sellers</h1><p>Our most popular products based on sales. Updated frequently.</p></div></div>
+      <div class="row"><div id="left-col" class="column"><ul class="browse-tree"><li><a href="/c/1">Any department</a></li>
+      <li><a href="/c/2">Rugs</a></li><li><a href="/c/3">Decor</a></li></ul></div>
+      <div id="right-col" class="column"><h2>Best Sellers in Rugs</h2><ol class="ordered-list grid-row">${cards}</ol></div></div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [, name, author, , price] of books) {
+      expect(r.text).toContain(name!);
+      expect(r.text).toContain(author!);
+      expect(r.text).toContain(price!);
+    }
+    expect(r.text).not.toContain('Harbour Road');
+  });
 });
 
 describe('cleaning keeps real content', () => {
