@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LIMITS, WRITE_TOOLS } from '@tidemark/agent';
 import { HANDBOOK, startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { CONTENT_TYPES, tidePdf } from '../support/documents.js';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -257,6 +258,23 @@ describe('the agent tool server, over stdio and Streamable HTTP, with the SDK’
       if (!['queued', 'running'].includes(run.body.status)) break;
       await new Promise((r) => setTimeout(r, 200));
     }
+  });
+
+  it('passes parse_documents through to document reading: a PDF read, or its bytes’ metadata only', async () => {
+    web.addSite('papers.handbook.test', { '/tides.pdf': { type: CONTENT_TYPES.pdf, body: await tidePdf() } });
+    const pdf = web.url('papers.handbook.test', '/tides.pdf');
+    const client = await overHttp(adminKey);
+    const read = body(await call(client, 'scrape_urls', { urls: [pdf], parse_documents: true }));
+    expect(read.page).toMatchObject({
+      verdict: 'ok',
+      method: 'http',
+      head: { document: { type: 'pdf', parsed: true } },
+    });
+    expect(read.page.markdown).toMatch(/^# Tide tables$/m);
+    expect(read.notes).toBeUndefined();
+    const bytesOnly = body(await call(client, 'scrape_urls', { urls: [pdf], parse_documents: false }));
+    expect(bytesOnly.page).toMatchObject({ words: 0, head: { document: { type: 'pdf', parsed: false } } });
+    expect(bytesOnly.page.warnings.join(' ')).toMatch(/parse_documents is false/);
   });
 
   describe('a connection approved read-only', () => {
