@@ -26,70 +26,140 @@ export interface PageFeatures {
   captchaMarkup?: string;
 }
 
-const APP_ROOTS = [
-  '#root',
-  '#app',
-  '#__next',
-  '#__nuxt',
-  '#___gatsby',
-  '#svelte',
-  'app-root',
-  '[data-reactroot]',
-  '[ng-app]',
+/** Roots single-page apps mount into, each as the first element it would select. */
+const APP_ROOTS: ((el: Element) => boolean)[] = [
+  ...['root', 'app', '__next', '__nuxt', '___gatsby', 'svelte'].map((id) => (el: Element) => el.id === id),
+  (el) => el.localName === 'app-root',
+  (el) => el.hasAttribute('data-reactroot'),
+  (el) => el.hasAttribute('ng-app'),
 ];
 const INVISIBLE = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD']);
+/** Elements after whose text a space separates words (visible text has no layout to do it). */
+const BLOCK_BREAK = new Set(['P', 'DIV', 'LI', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TR', 'BR', 'SECTION', 'ARTICLE']);
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** Visible text in one walk, without the costs of innerText (no layout here anyway). */
-const visibleText = (root: Node): string => {
-  const parts: string[] = [];
-  const walk = (node: Node) => {
+export const countWords = (text: string): number => (text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).length;
+
+/**
+ * What the page says, in one walk over the document. (It was a querySelectorAll per feature:
+ * linkedom matches every element of the page against each selector, fifteen walks a page, which
+ * cost more than parsing it.) Like querySelectorAll, the walk does not look into <template>
+ * contents; the visible text is the body's, without scripts, styles, templates and noscript.
+ */
+export const pageFeatures = (doc: Document, html: string): PageFeatures => {
+  const textRoot: Node | null = doc.body ?? doc.documentElement;
+  const lowerHtml = html.length > 400_000 ? html.slice(0, 400_000).toLowerCase() : html.toLowerCase();
+  const counts = { links: 0, scripts: 0, listItems: 0, tableRows: 0, forms: 0, inputs: 0, passwordInputs: 0 };
+  let nav = false;
+  let main = false;
+  let jsonLd = false;
+  let openGraph = false;
+  let title: Element | null = null;
+  let h1: Element | null = null;
+  const noscripts: string[] = [];
+  const roots: (Element | null)[] = APP_ROOTS.map(() => null);
+  const text: string[] = [];
+
+  /** Looks at one element; answers whether its subtree is walked (not a template's contents). */
+  const visit = (el: Element): boolean => {
+    switch (el.localName) {
+      case 'a':
+        if (el.hasAttribute('href')) counts.links++;
+        break;
+      case 'title':
+        title ??= el;
+        break;
+      case 'h1':
+        h1 ??= el;
+        break;
+      case 'nav':
+        nav = true;
+        break;
+      case 'main':
+      case 'article':
+        main = true;
+        break;
+      case 'script':
+        counts.scripts++;
+        if (el.getAttribute('type') === 'application/ld+json') jsonLd = true;
+        break;
+      case 'meta':
+        if (el.getAttribute('property')?.startsWith('og:')) openGraph = true;
+        break;
+      case 'noscript':
+        noscripts.push(el.textContent ?? '');
+        break;
+      case 'li':
+        counts.listItems++;
+        break;
+      case 'tr':
+        counts.tableRows++;
+        break;
+      case 'form':
+        counts.forms++;
+        break;
+      case 'input': {
+        const type = el.getAttribute('type');
+        if (type !== 'hidden') counts.inputs++;
+        if (type === 'password') counts.passwordInputs++;
+        break;
+      }
+      case 'select':
+      case 'textarea':
+        counts.inputs++;
+        break;
+      case 'template':
+        return false;
+    }
+    if (el.hasAttributes()) {
+      const role = el.getAttribute('role');
+      if (role === 'navigation') nav = true;
+      else if (role === 'main') main = true;
+      for (let i = 0; i < roots.length; i++) if (roots[i] === null && APP_ROOTS[i]!(el)) roots[i] = el;
+    } else if (el.localName === 'app-root') roots[6] ??= el;
+    return true;
+  };
+
+  /** `visible`: inside the text root and outside anything invisible. */
+  const walk = (node: Node, visible: boolean): void => {
     for (let child = node.firstChild; child; child = child.nextSibling) {
-      if (child.nodeType === 3) parts.push(child.nodeValue ?? '');
-      else if (child.nodeType === 1 && !INVISIBLE.has((child as Element).tagName)) {
-        walk(child);
-        if (/^(P|DIV|LI|H[1-6]|TR|BR|SECTION|ARTICLE)$/.test((child as Element).tagName)) parts.push(' ');
+      if (child.nodeType === 3) {
+        if (visible) text.push(child.nodeValue ?? '');
+      } else if (child.nodeType === 1) {
+        const el = child as Element;
+        if (!visit(el)) continue;
+        const tag = el.tagName;
+        const shown = child === textRoot || (visible && !INVISIBLE.has(tag));
+        walk(el, shown);
+        if (shown && child !== textRoot && BLOCK_BREAK.has(tag)) text.push(' ');
       }
     }
   };
-  walk(root);
-  return collapse(parts.join(''));
-};
+  // The document's own children as a list: linkedom's doctype has no nextSibling, and markup
+  // it could not place (a fragment, content after </html>) sits beside documentElement.
+  for (const top of Array.from(doc.childNodes))
+    if (top.nodeType === 1 && visit(top as Element)) walk(top, top === textRoot);
 
-export const countWords = (text: string): number => (text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).length;
-
-export const pageFeatures = (doc: Document, html: string): PageFeatures => {
-  const body = doc.body ?? doc.documentElement;
-  const text = body ? visibleText(body) : '';
-  const lowerHtml = html.length > 400_000 ? html.slice(0, 400_000).toLowerCase() : html.toLowerCase();
-  const count = (selector: string) => doc.querySelectorAll(selector).length;
-  const appRoot = APP_ROOTS.some((sel) => {
-    const el = doc.querySelector(sel);
-    return el !== null && collapse(el.textContent ?? '').length < 40;
-  });
+  const visibleText = collapse(text.join(''));
   const features: PageFeatures = {
-    title: collapse(doc.querySelector('title')?.textContent ?? ''),
-    h1: collapse(doc.querySelector('h1')?.textContent ?? ''),
-    text,
-    words: countWords(text),
-    links: count('a[href]'),
-    nav: count('nav, [role=navigation]') > 0,
-    main: count('main, article, [role=main]') > 0,
-    jsonLd: count('script[type="application/ld+json"]') > 0,
-    openGraph: count('meta[property^="og:"]') > 0,
-    scripts: count('script'),
-    noscriptText: collapse(
-      Array.from(doc.querySelectorAll('noscript'))
-        .map((n) => n.textContent ?? '')
-        .join(' '),
-    ),
-    appRoot,
-    listItems: count('li'),
-    tableRows: count('tr'),
-    forms: count('form'),
-    inputs: count('input:not([type=hidden]), select, textarea'),
-    passwordInputs: count('input[type=password]'),
+    title: collapse((title as Element | null)?.textContent ?? ''),
+    h1: collapse((h1 as Element | null)?.textContent ?? ''),
+    text: visibleText,
+    words: countWords(visibleText),
+    links: counts.links,
+    nav,
+    main,
+    jsonLd,
+    openGraph,
+    scripts: counts.scripts,
+    noscriptText: collapse(noscripts.join(' ')),
+    appRoot: roots.some((el) => el !== null && collapse(el.textContent ?? '').length < 40),
+    listItems: counts.listItems,
+    tableRows: counts.tableRows,
+    forms: counts.forms,
+    inputs: counts.inputs,
+    passwordInputs: counts.passwordInputs,
   };
   const challenge = includesAny(lowerHtml, CHALLENGE_MARKUP);
   if (challenge) features.challengeMarkup = challenge;

@@ -1,0 +1,107 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from '@jest/globals';
+import { parseHTML } from 'linkedom';
+import { pageFeatures, type PageFeatures } from '../src/index.js';
+
+/**
+ * The features as they were first written, one querySelectorAll per feature: the oracle the
+ * one-walk version must agree with, field for field.
+ */
+const bySelectors = (doc: Document, html: string): Omit<PageFeatures, 'challengeMarkup' | 'captchaMarkup'> => {
+  const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const INVISIBLE = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD']);
+  const visibleText = (root: Node): string => {
+    const parts: string[] = [];
+    const walk = (node: Node) => {
+      for (let child = node.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === 3) parts.push(child.nodeValue ?? '');
+        else if (child.nodeType === 1 && !INVISIBLE.has((child as Element).tagName)) {
+          walk(child);
+          if (/^(P|DIV|LI|H[1-6]|TR|BR|SECTION|ARTICLE)$/.test((child as Element).tagName)) parts.push(' ');
+        }
+      }
+    };
+    walk(root);
+    return collapse(parts.join(''));
+  };
+  void html;
+  const body = doc.body ?? doc.documentElement;
+  const text = body ? visibleText(body) : '';
+  const count = (selector: string) => doc.querySelectorAll(selector).length;
+  const roots = [
+    '#root',
+    '#app',
+    '#__next',
+    '#__nuxt',
+    '#___gatsby',
+    '#svelte',
+    'app-root',
+    '[data-reactroot]',
+    '[ng-app]',
+  ];
+  return {
+    title: collapse(doc.querySelector('title')?.textContent ?? ''),
+    h1: collapse(doc.querySelector('h1')?.textContent ?? ''),
+    text,
+    words: (text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).length,
+    links: count('a[href]'),
+    nav: count('nav, [role=navigation]') > 0,
+    main: count('main, article, [role=main]') > 0,
+    jsonLd: count('script[type="application/ld+json"]') > 0,
+    openGraph: count('meta[property^="og:"]') > 0,
+    scripts: count('script'),
+    noscriptText: collapse(
+      Array.from(doc.querySelectorAll('noscript'))
+        .map((n) => n.textContent ?? '')
+        .join(' '),
+    ),
+    appRoot: roots.some((sel) => {
+      const el = doc.querySelector(sel);
+      return el !== null && collapse(el.textContent ?? '').length < 40;
+    }),
+    listItems: count('li'),
+    tableRows: count('tr'),
+    forms: count('form'),
+    inputs: count('input:not([type=hidden]), select, textarea'),
+    passwordInputs: count('input[type=password]'),
+  };
+};
+
+const agree = (html: string) => {
+  const { document } = parseHTML(html);
+  const doc = document as unknown as Document;
+  const { challengeMarkup: _c, captchaMarkup: _k, ...walked } = pageFeatures(doc, html);
+  expect(walked).toEqual(bySelectors(doc, html));
+};
+
+describe('pageFeatures (one walk)', () => {
+  it('agrees with a selector per feature on pages written to be awkward', () => {
+    agree(
+      '<!doctype html><html><head><title> A  page </title><meta property="og:title" content="x">' +
+        '<script type="application/ld+json">{}</script><script>var a = "<p>no</p>";</script></head><body>' +
+        '<nav><a href="/">Home</a><a>no href</a></nav><div role="navigation"></div><h1>First <b>one</b></h1><h1>Second</h1>' +
+        '<article><p>Words here</p><ul><li>a</li><li>b</li></ul><table><tr><td>1</td></tr><tr><td>2</td></tr></table></article>' +
+        '<form><input type="hidden" name="t"><input name="q"><input type="password"><select></select><textarea></textarea></form>' +
+        '<template><a href="/in-template">x</a><li>t</li><div id="root"></div></template>' +
+        '<svg><title>Icon</title><a href="/svg-link"><text>svg text</text></a></svg>' +
+        '<noscript>Enable JavaScript</noscript><noscript><p>second</p></noscript>' +
+        '<div id="app">this mount point holds more than forty characters of text already</div><div id="__next"></div>' +
+        '<div role="main"><br>after break</div><section>s</section></body></html>',
+    );
+    agree('<html><head><title>No body</title></head><p>text without a body element</p></html>');
+    agree('<p>a fragment, no html, head or body</p><app-root></app-root><div data-reactroot>x</div>');
+    agree('<!doctype html><html><body><div ng-app="x">' + 'long text '.repeat(10) + '</div></body></html>');
+  });
+
+  // The WCXB development pages (../shared/extraction), a sample of every thirtieth: real pages' odd markup.
+  const dir = new URL('../../../../shared/extraction/wcxb/dev/html/', import.meta.url);
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .sort()
+        .filter((_, i) => i % 30 === 0)
+    : [];
+  (files.length ? it : it.skip)(`agrees with a selector per feature on ${files.length} real pages`, () => {
+    for (const f of files) agree(gunzipSync(readFileSync(new URL(f, dir))).toString('utf8'));
+  });
+});
