@@ -183,4 +183,50 @@ describe('the watchdog ends stalled jobs and runs', () => {
     expect(failed.log.at(-1).message).toBe(`${reason}; 1 URLs not fetched`);
     expect(await t.call('POST', `/projects/${projectId}/runs`, { key })).toMatchObject({ status: 202 });
   });
+
+  it("fails a map job whose work was lost, and a project's wedged discovery no longer answers 409", async () => {
+    // A job row whose message never reached the stream (the publish failed after the row was
+    // written) and one a worker took and died on at its last delivery: no worker will move either.
+    const lost = async (status: 'queued' | 'running') => {
+      const id = `job_lostmap${status}`;
+      await t.db.prisma.job.create({
+        data: {
+          id,
+          workspaceId,
+          kind: 'map',
+          status,
+          request: { url: web.url('tree.test', '/'), search: null, limit: 100, sitemapMode: 'auto' },
+        },
+      });
+      return id;
+    };
+    const made = await t.call('POST', '/projects', { key, body: { seed: web.url('tree.test', '/') } });
+    expect(made.status).toBe(201);
+    const projectId = made.body.id as string;
+    const snapshotJob = await lost('queued');
+    await t.db.prisma.discoverySnapshot.create({
+      data: { id: 'dsn_lostmap', workspaceId, projectId, jobId: snapshotJob },
+    });
+    const running = await lost('running');
+    // While it is open, the project's next discovery is refused.
+    expect((await t.call('POST', `/projects/${projectId}/discovery`, { key })).status).toBe(409);
+
+    const mapOf = (id: string) => t.call('GET', `/map/${id}`, { key }).then((r) => r.body);
+    for (const id of [snapshotJob, running]) {
+      const job = await until('the map watchdog', () => mapOf(id), ended);
+      expect(job).toMatchObject({ status: 'error', error: reason });
+    }
+    expect(await jobOf(running)).toMatchObject({ status: 'error', stop: 'error', error: { message: reason } });
+    // The snapshot says how it ended, and a new discovery starts (and ends: the map worker is up).
+    const snapshot = await t.db.prisma.discoverySnapshot.findUniqueOrThrow({ where: { id: 'dsn_lostmap' } });
+    expect(snapshot.summary).toMatchObject({ status: 'error' });
+    const again = await t.call('POST', `/projects/${projectId}/discovery`, { key });
+    expect(again.status).toBe(202);
+    const next = await until(
+      'the next discovery',
+      () => t.call('GET', `/projects/${projectId}/discovery`, { key }).then((r) => r.body),
+      (b) => b.job === null && b.discovery !== null,
+    );
+    expect(next.discovery).toMatchObject({ status: 'done' });
+  });
 });

@@ -29,7 +29,7 @@ export const grpcEnv = z.object({
 });
 
 /**
- * The job watchdog every crawl and scrape worker runs: a job or run that has made no progress
+ * The job watchdog every crawl, scrape and map worker runs: a job or run that has made no progress
  * for `JOB_STALL_MS` (default 30 minutes, far above the longest page: three rungs of at most
  * 120 s) is failed with the reason; it looks every `JOB_WATCHDOG_MS` (a minute).
  */

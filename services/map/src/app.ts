@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { DiscoveryService, type FileCredits } from './discovery/discovery.service.js';
 import { FileFetcher } from './discovery/file-fetcher.js';
 import { MapJobService } from './jobs/map-job.service.js';
+import { MapWatchdog } from './jobs/map-watchdog.js';
 import { MapJobRepository } from './repositories/map-job.repository.js';
 import { MapUrlRepository } from './repositories/map-url.repository.js';
 import { mapRpc } from './rpc/map.rpc.js';
@@ -100,6 +101,8 @@ export const buildApp = async (cfg: Config, overrides: MapOverrides = {}): Promi
     unaryService<mapV1.MapServiceServer>(mapRpc({ jobs, discovery, credits, snapshots }), logger),
   );
   let consumer: RunningConsumer | undefined;
+  const watchdog = new MapWatchdog(jobs, bus, cfg.JOB_STALL_MS, logger.child({ module: 'map.watchdog' }));
+  let watchdogTimer: NodeJS.Timeout | undefined;
 
   return {
     jobs,
@@ -114,12 +117,15 @@ export const buildApp = async (cfg: Config, overrides: MapOverrides = {}): Promi
         },
         mapRunHandler(jobs, MAX_DELIVER),
       );
+      watchdogTimer = setInterval(() => void watchdog.sweep(), cfg.JOB_WATCHDOG_MS);
       const grpcPort = await listen(server, cfg.MAP_GRPC_LISTEN);
       logger.info({ grpcPort }, 'map started');
       return { grpcPort };
     },
     async stop() {
+      clearInterval(watchdogTimer);
       await consumer?.stop();
+      await watchdog.idle();
       await shutdown(server);
       billing?.close();
       agents.http.destroy();

@@ -1,4 +1,4 @@
-import { baseEnv, grpcEnv, parseEnv, z } from '@tidemark/config';
+import { baseEnv, grpcEnv, parseEnv, watchdogEnv, z } from '@tidemark/config';
 import { fetchGuardEnv } from '@tidemark/net-guard';
 
 const MB = 1024 * 1024;
@@ -6,6 +6,7 @@ const MB = 1024 * 1024;
 const schema = baseEnv
   .merge(fetchGuardEnv)
   .merge(grpcEnv)
+  .merge(watchdogEnv)
   .extend({
     MAP_GRPC_LISTEN: z.string().default('127.0.0.1:50064'),
     /** Map jobs this process runs at once (each reads its files one after another). */

@@ -1,4 +1,5 @@
 import type { Bus } from '@tidemark/bus';
+import { stalledReason } from '@tidemark/config';
 import type { JobStatusName, MapSourceName, MapStopName, MapTotals } from '@tidemark/contracts';
 import type { Job, MapUrl } from '@tidemark/db';
 import { asApiError, NotFoundError, ValidationError } from '@tidemark/errors';
@@ -263,8 +264,32 @@ export class MapJobService {
     }
   }
 
+  /**
+   * The watchdog's step (every map worker runs it): a map job that has not moved for `stallMs`
+   * (its work lost: a publish that never happened, a worker that died on its last delivery, a
+   * last delivery whose own ending failed) ends as an error with the reason, and is announced
+   * like any other end (event, discovery snapshot, a caller waiting on it). Answers how many.
+   */
+  async failStalled(stallMs: number): Promise<number> {
+    const reason = stalledReason(stallMs);
+    const ended = await this.jobs.failStalled(stallMs, reason);
+    for (const job of ended) {
+      this.logger.warn({ jobId: job.id }, reason);
+      await this.announce(job, { status: 'error', result: EMPTY_RESULT, creditsUsed: job.creditsUsed });
+    }
+    return ended.length;
+  }
+
   private async end(job: Job, data: Parameters<MapJobRepository['finish']>[1]): Promise<void> {
     if (!(await this.jobs.finish(job.id, data))) return;
+    await this.announce(job, data);
+  }
+
+  /** What follows a job's end: its event, the end hook (discovery snapshots), the done broadcast. */
+  private async announce(
+    job: Job,
+    data: { status: 'done' | 'error'; result: object; creditsUsed: number },
+  ): Promise<void> {
     try {
       await this.bus.publishEvent(
         job.workspaceId,

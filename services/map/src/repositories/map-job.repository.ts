@@ -72,4 +72,25 @@ export class MapJobRepository {
     });
     return count > 0;
   }
+
+  /**
+   * The watchdog's step: map jobs still open whose row has not moved for `stallMs` end as errors
+   * with `reason`, in one statement. Rows are taken FOR UPDATE SKIP LOCKED and must still be open,
+   * so of two watchdogs only one ends a job. Answers the jobs ended.
+   */
+  async failStalled(stallMs: number, reason: string, take = 50): Promise<Job[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE job SET status = 'error', stop = 'error', error = jsonb_build_object('message', ${reason}::text),
+             progress = jsonb_build_object('done', 0, 'total', 0, 'queued', 0),
+             updated_at = (now() AT TIME ZONE 'utc')
+       WHERE id IN (
+         SELECT id FROM job
+          WHERE kind = ${KIND} AND status IN ('queued', 'running')
+            AND updated_at < (now() AT TIME ZONE 'utc') - make_interval(secs => ${stallMs}::float8 / 1000)
+          ORDER BY updated_at LIMIT ${take}::int
+          FOR UPDATE SKIP LOCKED)
+      RETURNING id`;
+    if (!rows.length) return [];
+    return this.prisma.job.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
+  }
 }
