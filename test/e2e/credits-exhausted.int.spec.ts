@@ -92,7 +92,7 @@ describe('credits that run out mid-crawl', () => {
     expect((job.result as { log: { message: string }[] }).log.map((l) => l.message).join('\n')).toMatch(
       /credits ran out/,
     );
-  });
+  }, 320_000);
 
   it("ends a project's run that runs out the same way, and the project starts its next run afterwards", async () => {
     const ws = await workspaceWith('project', 25);
