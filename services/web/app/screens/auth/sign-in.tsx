@@ -55,6 +55,7 @@ export const SignUp = () => {
   useTitle('Create an account');
   const { setSession } = useSession();
   const [form, setForm] = useState({ name: '', email: '', password: '', workspace: '' });
+  const [mailedTo, setMailedTo] = useState<string | null>(null);
   const action = useAction();
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
   const submit = async (e: FormEvent) => {
@@ -65,12 +66,23 @@ export const SignUp = () => {
       ...(form.name.trim() ? { name: form.name.trim() } : {}),
       ...(form.workspace.trim() ? { workspace: form.workspace.trim() } : {}),
     };
-    const s = await action.run(() => api.post<SessionView>('/auth/signup', body));
-    if (s) {
+    // With a mail host the answer is 202 {accepted}: the address is confirmed by the mailed code
+    // before anyone signs in. Without one it is the session, signed in at once.
+    const s = await action.run(() => api.post<SessionView | { accepted: true }>('/auth/signup', body));
+    if (s && 'user' in s) {
       setSession(s);
       navigate('/', { replace: true });
-    }
+    } else if (s) setMailedTo(form.email);
   };
+  if (mailedTo)
+    return (
+      <Card title="Check your e-mail">
+        <p role="status">
+          We sent a confirmation code to <strong>{mailedTo}</strong>. Follow the link in the message, or{' '}
+          <Link to="/verify">enter the code</Link>; then sign in.
+        </p>
+      </Card>
+    );
   return (
     <Card title="Create an account">
       <form onSubmit={submit}>
