@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { match, navigate, useLocation, Link } from './router';
 import { SessionProvider, useSession } from './session';
 import { AcceptInvite, Forgot, Reset, Verify } from './screens/auth/tokens';
@@ -15,6 +15,14 @@ import { PagesScreen } from './screens/projects/pages';
 import { PageView } from './screens/projects/page-view';
 import { ProjectWebhooksScreen } from './screens/projects/project-webhooks';
 import { ChannelsScreen } from './screens/webhooks/channels';
+import { CrawlScreen } from './screens/verbs/crawl';
+import { ScrapeScreen } from './screens/verbs/scrape';
+import { AccountScreen } from './screens/workspace/account';
+import { KeysScreen } from './screens/workspace/keys';
+import { MembersScreen } from './screens/workspace/members';
+import { MonitorScreen } from './screens/workspace/monitor';
+import { NotificationsScreen } from './screens/workspace/notifications';
+import { UsageScreen } from './screens/workspace/usage';
 import { Card, Layout } from './ui/layout';
 import { ErrorNote, Loading } from './ui/states';
 
@@ -44,6 +52,14 @@ const SIGNED_IN: [string, Screen][] = [
   ['/projects/:id/exports', (p) => <ExportsScreen id={p.id!} />],
   ['/projects/:id/webhooks', (p) => <ProjectWebhooksScreen id={p.id!} />],
   ['/webhooks', () => <ChannelsScreen />],
+  ['/scrape', () => <ScrapeScreen />],
+  ['/crawl', () => <CrawlScreen />],
+  ['/notifications', () => <NotificationsScreen />],
+  ['/usage', () => <UsageScreen />],
+  ['/monitor', () => <MonitorScreen />],
+  ['/keys', () => <KeysScreen />],
+  ['/members', () => <MembersScreen />],
+  ['/account', () => <AccountScreen />],
 ];
 
 const find = (table: [string, Screen][], path: string): ReactNode | null => {
@@ -82,14 +98,17 @@ const Routes = () => {
   const screen = find(SIGNED_IN, path);
   return (
     <Layout>
-      {screen ?? (
-        <>
-          <h1>Not found</h1>
-          <p>
-            Nothing lives at this address. <Link to="/">Go to your projects</Link>
-          </p>
-        </>
-      )}
+      {/* Keyed by workspace: after a switch every screen loads again, for the workspace now in use. */}
+      <Fragment key={session.workspace.id}>
+        {screen ?? (
+          <>
+            <h1>Not found</h1>
+            <p>
+              Nothing lives at this address. <Link to="/">Go to your projects</Link>
+            </p>
+          </>
+        )}
+      </Fragment>
     </Layout>
   );
 };
