@@ -240,13 +240,17 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     expect(missing.status).toBe(404);
 
     // Bodies limit the page size to 100 (said in the answer), never refused; without them up to 1,000.
-    const clamped = await t.call('GET', `/crawl/${res.body.id}?limit=500`, { key });
+    const clamped = await t.call('GET', `/crawl/${res.body.id}?limit=1000`, { key });
     expect(clamped.status).toBe(200);
     expect(clamped.body).toMatchObject({ limit: 100, next: null });
     expect(clamped.body.data).toHaveLength(12);
-    const bare = await t.call('GET', `/crawl/${res.body.id}?limit=500&formats=`, { key });
+    const bare = await t.call('GET', `/crawl/${res.body.id}?limit=1000&formats=`, { key });
     expect(bare.status).toBe(200);
-    expect(bare.body.limit).toBe(500);
+    expect(bare.body.limit).toBe(1000);
+    // Past the spec's range is refused in the envelope.
+    const over = await t.call('GET', `/crawl/${res.body.id}?limit=1001&formats=`, { key });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ code: 'validation', request_id: expect.any(String) });
 
     // Another workspace sees nothing.
     const other = await t.createWorkspace('other');
