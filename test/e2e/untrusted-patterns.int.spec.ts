@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FORMULA_TITLES, patternsSite, PATTERNS_SITE, startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { parseCsv } from '../support/csv.js';
+import { openApiChecker } from '../support/openapi.js';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 /**
@@ -171,6 +172,55 @@ describe('bounded work on untrusted patterns, through the fleet', () => {
       expect(res.status).toBe(422);
       expect(res.body.error).toMatch(/took more than its budget of 1500 ms/);
     });
+
+    it("answers 422 when the project's own exclude selectors outrun the budget in pages/removed", async () => {
+      // A deep page, stored as read under a plain config; then the project's exclude_tags become
+      // nested :has(), quadratic in the depth (seconds here, minutes on a page ten times as deep).
+      const depth = 10_000;
+      web.addSite('deep.test', {
+        '/': {
+          type: 'text/html',
+          body: `<html><head><title>Deep</title></head><body><h1>Deep</h1><p>${'Words of a page. '.repeat(40)}</p><a href="/deep">deep</a></body></html>`,
+        },
+        '/deep': {
+          type: 'text/html',
+          body: `<html><head><title>Deeper</title></head><body><p>${'Words of a page. '.repeat(40)}</p>${'<div>'.repeat(depth)}x${'</div>'.repeat(depth)}</body></html>`,
+        },
+      });
+      const made = await t.call('POST', '/projects', {
+        key,
+        body: { seed: web.url('deep.test', '/'), config: { useSitemap: false, store_html: 'always' } },
+      });
+      expect(made.status).toBe(201);
+      expect(await finishedRun(made.body.id)).toMatchObject({ status: 'done' });
+      const removed = () =>
+        t.call(
+          'GET',
+          `/projects/${made.body.id}/pages/removed?url=${encodeURIComponent(web.url('deep.test', '/deep'))}`,
+          {
+            key: readKey,
+          },
+        );
+      expect((await removed()).status).toBe(200);
+      const patched = await t.call('PATCH', `/projects/${made.body.id}`, {
+        key,
+        body: { config: { exclude_tags: [':has(:has(:has(:has(:has(:has(:has(:has(span))))))))'] } },
+      });
+      expect(patched.status).toBe(200);
+      const started = Date.now();
+      const res = await removed();
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ code: 'validation', request_id: expect.any(String) });
+      expect(res.body.error).toMatch(
+        /^config\.content: finding what the content filters remove took more than its budget of 1500 ms on this page; use simpler include_tags and exclude_tags selectors$/,
+      );
+      expect(Date.now() - started).toBeLessThan(15_000);
+      openApiChecker((await t.call('GET', '/docs/openapi.json')).body).conforms(
+        '/projects/{id}/pages/removed',
+        'get',
+        res,
+      );
+    }, 200_000);
 
     it('scrapes and crawls with such a field: every page read, its fields null with the reason', async () => {
       const fields = { heading: 'h1', forever: LOOPING_XPATH };

@@ -16,7 +16,7 @@ import {
 import { ApiError, ValidationError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { z } from 'zod';
-import { idParam } from '../http/common.schemas.js';
+import { errorEnvelopeSchema, idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
 import {
@@ -339,7 +339,15 @@ export const pageRoutes = (
     scope: 'read',
     params: idParam,
     query: z.object({ url: z.string().min(1).max(2048), run_id: runId }),
-    responses: { 200: { description: 'what was taken out', schema: removedContentSchema } },
+    responses: {
+      200: { description: 'what was taken out', schema: removedContentSchema },
+      409: { description: 'the page’s html is not stored (conflict)', schema: errorEnvelopeSchema },
+      422: {
+        description:
+          'the project’s include_tags or exclude_tags took more than the reading budget on this page (validation)',
+        schema: errorEnvelopeSchema,
+      },
+    },
     handler: async ({ auth, params, query }) => {
       await projects.get(auth, params.id);
       const res = await pages.call('removedContent', {

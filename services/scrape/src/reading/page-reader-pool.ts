@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { FieldValues } from '@tidemark/content';
+import type { FieldValues, Removal, RemovalOptions } from '@tidemark/content';
 import type { Logger } from '@tidemark/telemetry';
 import type { Fetched } from '../ladder/http-rung.js';
 import type { LadderOptions } from '../ladder/options.js';
@@ -107,6 +107,14 @@ export class PageReaderPool {
     return this.submit<FieldValues>({ kind: 'select', markup, selector, url }, signal);
   }
 
+  /**
+   * What the content filters take out of a page's markup (`explainRemovals`): the project's own
+   * include and exclude selectors run here, so they are bounded like a page's reading.
+   */
+  removals(markup: string, options: RemovalOptions): Promise<Removal[]> {
+    return this.submit<Removal[]>({ kind: 'removals', markup, options });
+  }
+
   get budgetMs(): number {
     return this.opts.budgetMs;
   }
@@ -201,7 +209,13 @@ export class PageReaderPool {
   }
 
   private overBudget(slot: Slot): void {
-    const what = slot.current?.task.kind === 'select' ? 'matching the selector' : 'reading the page';
+    const kind = slot.current?.task.kind;
+    const what =
+      kind === 'select'
+        ? 'matching the selector'
+        : kind === 'removals'
+          ? 'finding what the content filters remove'
+          : 'reading the page';
     void this.end(slot, new ReadingFailed('TIMEOUT', `${what} took more than its budget of ${this.opts.budgetMs} ms`));
     this.pump();
   }

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { parseDocument, readFields } from '@tidemark/content';
+import { explainRemovals, parseDocument, readFields } from '@tidemark/content';
 import { readDocument } from './documents/read-document.js';
 import { readPage } from './read-page.js';
 import type { ReaderReply, ReaderTask } from './reader-task.js';
@@ -13,6 +13,7 @@ const run = (task: ReaderTask): unknown => {
     return task.fetched.document
       ? readDocument(task.fetched, task.fetched.document, task.opts)
       : readPage(task.fetched, task.tier, task.opts, task.widget);
+  if (task.kind === 'removals') return explainRemovals(parseDocument(task.markup), task.options);
   return readFields(parseDocument(task.markup), { m: { selector: task.selector, all: true } }, task.url);
 };
 

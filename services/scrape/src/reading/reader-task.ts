@@ -1,7 +1,11 @@
+import type { RemovalOptions } from '@tidemark/content';
 import type { LadderOptions } from '../ladder/options.js';
 import type { Fetched } from '../ladder/http-rung.js';
 
-/** What a page-reading thread is asked: read a fetched page, or match one selector in markup. */
+/**
+ * What a page-reading thread is asked: read a fetched page, match one selector in markup, or say
+ * what the content filters (the caller's include and exclude selectors among them) take out.
+ */
 export type ReaderTask =
   | {
       kind: 'read';
@@ -10,6 +14,7 @@ export type ReaderTask =
       opts: LadderOptions;
       widget?: string;
     }
-  | { kind: 'select'; markup: string; selector: string; url: string };
+  | { kind: 'select'; markup: string; selector: string; url: string }
+  | { kind: 'removals'; markup: string; options: RemovalOptions };
 
 export type ReaderReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };

@@ -8,7 +8,6 @@ import {
   type ResolvedConfig,
   type scrapeV1,
 } from '@tidemark/contracts';
-import { explainRemovals, parseDocument } from '@tidemark/content';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
@@ -35,14 +34,24 @@ export const contentPreviewRpc = (pages: PageRepository, reader: PageReaderPool)
     const { row, html } = await storedHtml(pages, req);
     const config = applyConfigPatch((req.savedConfig ?? {}) as ResolvedConfig, {});
     const c = config.content;
-    const removed = explainRemovals(parseDocument(html), {
-      url: (row.data as { finalUrl?: string | null }).finalUrl ?? row.url,
-      onlyMainContent: c.only_main_content,
-      includeTags: c.include_tags,
-      excludeTags: c.exclude_tags,
-      removeBanners: c.remove_banners,
-      removeBase64Images: c.remove_base64_images,
-    });
+    // On a reading thread within its budget: the selectors are the project's, the markup the web's
+    // (nested :has() over a deep page is quadratic), and this event loop also heartbeats work.
+    const removed = await reader
+      .removals(html, {
+        url: (row.data as { finalUrl?: string | null }).finalUrl ?? row.url,
+        onlyMainContent: c.only_main_content,
+        includeTags: c.include_tags,
+        excludeTags: c.exclude_tags,
+        removeBanners: c.remove_banners,
+        removeBase64Images: c.remove_base64_images,
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ReadingFailed)
+          throw new ValidationError(
+            `config.content: ${err.message} on this page; use simpler include_tags and exclude_tags selectors`,
+          );
+        throw err;
+      });
     const counts: Record<string, number> = {};
     for (const r of removed) counts[r.why] = (counts[r.why] ?? 0) + 1;
     return {
