@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { createPrismaClient, createRawDb, type PrismaClient, type RawDb } from '@tidemark/db';
 import pg from 'pg';
 import { databaseUrl, TEST_INFRA } from './infra.js';
 
 export interface TestDatabase {
   url: string;
   prisma: PrismaClient;
+  /** Raw SQL on node-postgres, as the hot-path repositories take it. */
+  raw: RawDb;
   drop(): Promise<void>;
 }
 
@@ -25,11 +27,14 @@ export const createTestDatabase = async (): Promise<TestDatabase> => {
   await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${TEST_INFRA.templateDatabase}"`));
   const url = databaseUrl(name);
   const prisma = createPrismaClient(url, 5);
+  const raw = createRawDb(url, 4);
   return {
     url,
     prisma,
+    raw,
     drop: async () => {
       await prisma.$disconnect();
+      await raw.end();
       await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
 import { billingV1 } from '@tidemark/contracts';
-import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { createPrismaClient, createRawDb, type PrismaClient } from '@tidemark/db';
 import { listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
@@ -24,9 +24,11 @@ export const buildApp = async (
 ): Promise<BillingApp> => {
   const logger = overrides.logger ?? createLogger('billing', cfg.LOG_LEVEL);
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
+  // Holds and charges in batches, on node-postgres (RawDb): every crawled page makes both.
+  const raw = createRawDb(cfg.DATABASE_URL);
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'billing', logger }));
-  const ledgerRepo = new LedgerRepository(prisma);
+  const ledgerRepo = new LedgerRepository(prisma, raw);
   const ledger = new LedgerService(
     ledgerRepo,
     new WorkspaceReadRepository(prisma),
@@ -62,6 +64,7 @@ export const buildApp = async (
       await shutdown(server);
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();
+      await raw.end();
     },
   };
 };

@@ -13,7 +13,7 @@ describe('authorize and charge', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     ledger = new LedgerService(
-      new LedgerRepository(db.prisma),
+      new LedgerRepository(db.prisma, db.raw),
       new WorkspaceReadRepository(db.prisma),
       createLogger('t', 'silent'),
     );
@@ -166,7 +166,7 @@ describe('authorize and charge', () => {
   });
 
   it('charges concurrently, in any order and with repeats, without a deadlock on the balance rows', async () => {
-    const repo = new LedgerRepository(db.prisma);
+    const repo = new LedgerRepository(db.prisma, db.raw);
     const [a, b] = [await workspace(), await workspace()];
     for (let round = 0; round < 20; round++) {
       const entries = [a, b].flatMap((ws) =>

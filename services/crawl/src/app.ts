@@ -2,7 +2,7 @@ import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
 import { crawlPagesV1, crawlV1 } from '@tidemark/contracts';
-import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { createPrismaClient, createRawDb, type PrismaClient } from '@tidemark/db';
 import { listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import { mapClient } from './clients/map.client.js';
@@ -36,6 +36,8 @@ export const buildApp = async (
 ): Promise<CrawlApp> => {
   const logger = overrides.logger ?? createLogger('crawl', cfg.LOG_LEVEL);
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
+  // The crawl's steps (one transaction per batch of settled pages) run on node-postgres.
+  const raw = createRawDb(cfg.DATABASE_URL);
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'crawl', logger }));
   const map = mapClient(cfg.MAP_GRPC_URL);
@@ -43,7 +45,7 @@ export const buildApp = async (
   const discovery: DiscoveryPort = map;
   const rows: RowsPort = scrape;
   const jobs = new CrawlJobRepository(prisma);
-  const frontier = new FrontierRepository(prisma);
+  const frontier = new FrontierRepository(prisma, raw);
   const engine = new CrawlEngine(
     jobs,
     frontier,
@@ -162,6 +164,7 @@ export const buildApp = async (
       scrape.close();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();
+      await raw.end();
     },
   };
 };

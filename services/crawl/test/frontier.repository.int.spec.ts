@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { crawlRequestSchema } from '@tidemark/contracts';
-import { createPrismaClient, newId, type PrismaClient } from '@tidemark/db';
+import { createPrismaClient, createRawDb, newId, type PrismaClient, type RawDb } from '@tidemark/db';
 import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
 import { resolveCrawl } from '../src/crawl/crawl-options.js';
 import { normalizeUrl } from '../src/frontier/normalize-url.js';
@@ -59,6 +59,7 @@ const gate = () => {
 describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time zone %s)', (timeZone) => {
   let db: TestDatabase;
   let prisma: PrismaClient;
+  let raw: RawDb;
   let frontier: FrontierRepository;
   let jobs: CrawlJobRepository;
   const workspaceId = newId('ws');
@@ -68,12 +69,14 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
     const url = new URL(db.url);
     url.searchParams.set('options', `-c TimeZone=${timeZone}`);
     prisma = createPrismaClient(url.toString(), 6);
+    raw = createRawDb(url.toString(), 4);
     await prisma.workspace.create({ data: { id: workspaceId, name: 'frontier' } });
     jobs = new CrawlJobRepository(prisma);
-    frontier = new FrontierRepository(prisma);
+    frontier = new FrontierRepository(prisma, raw);
   });
   afterAll(async () => {
     await prisma?.$disconnect();
+    await raw?.end();
     await db?.drop();
   });
 

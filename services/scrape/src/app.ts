@@ -2,7 +2,7 @@ import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, type RunningConsumer } from '@tidemark/bus';
 import { billingV1, browserPoolV1, scrapeV1 } from '@tidemark/contracts';
-import { createPrismaClient, type PrismaClient } from '@tidemark/db';
+import { createPrismaClient, createRawDb, type PrismaClient } from '@tidemark/db';
 import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
 import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
@@ -38,6 +38,8 @@ export const buildApp = async (
 ): Promise<ScrapeApp> => {
   const logger = overrides.logger ?? createLogger('scrape', cfg.LOG_LEVEL);
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
+  // A crawl's page rows are written on node-postgres (RawDb): one statement per batch of pages.
+  const raw = createRawDb(cfg.DATABASE_URL);
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'scrape', logger }));
   const billing = connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing');
@@ -50,7 +52,7 @@ export const buildApp = async (
 
   const credits = batchingCredits(billing, 'page');
   const jobRepo = new JobRepository(prisma);
-  const pageRepo = new PageRepository(prisma);
+  const pageRepo = new PageRepository(prisma, raw);
   // Seals job webhook secrets; opens the fetch.headers values the gateway sealed.
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const reader = new PageReaderPool({
@@ -143,6 +145,7 @@ export const buildApp = async (
       agents.https.destroy();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();
+      await raw.end();
     },
   };
 };

@@ -36,7 +36,7 @@ describe('crawl row writer', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    pages = new PageRepository(db.prisma);
+    pages = new PageRepository(db.prisma, db.raw);
     await db.prisma.workspace.create({ data: { id: 'ws_rows', name: 'rows' } });
     await db.prisma.project.create({
       data: {

@@ -118,7 +118,7 @@ describe('LadderService', () => {
     // Nothing listens on port 1: the browser tier is down.
     deadPool = connectClient(browserPoolV1.BrowserPoolServiceClient, '127.0.0.1:1', 'browser pool');
     reader = new PageReaderPool({ threads: 1, budgetMs: cfg.SCRAPE_READ_BUDGET_MS, logger });
-    const pages = new PageRepository(db.prisma);
+    const pages = new PageRepository(db.prisma, db.raw);
     const build = (browser: RpcClient<browserPoolV1.BrowserPoolServiceClient>) =>
       new LadderService(
         http,

@@ -1,4 +1,4 @@
-import { newId, Prisma, type PrismaClient } from '@tidemark/db';
+import { newId, Prisma, type PrismaClient, type RawDb } from '@tidemark/db';
 
 export interface LedgerTotals {
   granted: number;
@@ -27,7 +27,11 @@ export interface LedgerEntryInput {
  * they cost the same for a workspace with ten entries or ten million.
  */
 export class LedgerRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** node-postgres for the batched holds and charges every crawled page makes (see RawDb). */
+    private readonly raw: RawDb,
+  ) {}
 
   /**
    * Writes an entry once per (workspace, reference). Answers false when it was already there,
@@ -113,7 +117,7 @@ export class LedgerRepository {
     ttlMs: number,
   ): Promise<('held' | 'charged' | 'refused')[]> {
     const refs = holds.map((h) => h.reference);
-    return this.prisma.$transaction(async (tx) => {
+    return this.raw.transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${workspaceId}, 0))`;
       const [sums] = await tx.$queryRaw<{ ledger: bigint; held: bigint; charged: string[]; mine: unknown }[]>`
         SELECT COALESCE((SELECT total FROM credit_balance WHERE workspace_id = ${workspaceId}), 0)::bigint AS ledger,
@@ -161,7 +165,7 @@ export class LedgerRepository {
     // take their row and index locks in the same order and cannot deadlock on each other.
     const order = (e: LedgerEntryInput) => `${e.workspaceId}\n${e.reference}`;
     const entries = [...given].sort((x, y) => (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0));
-    const inserted = await this.prisma.$queryRaw<{ workspace_id: string; reference: string }[]>`
+    const inserted = await this.raw.$queryRaw<{ workspace_id: string; reference: string }[]>`
       WITH released AS (
         DELETE FROM credit_hold h
          USING unnest(${entries.map((e) => e.workspaceId)}::text[], ${entries.map((e) => e.reference)}::text[]) AS t(ws, ref)

@@ -272,10 +272,10 @@ export class CrawlJobRepository {
     workspaceId: string,
     projectId: string,
     trigger: string,
-    db: Tx | null = null,
+    db: Prisma.TransactionClient | null = null,
     recrawlUrls: string[] | null = null,
   ): Promise<{ job: CrawlJob; run: Run } | 'busy' | null> {
-    const go = async (tx: Tx) => {
+    const go = async (tx: Prisma.TransactionClient) => {
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('project:' || ${projectId}))::text`;
       const project = await tx.project.findFirst({ where: { id: projectId, workspaceId, ephemeral: false } });
       if (!project) return null;

@@ -1,9 +1,12 @@
 // Long (~400 lines) because every statement on crawl_url lives here, most of them raw SQL run
 // under the run's advisory lock; spread over files, the locking rules would be too.
-import { Prisma, storable, type PrismaClient } from '@tidemark/db';
+import { Prisma, storable, type PrismaClient, type RawDb, type RawSql } from '@tidemark/db';
 
-/** A Prisma transaction client: every frontier change of a run happens inside the run's lock. */
-export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+/**
+ * A transaction's raw SQL: every frontier change of a run happens inside the run's lock, in a
+ * transaction on node-postgres (`RawDb`), not Prisma's engine: a crawl runs one per step.
+ */
+export type Tx = RawSql;
 
 export interface NewUrl {
   key: string;
@@ -68,11 +71,14 @@ const columns = columnsOf();
  * run never hand out one URL twice or race on positions.
  */
 export class FrontierRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly raw: RawDb,
+  ) {}
 
   /** Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken. */
   async locked<T>(runId: string, fn: (tx: Tx) => Promise<T>, tryOnly = false): Promise<T | null> {
-    return this.prisma.$transaction(
+    return this.raw.transaction(
       async (tx) => {
         if (tryOnly) {
           const [row] = await tx.$queryRaw<{ ok: boolean }[]>`
@@ -83,7 +89,7 @@ export class FrontierRepository {
         }
         return fn(tx);
       },
-      { timeout: 30_000, maxWait: 30_000 },
+      { timeoutMs: 30_000 },
     );
   }
 
@@ -254,12 +260,7 @@ export class FrontierRepository {
   }
 
   /** Settled pages in the order they settled, after a (doneAt, position) cursor. */
-  async settledPage(
-    runId: string,
-    after: PageCursor | null,
-    take: number,
-    db: Tx = this.prisma,
-  ): Promise<FrontierRow[]> {
+  async settledPage(runId: string, after: PageCursor | null, take: number, db: Tx = this.raw): Promise<FrontierRow[]> {
     return after
       ? db.$queryRawUnsafe<FrontierRow[]>(
           `SELECT ${columns} FROM crawl_url

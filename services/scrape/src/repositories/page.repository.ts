@@ -1,4 +1,4 @@
-import { newId, Prisma, storable, type Page, type PrismaClient } from '@tidemark/db';
+import { newId, Prisma, storable, type Page, type PrismaClient, type RawDb } from '@tidemark/db';
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { decodeBodies, encodeBodies } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
@@ -39,7 +39,11 @@ const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
 
 /** The only file of scrape that touches page. Bodies are stored gzip-compressed. */
 export class PageRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** node-postgres for the crawl's row inserts (one per batch of pages; see RawDb). */
+    private readonly raw: RawDb,
+  ) {}
 
   /**
    * Pages fetched per UTC day from `since` on (the usage view): rows a fetch answered, not the
@@ -111,10 +115,6 @@ export class PageRepository {
   }
 
   /**
-   * Writes a crawl page's row (crawl rows are not queued ahead: the crawl owns its frontier).
-   * False when the row already exists: a redelivered fetch writes nothing twice.
-   */
-  /**
    * Crawl pages' first rows, several in one statement (the crawl's hot path: one round trip and
    * one call's overhead for the pages that settled together). Answers, per row in order, whether
    * it was written (false: a redelivered page whose row exists already).
@@ -127,7 +127,7 @@ export class PageRepository {
         ${c.status}, ${c.httpStatus}, ${c.verdict}, ${c.errorCode}, ${c.tier}, ${c.credits},
         ${JSON.stringify(c.data)}::jsonb, ${c.bodies}, ${c.screenshot}, ${c.crawledAt})`;
     });
-    const written = await this.prisma.$queryRaw<{ job_id: string; position: number }[]>`
+    const written = await this.raw.$queryRaw<{ job_id: string; position: number }[]>`
       INSERT INTO page (id, workspace_id, run_id, job_id, position, url, status, http_status, verdict, error_code,
                         tier, credits, data, bodies, screenshot, crawled_at)
       VALUES ${Prisma.join(values)}

@@ -1,0 +1,136 @@
+import pg from 'pg';
+import { Prisma } from './generated/prisma/client.js';
+
+/**
+ * The raw-SQL half of Prisma's client, the same four methods with the same signatures, so a
+ * repository written against it runs on Prisma or on `RawDb` alike.
+ */
+export interface RawSql {
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+type Run = (text: string, values: unknown[]) => Promise<pg.QueryResult>;
+
+/** What Prisma's driver adapter would send for a value: timestamps in UTC, bigints as text. */
+const param = (v: unknown): unknown => {
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return v.map(param);
+  return v;
+};
+
+const sqlOf = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql =>
+  query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
+
+/** The four methods over one way of running a statement (the pool, or a transaction's client). */
+const rawSqlOver = (run: Run): RawSql => ({
+  async $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+    const sql = sqlOf(query, values);
+    return (await run(sql.text, sql.values)).rows as T;
+  },
+  async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+    const sql = sqlOf(query, values);
+    return (await run(sql.text, sql.values)).rowCount ?? 0;
+  },
+  async $queryRawUnsafe<T>(query: string, ...values: unknown[]) {
+    return (await run(query, values)).rows as T;
+  },
+  async $executeRawUnsafe(query: string, ...values: unknown[]) {
+    return (await run(query, values)).rowCount ?? 0;
+  },
+});
+
+// Results read the way Prisma's raw queries answer them: `timestamp` columns (Prisma's DateTime,
+// UTC without a zone) as the UTC instant, whatever the process's time zone; int8 as BigInt.
+const TIMESTAMP = 1114;
+const INT8 = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === TIMESTAMP)
+      return (v: string) => (/^\d{4}-/.test(v) ? new Date(`${v.replace(' ', 'T')}Z`) : new Date(NaN));
+    if (oid === INT8) return (v: string) => BigInt(v);
+    return pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser,
+};
+
+export class TransactionTimedOut extends Error {
+  constructor(ms: number) {
+    super(`the transaction ran past ${ms} ms and was rolled back`);
+    this.name = 'TransactionTimedOut';
+  }
+}
+
+/**
+ * Raw SQL straight on node-postgres, for the statements a crawl runs for every page. Prisma's
+ * client passes even `$queryRaw` through its query engine (an interpreter and a WebAssembly
+ * compiler), which was the largest share of a crawl's main-thread CPU (docs/performance.md);
+ * here a statement costs what pg costs. Everything else keeps using Prisma.
+ */
+export class RawDb implements RawSql {
+  private readonly sql: RawSql;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.sql = rawSqlOver((text, values) => pool.query(text, values.map(param)));
+  }
+
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T> {
+    return this.sql.$queryRaw<T>(query, ...values);
+  }
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number> {
+    return this.sql.$executeRaw(query, ...values);
+  }
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {
+    return this.sql.$queryRawUnsafe<T>(query, ...values);
+  }
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
+    return this.sql.$executeRawUnsafe(query, ...values);
+  }
+
+  /**
+   * Runs `fn` in a transaction on one connection: committed when it resolves, rolled back when
+   * it throws. Past `timeoutMs` its statements fail and it rolls back (as Prisma's interactive
+   * transactions do), so a stuck step cannot hold its locks for ever.
+   */
+  async transaction<T>(fn: (tx: RawSql) => Promise<T>, opts: { timeoutMs?: number } = {}): Promise<T> {
+    const timeoutMs = opts.timeoutMs ?? 30_000;
+    const client = await this.pool.connect();
+    let expired = false;
+    const timer = setTimeout(() => (expired = true), timeoutMs);
+    const run: Run = (text, values) =>
+      expired ? Promise.reject(new TransactionTimedOut(timeoutMs)) : client.query(text, values.map(param));
+    let broken: unknown = undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(rawSqlOver(run));
+      if (expired) throw new TransactionTimedOut(timeoutMs);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      // A connection whose rollback failed is in an unknown state: it leaves the pool.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** A pool of its own beside Prisma's (connections are opened as statements need them). */
+export const createRawDb = (databaseUrl: string, poolSize = 6): RawDb =>
+  new RawDb(
+    new pg.Pool({
+      connectionString: databaseUrl,
+      max: poolSize,
+      connectionTimeoutMillis: 30_000,
+      idleTimeoutMillis: 30_000,
+      types,
+    }),
+  );

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Prisma } from '../src/index.js';
+import { createTestDatabase, type TestDatabase } from '../../testkit/src/index.js';
+
+describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+
+  it('reads and writes timestamps as UTC instants and int8 as BigInt, as Prisma does', async () => {
+    const at = new Date('2026-11-23T03:04:05.678Z');
+    await db.raw.$executeRaw`CREATE TABLE t (id int PRIMARY KEY, at timestamp(3), n bigint, tags text[], doc jsonb)`;
+    await db.raw
+      .$executeRaw`INSERT INTO t VALUES (1, ${at}, ${12345678901234n}, ${['a', null, 'c']}::text[], ${JSON.stringify({ k: 'v' })}::jsonb)`;
+    const [raw] = await db.raw.$queryRaw<
+      { at: Date; n: bigint; tags: (string | null)[]; doc: unknown }[]
+    >`SELECT * FROM t`;
+    const [viaPrisma] = await db.prisma.$queryRaw<(typeof raw)[]>`SELECT * FROM t`;
+    expect(raw).toEqual({ id: 1, at, n: 12345678901234n, tags: ['a', null, 'c'], doc: { k: 'v' } });
+    expect(raw).toEqual(viaPrisma);
+    // Written by Prisma, read here: the same instant.
+    await db.prisma.$executeRaw`UPDATE t SET at = ${new Date('2020-01-02T03:04:05.006Z')}`;
+    const [again] = await db.raw.$queryRawUnsafe<{ at: Date }[]>('SELECT at FROM t WHERE id = $1', 1);
+    expect(again!.at.toISOString()).toBe('2020-01-02T03:04:05.006Z');
+  });
+
+  it('takes Prisma.sql fragments and counts the rows a statement touched', async () => {
+    const where = Prisma.sql`id = ${1}`;
+    expect(await db.raw.$executeRaw(Prisma.sql`UPDATE t SET n = n + 1 WHERE ${where}`)).toBe(1);
+    expect(await db.raw.$executeRawUnsafe('UPDATE t SET n = n + 1 WHERE id = $1', 99)).toBe(0);
+  });
+
+  it('commits a transaction that resolves and rolls back one that throws or runs too long', async () => {
+    await db.raw.transaction((tx) => tx.$executeRaw`INSERT INTO t (id) VALUES (2)`);
+    await expect(
+      db.raw.transaction(async (tx) => {
+        await tx.$executeRaw`INSERT INTO t (id) VALUES (3)`;
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    await expect(
+      db.raw.transaction(
+        async (tx) => {
+          await tx.$executeRaw`INSERT INTO t (id) VALUES (4)`;
+          await new Promise((r) => setTimeout(r, 150));
+          await tx.$executeRaw`INSERT INTO t (id) VALUES (5)`;
+        },
+        { timeoutMs: 50 },
+      ),
+    ).rejects.toThrow(/rolled back/);
+    const ids = await db.raw.$queryRaw<{ id: number }[]>`SELECT id FROM t ORDER BY id`;
+    expect(ids.map((r) => r.id)).toEqual([1, 2]);
+    // A unique violation comes back as PostgreSQL said it, and the pool goes on.
+    await expect(db.raw.$executeRaw`INSERT INTO t (id) VALUES (1)`).rejects.toMatchObject({ code: '23505' });
+    expect(await db.raw.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+  });
+});
