@@ -5,7 +5,11 @@ import {
   CONTENT_TYPES,
   DOCX_META,
   encryptedPdf,
+  harbourOdt,
+  harbourPptx,
+  harbourXlsx,
   mooringDocx,
+  OFFICE_META,
   PDF_META,
   scannedPdf,
   tidePdf,
@@ -26,7 +30,7 @@ const longPdf = async (pages: number): Promise<Buffer> => {
   return Buffer.from(await doc.save());
 };
 
-describe('documents through the fleet (PDF, DOCX, RTF read at the http rung)', () => {
+describe('documents through the fleet (PDF, DOCX, PPTX, XLSX, ODT, RTF read at the http rung)', () => {
   let web: TestWeb;
   let t: TestFleet;
   let key: string;
@@ -59,6 +63,9 @@ describe('documents through the fleet (PDF, DOCX, RTF read at the http rung)', (
       '/locked.pdf': { type: CONTENT_TYPES.pdf, body: encryptedPdf() },
       '/scan.pdf': { type: CONTENT_TYPES.pdf, body: scan },
       '/almanac.pdf': { type: CONTENT_TYPES.pdf, body: long },
+      '/briefing.pptx': { type: CONTENT_TYPES.pptx, body: harbourPptx() },
+      '/fees.xlsx': { type: CONTENT_TYPES.xlsx, body: harbourXlsx() },
+      '/rules.odt': { type: CONTENT_TYPES.odt, body: harbourOdt() },
     });
     t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50' });
     const ws = await t.createWorkspace('documents');
@@ -139,6 +146,40 @@ describe('documents through the fleet (PDF, DOCX, RTF read at the http rung)', (
       title: 'Harbour notice',
       author: 'Harbour office',
       created: '2024-02-03T00:00:00.000Z',
+    });
+  });
+
+  it('reads a PPTX, an XLSX and an ODT: slides as pages, a sheet as a table, headings, lists and metadata', async () => {
+    const slides = (await scrape('/briefing.pptx')).page;
+    expect(slides).toMatchObject({ errorCode: 'OK', method: 'http', credits: 1 });
+    expect(slides.signals).toEqual(expect.arrayContaining(['document pptx', '2 slides']));
+    expect(slides.markdown).toMatch(
+      /^## Tides$[\s\S]*^- Neap tides at half moon$[\s\S]*<!-- page 2 -->\n\n## Moorings$/m,
+    );
+    expect(slides.head).toMatchObject({
+      title: OFFICE_META.title,
+      author: OFFICE_META.author,
+      created: OFFICE_META.created,
+      document: { type: 'pptx', contentType: CONTENT_TYPES.pptx, parsed: true, pages: 2 },
+    });
+
+    const sheet = (await scrape('/fees.xlsx')).page;
+    expect(sheet).toMatchObject({ errorCode: 'OK', method: 'http', credits: 1 });
+    expect(sheet.markdown).toMatch(/^## Fees$/m);
+    expect(sheet.markdown).toContain('| Length | Per night |');
+    expect(sheet.markdown).toContain('| 10 to 15 m | 36 |');
+    expect(sheet.head).toMatchObject({ title: OFFICE_META.title, document: { type: 'xlsx', parsed: true } });
+
+    const text = (await scrape('/rules.odt')).page;
+    expect(text).toMatchObject({ errorCode: 'OK', method: 'http', credits: 1 });
+    expect(text.markdown).toMatch(/^# Harbour rules$/m);
+    expect(text.markdown).toMatch(/^- No anchoring in the fairway$/m);
+    expect(text.markdown).toContain('| Inner | 5 kn |');
+    expect(text.text).toContain('Keep to five knots inside the harbour walls');
+    expect(text.head).toMatchObject({
+      title: 'Rules of the harbour',
+      author: 'Harbour office',
+      document: { type: 'odt', parsed: true },
     });
   });
 

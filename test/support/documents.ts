@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import {
   AlignmentType,
   Document,
@@ -191,5 +192,112 @@ export const mooringDocx = async (): Promise<Buffer> => {
 export const CONTENT_TYPES = {
   pdf: 'application/pdf',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  odt: 'application/vnd.oasis.opendocument.text',
   rtf: 'application/rtf',
 } as const;
+
+/**
+ * A zip of the named parts, each stored (not deflated), in the order given: what an office
+ * document is at heart, written by hand so the reader is tested on bytes no library of its own
+ * produced.
+ */
+export const storedZip = (parts: Record<string, string>): Buffer => {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(parts)) {
+    const data = Buffer.from(text, 'utf8');
+    const nameBytes = Buffer.from(name, 'utf8');
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x21, 12); // 1980-01-01
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE(20, 4);
+    entry.writeUInt16LE(20, 6);
+    entry.writeUInt16LE(0x21, 14);
+    entry.writeUInt32LE(crc, 16);
+    entry.writeUInt32LE(data.length, 20);
+    entry.writeUInt32LE(data.length, 24);
+    entry.writeUInt16LE(nameBytes.length, 28);
+    entry.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, data);
+    central.push(entry, nameBytes);
+    offset += local.length + nameBytes.length + data.length;
+  }
+  const dir = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(parts).length, 8);
+  end.writeUInt16LE(Object.keys(parts).length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
+};
+
+export const OFFICE_META = {
+  title: 'Harbour figures',
+  author: 'Harbour office',
+  created: '2024-05-01T08:00:00.000Z',
+};
+const CORE_XML =
+  '<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/">' +
+  `<dc:title>${OFFICE_META.title}</dc:title><dc:creator>${OFFICE_META.author}</dc:creator><dcterms:created>${OFFICE_META.created}</dcterms:created></cp:coreProperties>`;
+
+/** Two slides (written out of order in the package): a title and bullet points each. */
+export const harbourPptx = (): Buffer => {
+  const slide = (title: string, bullets: string[]) =>
+    '<p:sld xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><p:cSld><p:spTree>' +
+    `<p:sp><p:nvSpPr><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:txBody><a:p><a:r><a:t>${title}</a:t></a:r></a:p></p:txBody></p:sp>` +
+    `<p:sp><p:txBody>${bullets.map((b) => `<a:p><a:r><a:t>${b}</a:t></a:r></a:p>`).join('')}</p:txBody></p:sp>` +
+    '</p:spTree></p:cSld></p:sld>';
+  return storedZip({
+    '[Content_Types].xml': '<Types/>',
+    'ppt/presentation.xml': '<p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"/>',
+    'ppt/slides/slide2.xml': slide('Moorings', ['Pontoons inside the breakwater', 'Water and power on every berth']),
+    'ppt/slides/slide1.xml': slide('Tides', ['Spring tides at full moon', 'Neap tides at half moon']),
+    'docProps/core.xml': CORE_XML,
+  });
+};
+
+/** One sheet, Fees, of shared strings and a number. */
+export const harbourXlsx = (): Buffer =>
+  storedZip({
+    '[Content_Types].xml': '<Types/>',
+    'xl/workbook.xml':
+      '<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Fees" sheetId="1" r:id="rId1"/></sheets></workbook>',
+    'xl/_rels/workbook.xml.rels':
+      '<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>',
+    'xl/sharedStrings.xml':
+      '<sst><si><t>Length</t></si><si><t>Per night</t></si><si><t>Under 10 m</t></si><si><t>10 to 15 m</t></si></sst>',
+    'xl/worksheets/sheet1.xml':
+      '<worksheet><sheetData>' +
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>' +
+      '<row r="2"><c r="A2" t="s"><v>2</v></c><c r="B2"><v>28</v></c></row>' +
+      '<row r="3"><c r="A3" t="s"><v>3</v></c><c r="B3"><v>36</v></c></row>' +
+      '</sheetData></worksheet>',
+    'docProps/core.xml': CORE_XML,
+  });
+
+/** An ODF text document: its mimetype first, a heading, a paragraph, a list and a table. */
+export const harbourOdt = (): Buffer =>
+  storedZip({
+    mimetype: 'application/vnd.oasis.opendocument.text',
+    'content.xml':
+      '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"><office:body><office:text>' +
+      '<text:h text:outline-level="1">Harbour rules</text:h><text:p>Keep to five knots inside the harbour walls at every state of the tide.</text:p>' +
+      '<text:list><text:list-item><text:p>No anchoring in the fairway</text:p></text:list-item></text:list>' +
+      '<table:table><table:table-row><table:table-cell><text:p>Zone</text:p></table:table-cell><table:table-cell><text:p>Speed</text:p></table:table-cell></table:table-row>' +
+      '<table:table-row><table:table-cell><text:p>Inner</text:p></table:table-cell><table:table-cell><text:p>5 kn</text:p></table:table-cell></table:table-row></table:table>' +
+      '</office:text></office:body></office:document-content>',
+    'meta.xml':
+      '<office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0"><office:meta><dc:title>Rules of the harbour</dc:title><meta:initial-creator>Harbour office</meta:initial-creator><meta:creation-date>2024-01-02T03:04:05</meta:creation-date></office:meta></office:document-meta>',
+  });
