@@ -303,6 +303,10 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     const read = (await allRows(res.body.id)).filter((r) => ['ok', 'thin'].includes(r.verdict ?? '')).length;
     expect(read).toBeGreaterThan(0);
     expect(first).toMatchObject({ runId: res.body.runId, baseline: null, counts: { added: read, removed: 0 } });
+    // Its coverage is stated, as for any compared run.
+    expect(first.coverage).toEqual(
+      expect.objectContaining({ verdict: expect.any(Boolean), read: expect.any(Number), expected: expect.any(Number) }),
+    );
     const next = await comparedRun(t, res.body.projectId, { key });
     expect(next.record.baseline).toBe(res.body.runId);
     expect(next.record.counts.same).toBeGreaterThan(0);
