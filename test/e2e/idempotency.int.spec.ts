@@ -140,6 +140,27 @@ describe('Idempotency-Key on POST', () => {
       expect(res.body.key).not.toBe(minted.key);
     });
 
+    it("a key limited to P1 reusing an admin's Idempotency-Key never gets the admin's answer about P2", async () => {
+      const p1 = (await t.call('POST', '/projects', { key: admin, body: { seed: 'https://one.idem.example/' } })).body;
+      const p2 = (await t.call('POST', '/projects', { key: admin, body: { seed: 'https://two.idem.example/' } })).body;
+      const scoped = { 'idempotency-key': 'p2-config' };
+      const body = { project_ids: [p2.id], groups: ['fetch'] };
+      const first = await t.call('POST', `/projects/${p1.id}/config/apply`, { key: admin, body, headers: scoped });
+      expect(first.status).toBe(200);
+      expect(first.body.applied.map((a: { projectId: string }) => a.projectId)).toEqual([p2.id]);
+      const limited = await t.createKey(admin, { name: 'p1 only', scopes: ['admin'], projects: [p1.id] });
+      // Its own request: P2 is outside its allow-list, so it is refused, and nothing of P2 is told.
+      const res = await t.call('POST', `/projects/${p1.id}/config/apply`, { key: limited, body, headers: scoped });
+      expect(res.headers.get('idempotent-replayed')).toBeNull();
+      expect(res.status).toBe(200);
+      expect(res.body.applied).toEqual([]);
+      expect(res.body.refused).toEqual([{ projectId: p2.id, reason: expect.any(String) }]);
+      // The admin still gets its own answer replayed.
+      const again = await t.call('POST', `/projects/${p1.id}/config/apply`, { key: admin, body, headers: scoped });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+    });
+
     it('a member signed in replays only their own answers, not a key’s', async () => {
       const signup = await t.call('POST', '/auth/signup', {
         body: { email: 'owner@idem.test', password: 'idem-password-1' },
