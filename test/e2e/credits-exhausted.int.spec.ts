@@ -94,6 +94,25 @@ describe('credits that run out mid-crawl', () => {
     );
   }, 320_000);
 
+  it('ends a scrape batch that runs out: the pages past the credits refused, unfetched and free, the job done', async () => {
+    const ws = await workspaceWith('batch', 5);
+    const hitsBefore = web.hits.length;
+    const urls = Array.from({ length: 20 }, (_, i) => web.url('tree.test', `/p/${100 + i}`));
+    const res = await t.call('POST', '/scrape', { key: ws.apiKey, body: { urls } });
+    expect(res.status).toBe(202);
+    const end = await until(
+      'the batch to end',
+      async () => (await t.call('GET', `/scrape/${res.body.id}`, { key: ws.apiKey })).body,
+      (b) => !open(b.status),
+    );
+    expect(end).toMatchObject({ status: 'done', creditsUsed: 5, progress: { done: 20, total: 20, queued: 0 } });
+    const refused = end.data.filter((r: any) => r.errorCode === 'BUDGET_EXHAUSTED');
+    expect(refused).toHaveLength(15);
+    expect(refused.every((r: any) => r.credits === 0 && r.method === null)).toBe(true);
+    expect(pagesFetched('tree.test', hitsBefore)).toBe(5);
+    expect((await t.call('GET', '/me', { key: ws.apiKey })).body.credits.remaining).toBe(0);
+  }, 320_000);
+
   it("ends a project's run that runs out the same way, and the project starts its next run afterwards", async () => {
     const ws = await workspaceWith('project', 25);
     const made = await t.call('POST', '/projects', {
