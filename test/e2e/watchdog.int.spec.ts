@@ -105,6 +105,8 @@ describe('the watchdog ends stalled jobs and runs', () => {
     );
     const envelope = await worker.jobs.envelope(job);
     expect(envelope).toMatchObject({ status: 'error', error: reason });
+    // Stopped here, so not again after the file (an app is stopped once).
+    apps.splice(apps.indexOf(worker), 1);
     await worker.stop();
   });
 
