@@ -76,4 +76,27 @@ describe('PageReaderPool: pages read on threads, each within a budget', () => {
     expect(stuck).toMatchObject({ status: 'rejected', reason: { errorCode: 'TIMEOUT' } });
     expect(fine).toMatchObject({ status: 'fulfilled', value: { fields: { m: ['Tide clock'] } } });
   });
+
+  it("says what the content filters remove, and ends a project's exclude selector that outruns the budget", async () => {
+    const options = (excludeTags: string[]) => ({
+      url: 'http://shop.test/',
+      onlyMainContent: true,
+      includeTags: [],
+      excludeTags,
+      removeBanners: true,
+      removeBase64Images: true,
+    });
+    const removed = await reader.removals(PAGE, options(['.price']));
+    expect(removed).toEqual(expect.arrayContaining([expect.objectContaining({ element: 'p.price', text: '49.00' })]));
+    const deep = `<html><body>${'<div>'.repeat(20_000)}x${'</div>'.repeat(20_000)}</body></html>`;
+    const failed = await reader
+      .removals(deep, options([':has(:has(:has(:has(:has(:has(:has(:has(span))))))))']))
+      .catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(ReadingFailed);
+    expect(failed).toMatchObject({
+      errorCode: 'TIMEOUT',
+      message: 'finding what the content filters remove took more than its budget of 2000 ms',
+    });
+    expect((await reader.removals(PAGE, options([]))).length).toBeGreaterThan(0);
+  });
 });
