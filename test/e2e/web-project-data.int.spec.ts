@@ -256,6 +256,31 @@ describe('web app: a run’s pages, links, exports and webhooks', () => {
     JOURNEY_MS,
   );
 
+  it(
+    'fits a phone: the project screens at 390 px, nothing wider than the window, axe clean',
+    async () => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      const about = encodeURIComponent(crawlUrl('/about'));
+      for (const [path, name] of [
+        ['', 'overview'],
+        ['/changes', 'changes'],
+        ['/pages', 'pages'],
+        [`/page?url=${about}`, 'page'],
+        ['/links', 'links'],
+        ['/exports', 'exports'],
+        ['/webhooks', 'webhooks'],
+        ['/settings', 'settings'],
+      ] as const) {
+        await page.goto(`/projects/${projectId}${path}`);
+        await page.getByRole('heading', { level: 1, name: 'Crawl site' }).waitFor();
+        await page.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' });
+        await checkScreen(page, `project-${name}-390`);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+    },
+    JOURNEY_MS,
+  );
+
   it('made no request outside the app and the API routes, and threw no error', () => {
     expect(app.strayRequests()).toEqual([]);
     expect(app.pageErrors).toEqual([]);
