@@ -192,7 +192,8 @@ describe('the fetch guard through the fleet', () => {
       }
     }
     expect(internal.hits).toEqual([]);
-  });
+    // 34 scrapes one after another, half through Chromium: room for a loaded machine.
+  }, 240_000);
 
   it('refuses a redirect to a spelling or to a name that resolves inside, in both rungs', async () => {
     for (const config of [{}, { render_js: 'always' }]) {
