@@ -1,4 +1,13 @@
-import { BOILERPLATE_ROLES, NAME_BOILERPLATE, NAME_COMMENTS, NAME_CONTENT, NameMatcher } from './patterns.js';
+import {
+  BOILERPLATE_ROLES,
+  NAME_BOILERPLATE,
+  NAME_COMMENTS,
+  NAME_CONTENT,
+  NAME_FURNITURE_ALWAYS,
+  NAME_LABEL,
+  NAME_REVIEWS,
+  NameMatcher,
+} from './patterns.js';
 import { isSpace } from './text.js';
 
 // Finds the main content of a cleaned page.
@@ -35,6 +44,14 @@ export const TUNING = {
   boilerFactor: 0.6,
   /** …unless it holds at least this share of the page (a wrapper class that says "sidebar"). */
   boilerMaxShare: 0.5,
+  /** Furniture by class or id alone from this many characters… */
+  boilerNameMaxChars: 1500,
+  /** …and below this link density is not furniture. */
+  boilerNameLinkDensity: 0.3,
+  /** Screen-reader labels score nothing (rather than as furniture). */
+  labels: 1,
+  /** A product's reviews inside the winner are left out below this share of it. */
+  reviewsMaxShare: 0.9,
   /** Comment sections keep this share of their score. */
   commentsFactor: 0.2,
   /** Score below which a winner outside comments gives way to one inside (a page of comments). */
@@ -55,6 +72,10 @@ export const TUNING = {
   repeatMin: 3,
   /** …when they hold this many characters each on average. */
   repeatItemChars: 30,
+  /** Value per character of link text in a listing's cards (a card that is one link). */
+  itemLinkValue: 1,
+  /** Text pieces per item from which a listing's items are cards (a menu's items hold one). */
+  cardPieces: 2,
   /** Cost per character of link text when reading the page as a listing. */
   listingLinkPenalty: 0,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
@@ -123,6 +144,12 @@ const enum Flag {
   Comments = 8,
   Heading = 16,
   Pre = 32,
+  /** A label for screen readers: scores nothing, is pruned. */
+  Label = 64,
+  /** Furniture by its class or id only (not by tag or role). */
+  BoilerName = 128,
+  /** A product's reviews (also flagged Comments): left out unless they are the whole winner. */
+  Reviews = 256,
 }
 
 /**
@@ -149,10 +176,16 @@ class Stats {
   ownListing = new Float64Array(INITIAL);
   /** The block paid the short-fragment cost (a few words without punctuation). */
   frag = new Uint8Array(INITIAL);
+  /** Characters of link text in the block's own inline text. */
+  ownLink = new Float64Array(INITIAL);
   flags = new Int32Array(INITIAL);
   score = new Float64Array(INITIAL);
   /** Some text in the subtree that is not whitespace (textContent.trim() !== ''). */
   hasText = new Uint8Array(INITIAL);
+  /** Scores are those of the listing reading. */
+  listing = false;
+  /** Text nodes with visible text in the subtree. */
+  pieces = new Int32Array(INITIAL);
 
   add(el: Element, parent: number, depth: number, flags: number): number {
     const i = this.n++;
@@ -179,9 +212,11 @@ class Stats {
     this.own = grown(this.own);
     this.ownListing = grown(this.ownListing);
     this.frag = grown(this.frag);
+    this.ownLink = grown(this.ownLink);
     this.flags = grown(this.flags);
     this.score = grown(this.score);
     this.hasText = grown(this.hasText);
+    this.pieces = grown(this.pieces);
   }
 }
 
@@ -243,6 +278,7 @@ function measure(
   if (tag === 'a') inline[at + ANCHORS]!++;
   let text = 0;
   let link = 0;
+  let pieces = 0;
   let hasText = false;
   for (let n = el.firstChild; n; n = n.nextSibling) {
     const type = n.nodeType;
@@ -251,6 +287,7 @@ function measure(
       const len = readText(data);
       if (textSeen & NOT_BLANK) hasText = true;
       if (len === 0) continue;
+      pieces++;
       inline[at + TEXT]! += len;
       text += len;
       if (linkHere) {
@@ -271,6 +308,7 @@ function measure(
       const child = measure(n as Element, me, depth + 1, linkHere, own, free, stats, names);
       text += stats.text[child]!;
       link += stats.link[child]!;
+      pieces += stats.pieces[child]!;
       if (stats.hasText[child]) hasText = true;
     } else if (type === 4 && !hasText && NOT_BLANK_RE.test((n as CDATASection).data)) {
       hasText = true; // textContent counts CDATA sections
@@ -279,11 +317,13 @@ function measure(
   stats.text[me] = text;
   stats.link[me] = link;
   stats.hasText[me] = hasText ? 1 : 0;
+  stats.pieces[me] = pieces;
   stats.end[me] = stats.n;
   if (isBlock) {
     stats.own[me] = blockValue(at, stats.flags[me]!, false);
     stats.ownListing[me] = blockValue(at, stats.flags[me]!, true);
     stats.frag[me] = blockFragment;
+    stats.ownLink[me] = inline[at + LINK]!;
   }
   return me;
 }
@@ -330,12 +370,17 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
     if (tag === 'article' || tag === 'main') flags = (flags | Flag.Semantic) & ~Flag.Boiler;
     return flags;
   }
-  const names = matcher.of(el, NAME_BOILERPLATE | NAME_COMMENTS | NAME_CONTENT);
+  const names = matcher.of(
+    el,
+    NAME_BOILERPLATE | NAME_COMMENTS | NAME_CONTENT | NAME_LABEL | NAME_FURNITURE_ALWAYS | NAME_REVIEWS,
+  );
   const role = el.getAttribute('role');
-  if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role)) || names & NAME_BOILERPLATE) {
-    flags |= Flag.Boiler;
-  }
+  if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role))) flags |= Flag.Boiler;
+  else if (names & NAME_FURNITURE_ALWAYS) flags |= Flag.Boiler;
+  else if (names & NAME_BOILERPLATE) flags |= Flag.Boiler | Flag.BoilerName;
+  if (names & NAME_LABEL) flags |= TUNING.labels ? Flag.Label : Flag.Boiler | Flag.BoilerName;
   if (names & NAME_COMMENTS) flags |= Flag.Comments;
+  if (names & NAME_REVIEWS) flags |= Flag.Comments | Flag.Reviews;
   if (names & NAME_CONTENT) flags |= Flag.Content;
   if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
@@ -381,15 +426,34 @@ function blockValue(at: number, flags: number, listing: boolean): number {
   return value;
 }
 
+/**
+ * Furniture: a nav/aside/footer/header/form, a navigation role, or a class or id of furniture,
+ * unless it holds half the page (a layout wrapper's class). A class or id alone does not make
+ * furniture of a long stretch of text with few links (a "search-page-wrapper" around results,
+ * a "promo" section of a landing page): menus, footers and link boxes are short or link-dense.
+ */
+function isFurniture(i: number, stats: Stats, pageText: number): boolean {
+  const f = stats.flags[i]!;
+  if (!(f & Flag.Boiler)) return false;
+  const text = stats.text[i]!;
+  // On a listing reading, links count: a <nav> holding most of the page's text (a docs
+  // sidebar beside a short index) is still a menu.
+  if (text >= TUNING.boilerMaxShare * pageText && !(stats.listing && !(f & Flag.BoilerName))) return false;
+  return !(
+    f & Flag.BoilerName &&
+    text >= TUNING.boilerNameMaxChars &&
+    stats.link[i]! < TUNING.boilerNameLinkDensity * text
+  );
+}
+
 function score(stats: Stats, pageText: number, own: Float64Array): void {
   // Children come after their parent in pre-order, so a backward sweep sees them first.
   const acc = new Float64Array(stats.n);
   const { flags, text, parent } = stats;
   for (let i = stats.n - 1; i >= 0; i--) {
     let v = acc[i]! + own[i]!;
-    if (flags[i]! & Flag.Boiler && text[i]! < TUNING.boilerMaxShare * pageText) {
-      v = Math.min(v, 0) - TUNING.boilerFactor * text[i]!;
-    }
+    if (flags[i]! & Flag.Label) v = 0;
+    else if (isFurniture(i, stats, pageText)) v = Math.min(v, 0) - TUNING.boilerFactor * text[i]!;
     if (flags[i]! & Flag.Comments && v > 0) v *= TUNING.commentsFactor;
     stats.score[i] = v;
     if (parent[i]! >= 0) acc[parent[i]!]! += v;
@@ -408,7 +472,7 @@ function pickBest(stats: Stats): number {
   for (let i = 0; i < stats.n; i++) {
     const p = parent[i]!;
     inComments[i] = flags[i]! & Flag.Comments || (p >= 0 && inComments[p]) ? 1 : 0;
-    const furniture = flags[i]! & Flag.Boiler && text[i]! < TUNING.boilerMaxShare * pageText;
+    const furniture = isFurniture(i, stats, pageText);
     inFurniture[i] = furniture || (p >= 0 && inFurniture[p]) ? 1 : 0;
     if (inFurniture[i]) inComments[i] = 1;
   }
@@ -466,23 +530,37 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
   if (best >= 0 && stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
   const scores = stats.score;
   stats.score = new Float64Array(stats.score.length);
+  stats.listing = true;
   score(stats, pageText, listingValues(stats));
   const listing = widenToSemantic(stats, pickBest(stats));
+  stats.listing = false;
   if (listing >= 0 && (best < 0 || stats.text[listing]! >= TUNING.listingGain * stats.text[best]!)) return listing;
   stats.score = scores;
   return best;
 }
 
 /**
+ * What siblings of one kind share: the tag and the first class name, digits aside (the rest
+ * varies from item to item: "post-15859", "first", "instock", "product_cat-cups").
+ */
+function shapeOf(e: Element): string {
+  const cls = e.getAttributeNode('class')?.value;
+  if (!cls) return e.localName;
+  const first = cls.trimStart().split(/\s/, 1)[0]!;
+  return `${e.localName} ${first.replace(/\d+/g, '')}`;
+}
+
+/**
  * How the blocks read on a listing: links count as text, and the short fragments of a repeated
  * item (a product card's price, author, rating; a thread row's counts) are its content, not
  * the crumbs of a menu. An item is one of at least `repeatMin` siblings of the same shape (tag
- * and class) that hold text, `repeatItemChars` each on average: a grid, a list of cards, a
- * table's rows. A menu's items are shorter.
+ * and first class name) that hold text, `repeatItemChars` each on average: a grid, a list of
+ * cards, a table's rows (a menu's items are shorter). In a card (several pieces of text: a
+ * title and a price) link text counts for the item, as the whole card is often one link.
  */
 function listingValues(stats: Stats): Float64Array {
   const own = stats.ownListing.slice(0, stats.n);
-  const { el, end, text, frag, parent } = stats;
+  const { el, end, text, frag, parent, ownLink } = stats;
   const inItem = new Uint8Array(stats.n);
   const groups = new Map<string, number[]>();
   for (let p = 0; p < stats.n; p++) {
@@ -490,8 +568,7 @@ function listingValues(stats: Stats): Float64Array {
     groups.clear();
     for (let c = p + 1; c < end[p]!; c = end[c]!) {
       if (text[c] === 0) continue;
-      const e = el[c]!;
-      const key = `${e.localName} ${e.getAttribute('class') ?? ''}`;
+      const key = shapeOf(el[c]!);
       const g = groups.get(key);
       if (g) g.push(c);
       else groups.set(key, [c]);
@@ -499,15 +576,23 @@ function listingValues(stats: Stats): Float64Array {
     for (const g of groups.values()) {
       if (g.length < TUNING.repeatMin) continue;
       let sum = 0;
-      for (const c of g) sum += text[c]!;
+      let parts = 0;
+      for (const c of g) {
+        sum += text[c]!;
+        parts += stats.pieces[c]!;
+      }
       if (sum < TUNING.repeatItemChars * g.length) continue;
-      for (const c of g) inItem[c] = 2;
+      // Cards hold several pieces (a title and a price); a menu's items, one link each.
+      const cards = parts >= TUNING.cardPieces * g.length ? 2 : 1;
+      for (const c of g) inItem[c] = cards;
     }
   }
   // Marks of items reach their descendants in pre-order.
   for (let i = 0; i < stats.n; i++) {
-    if (!inItem[i] && parent[i]! >= 0 && inItem[parent[i]!]) inItem[i] = 1;
-    if (inItem[i] && frag[i]) own[i]! += TUNING.blockCost;
+    if (!inItem[i] && parent[i]! >= 0 && inItem[parent[i]!]) inItem[i] = inItem[parent[i]!]!;
+    if (!inItem[i]) continue;
+    if (frag[i]) own[i]! += TUNING.blockCost;
+    if (inItem[i] === 2) own[i]! += TUNING.itemLinkValue * ownLink[i]!;
   }
   return own;
 }
@@ -561,8 +646,10 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   const { text, link, flags } = stats;
   if (text[i] === 0) return false; // images, rules and breaks stay
   const share = text[i]! / Math.max(1, text[root]!);
-  if (flags[i]! & Flag.Boiler && share < TUNING.boilerMaxShare) return true;
+  if (flags[i]! & Flag.Label) return true;
+  if (isFurniture(i, stats, text[root]!)) return true;
   if (flags[i]! & Flag.Comments && share < 0.5 && !(flags[i]! & Flag.Content)) return true;
+  if (flags[i]! & Flag.Reviews && share < TUNING.reviewsMaxShare) return true;
   if (flags[i]! & (Flag.Heading | Flag.Pre)) return false;
   if (share < 0.3 && opensWithAsideHeading(i, stats)) return true;
   // Link lists go as a whole (a block of "related" links); single items and cells of a list
@@ -577,7 +664,7 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
 
 // Sections a page appends to its content, recognised by the heading they open with.
 const ASIDE_HEADING =
-  /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy|be interested)|read (?:more|next|also)|also read|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:sign up|subscribe) (?:for|to)|(?:people|customers|shoppers) (?:who|also)\b|(?:similar|related|recommended|sponsored|featured) (?:items|products)|(?:explore|shop|see|discover) (?:related|similar|more)\b|frequently bought|recently viewed|complete the look|shop the look)/i;
+  /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy|be interested)|read (?:more|next|also)|also read|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:customer |product |user |\d+\s+)?reviews\b|ratings (?:&|and) reviews|(?:customer )?questions (?:&|and) answers|(?:sign up|subscribe) (?:for|to)|(?:people|customers|shoppers) (?:who|also)\b|(?:similar|related|recommended|sponsored|featured) (?:items|products)|(?:explore|shop|see|discover) (?:related|similar|more)\b|frequently bought|recently viewed|complete the look|shop the look)/i;
 
 function opensWithAsideHeading(i: number, stats: Stats): boolean {
   const first = firstHeading(i, 3, stats);
@@ -618,7 +705,7 @@ export function explainCandidates(body: Element, top = 8, names = new NameMatche
   measure(body, -1, 0, false, -1, 0, stats, names);
   const pageText = stats.n ? stats.text[0]! : 0;
   const out: string[] = [];
-  for (const own of [stats.own, stats.ownListing]) {
+  for (const own of [stats.own, listingValues(stats)]) {
     stats.score = new Float64Array(stats.score.length);
     score(stats, pageText, own);
     const order = [...Array(stats.n).keys()].sort((a, b) => stats.score[b]! - stats.score[a]!).slice(0, top);

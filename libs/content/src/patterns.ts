@@ -109,11 +109,39 @@ export const BOILERPLATE = tokens(
     'copyright',
     'legal',
     'print',
-    'visually-?hidden',
-    'sr-only',
-    'screen-?reader-?text',
   ].join('|'),
 );
+
+/**
+ * The furniture words that stay furniture however long the element: a footer full of
+ * testimonials, a carousel of related stories with their excerpts, a legal disclaimer. The
+ * others (nav, menu, sidebar, search, print…) also appear inside longer names of content
+ * ("search-results", "content-nav-section", "toc-content-sidebar", "hidden-print").
+ */
+export const FURNITURE_ALWAYS = tokens(
+  [
+    'footer',
+    'site-?footer',
+    'masthead',
+    'site-?header',
+    'related',
+    'related-?(?:posts|articles|stories|content|products)',
+    'recommended',
+    'recommendations?',
+    'recirc',
+    'more-?stories',
+    'read-?more',
+    'disclaimer',
+    'copyright',
+    'legal',
+  ].join('|'),
+);
+
+/**
+ * Labels for screen readers, hidden from sight ("Original price was:", "Rated 4 out of 5"):
+ * neither content nor furniture, wherever they sit (a product card holds several).
+ */
+export const LABELS = tokens(['visually-?hidden', 'sr-only', 'screen-?reader-?(?:text|only)'].join('|'));
 
 /** Comment sections of articles (kept when the page is itself a thread of posts). */
 export const COMMENTS = tokens(
@@ -124,6 +152,16 @@ export const COMMENTS = tokens(
     'commentlist',
     'disqus_thread',
     'respond',
+  ].join('|'),
+);
+
+/** A product's reviews and questions: what buyers say about the item, its comment section. */
+export const REVIEWS = tokens(
+  [
+    '(?:customer-?|product-?|user-?)?reviews',
+    'reviews?-?(?:list|section|container|wrapper|widget)',
+    'ratings?-?(?:and-?)?reviews',
+    'questions?-?(?:and-?)?answers',
   ].join('|'),
 );
 
@@ -173,6 +211,9 @@ export const NAME_BANNER = 2;
 export const NAME_BOILERPLATE = 4;
 export const NAME_COMMENTS = 8;
 export const NAME_CONTENT = 16;
+export const NAME_LABEL = 32;
+export const NAME_FURNITURE_ALWAYS = 64;
+export const NAME_REVIEWS = 128;
 
 /**
  * The vocabularies above matched against an element's class and id. A page repeats the same
@@ -182,7 +223,7 @@ export const NAME_CONTENT = 16;
  * vocabularies holds a space, so no match spans the two.
  */
 export class NameMatcher {
-  /** Per string: the bits found, and above them (<< 5) the bits tested. */
+  /** Per string: the bits found, and above them (<< 8) the bits tested. */
   private readonly seen = new Map<string, number>();
 
   /** The bits among `wanted` that the class or the id of el matches. */
@@ -209,11 +250,14 @@ export class NameMatcher {
   }
 }
 
-const TESTED = 5;
+const TESTED = 8;
 const VOCABULARIES: [number, RegExp][] = [
   [NAME_CONSENT, CONSENT],
   [NAME_BANNER, BANNER],
   [NAME_BOILERPLATE, BOILERPLATE],
   [NAME_COMMENTS, COMMENTS],
   [NAME_CONTENT, CONTENT],
+  [NAME_LABEL, LABELS],
+  [NAME_FURNITURE_ALWAYS, FURNITURE_ALWAYS],
+  [NAME_REVIEWS, REVIEWS],
 ];

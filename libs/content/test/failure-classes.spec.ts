@@ -98,6 +98,90 @@ describe('link-dense content wins over a short block of prose', () => {
     }
     expect(r.text).not.toContain('Harbour Road');
   });
+  it('does not count the screen-reader labels in every card against a grid', () => {
+    // WooCommerce-style cards: the title and price are one link, and the price carries hidden
+    // labels ("Original price was:"), which read as furniture would sink every card.
+    const cards = PRODUCTS.map(
+      ([name, price], i) => `<li class="product type-product"><a href="/product/item-${i}" class="loop-product__link">
+        <img src="/cdn/rug-${i}.jpg" alt=""><h2 class="loop-product__title">${name}</h2>
+        <span class="price"><del><span class="screen-reader-text">Original price was: $299.00.</span>$299.00</del>
+        <ins><span class="screen-reader-text">Current price is: ${price}.</span>${price}</ins></span></a></li>`,
+    ).join('\n');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div id="page-content" class="container"><div class="shop columns-4"><ul class="products columns-4">${cards}</ul></div></div>
+      <div id="newsletter"><div class="container"><p>Get 10% off your first order when you join our mailing list.</p></div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [name, price] of PRODUCTS) {
+      expect(r.text).toContain(name!);
+      expect(r.text).toContain(price!);
+    }
+    expect(r.text).not.toContain('Get 10% off');
+    expect(r.text).not.toContain('Current price is');
+  });
+
+  it('takes results whose wrapper is named after the search that found them', () => {
+    // "search-results", "search-page-wrapper": a furniture word qualifying a long block of
+    // text with few links is not furniture; a category blurb beside it must not win.
+    const items = PRODUCTS.map(
+      ([name, price], i) => `<li class="tile"><a href="/product/${i}"><h2>${name}</h2></a>
+        <p>${price} · ${40 + i} reviews with an average rating of 4.${i % 10} out of 5 stars</p>
+        <ul class="specs"><li>Fuel type: canister</li><li>Heat output: ${8000 + 500 * i} BTU</li><li>Weight: ${1 + (i % 4)} lbs.</li></ul></li>`,
+    ).join('\n');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div id="page-content"><h1>Camp stoves</h1>
+      <div class="intro"><p>Whether you cook for two or for a group, a good stove makes camp meals easy. Read our guide
+      to choosing a stove before you buy, and compare fuel types, weights and burner sizes below.</p></div>
+      <div id="search-page-wrapper"><div id="search-results"><ul class="grid">${items}</ul></div></div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [name, price] of PRODUCTS) {
+      expect(r.text).toContain(name!);
+      expect(r.text).toContain(price!);
+    }
+    expect(r.text).not.toContain('Harbour Road');
+  });
+});
+
+describe('boilerplate does not win or stay', () => {
+  it("leaves out a product's customer reviews, as an article's comments", () => {
+    const reviews = [
+      'Bought this for our hallway and it has survived two dogs and a toddler. Washes well, colours still bright.',
+      'Thinner than I expected, and the corners curl a little, but for the price it does the job.',
+      'Third one we have bought. The pad grips the floor well and nothing slides around on our wooden floors.',
+      'The colour is more beige than tan in person. Otherwise a lovely rug, soft underfoot and easy to clean.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="product-page"><div class="product-main"><h1>Beatrice Tan Tufted Rug</h1><p class="price">$189.00</p>
+      <div class="product-description"><p>A hand-tufted wool rug in warm tan, with a low pile that sits flat under doors and
+      chairs. The washable cover lifts off its non-slip pad and goes in any standard washing machine.</p>
+      <h2>Specifications</h2><ul><li>Material: 100% wool cover, recycled rubber pad</li><li>Pile height: 0.25 in</li>
+      <li>Sizes: 5' x 7', 8' x 10', 9' x 12'</li></ul></div></div>
+      <div id="customer-reviews" class="reviews-section"><h2>Customer reviews</h2>
+      ${reviews.map((t, i) => `<div class="review"><p class="author">Reviewer ${i + 1}</p><p>${t}</p></div>`).join('\n')}</div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('hand-tufted wool rug in warm tan');
+    expect(r.text).toContain('Pile height');
+    for (const t of reviews) expect(r.text).not.toContain(t);
+  });
+  it('keeps a short docs index rather than the long sidebar menu beside it', () => {
+    // The sidebar <nav> holds most of the page's text, in items long enough to read as cards;
+    // it is still a menu, and the index (a few lines) is the page.
+    const topics = Array.from({ length: 30 }, (_, i) => `Configuring workflow step ${i + 1}`);
+    const html = `<!DOCTYPE html><html>${HEAD}<body>
+      <div class="layout"><div class="sidebar-col"><nav aria-label="Product"><ul class="action-list">
+      ${topics.map((t, i) => `<li class="action-item"><a href="/docs/${i}">${t}</a> <a href="/docs/${i}/guide">Read the guide</a></li>`).join('\n')}
+      </ul></nav></div>
+      <main id="main-content"><h1>Write workflows</h1><p>Workflows automate tasks throughout the software development lifecycle.</p>
+      <ul><li><a href="/docs/templates">Using workflow templates</a>: templates for a variety of languages and tools.</li>
+      <li><a href="/docs/triggers">Choosing when your workflow runs</a>: on a schedule or when events occur.</li></ul></main></div>
+      </body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Workflows automate tasks');
+    expect(r.text).toContain('Using workflow templates');
+    expect(r.text).not.toContain('Configuring workflow step 7');
+  });
 });
 
 describe('cleaning keeps real content', () => {
