@@ -252,6 +252,18 @@ describe('web app: a run’s pages, links, exports and webhooks', () => {
       for (let i = 0; i < 100 && hooks.hits.length === before; i++) await new Promise((r) => setTimeout(r, 100));
       expect(hooks.hits.length).toBe(before + 1);
       expect(JSON.parse(hooks.hits.at(-1)!)).toMatchObject({ event: 'run.finished' });
+
+      // The workspace's channels: this project's webhook with its health, and the same log.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Webhooks and chat channels' }).waitFor();
+      const channel = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Crawl site' }) });
+      await channel.getByText(/webhook: http:\/\/hooks\.test/).waitFor();
+      await channel.getByText(/\d+ delivered/).waitFor();
+      await page
+        .getByRole('button', { name: /^Redeliver run\.finished to / })
+        .first()
+        .waitFor();
+      await checkScreen(page, 'webhooks');
     },
     JOURNEY_MS,
   );
