@@ -55,9 +55,10 @@ const DROP = new Set([
 ]);
 
 // A banner is short; a long element whose class says "modal" (or a <body class="cookie-ok">)
-// is the page itself. Consent dialogs run longer: they list purposes and vendors.
+// is the page itself. Consent dialogs run longer: they list purposes and vendors, and a
+// privacy-preference centre (OneTrust's lists every cookie) can hold more text than the page.
 const MAX_BANNER_CHARS = 1500;
-const MAX_CONSENT_CHARS = 8000;
+const MAX_CONSENT_CHARS = 40000;
 const MIN_NOSCRIPT_CHARS = 500;
 const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-srcset'];
 const CODE_LANG = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#.-]+)/i;

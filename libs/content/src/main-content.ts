@@ -65,7 +65,7 @@ export const TUNING = {
   /** A sibling section joins when its score reaches this share of the winner's. */
   siblingMinShare: 0.2,
   /** Winner's share of the page's text below which the page is read again as a listing. */
-  listingWinnerShare: 0.2,
+  listingWinnerShare: 0.3,
   /** A listing replaces the winner when it holds this many times its text. */
   listingGain: 3,
   /** Siblings of one shape from which they read as the items of a listing. */
@@ -78,6 +78,8 @@ export const TUNING = {
   cardPieces: 2,
   /** Cost per character of link text when reading the page as a listing. */
   listingLinkPenalty: 0,
+  /** Characters from which a block repeated word for word inside the winner is kept once. */
+  repeatedBlockChars: 80,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
   /** Winner's link density from which its link lists are its content and stay. */
@@ -629,9 +631,25 @@ function gatherSiblings(stats: Stats, best: number): { root: number; dropped: El
 function prune(root: number, stats: Stats): Set<Element> {
   const pruned = new Set<Element>();
   if (root < 0) return pruned;
+  // A block repeated word for word (a carousel's cloned slides, the same buy box or section
+  // served once for small screens and once for large) is kept the first time only.
+  const seen = new Map<string, number>();
+  const { text, link, pieces, end } = stats;
+  const repeated = (c: number): boolean => {
+    if (text[c]! < TUNING.repeatedBlockChars) return false;
+    const key = `${text[c]} ${link[c]} ${pieces[c]}`;
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, c);
+      return false;
+    }
+    // The same figures for an element and its only child: not a repeat.
+    if (end[first]! > c) return false;
+    return stats.el[first]!.textContent === stats.el[c]!.textContent;
+  };
   const visit = (i: number): void => {
-    for (let c = i + 1; c < stats.end[i]!; c = stats.end[c]!) {
-      if (shouldPrune(c, root, stats)) {
+    for (let c = i + 1; c < end[i]!; c = end[c]!) {
+      if (shouldPrune(c, root, stats) || repeated(c)) {
         pruned.add(stats.el[c]!);
         continue;
       }

@@ -144,6 +144,47 @@ describe('link-dense content wins over a short block of prose', () => {
 });
 
 describe('boilerplate does not win or stay', () => {
+  it('drops a privacy-preference centre even when it holds more text than the page', () => {
+    const vendors = Array.from(
+      { length: 80 },
+      (_, i) =>
+        `<div class="ot-vendor"><h4>Vendor ${i + 1} Analytics Ltd</h4><p>This vendor stores cookies to measure audience and
+        personalise advertising across sites. Retention period: ${i + 1} months. Legitimate interest may apply.</p></div>`,
+    ).join('\n');
+    const posts = [
+      'No stream link this time. The recording goes up on their channel in exactly one hour from now.',
+      'I do not know if the timing is unusual, but the fact that this is a recorded show suggests a small update.',
+      'Probably a few indie titles and a release date for the port. Nothing big before the holidays, I think.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="wrapper"><div id="content"><h1>Direct at noon?</h1><table class="board message">
+      ${posts.map((p, i) => `<tr><td class="author">user${i + 1} #${i + 1}</td><td class="msg">${p}</td></tr>`).join('\n')}
+      </table></div></div>
+      <div id="onetrust-consent-sdk"><div id="onetrust-pc-sdk" class="otPcCenter"><h2>Privacy Preference Center</h2>
+      <p>When you visit any website, it may store or retrieve information on your browser, mostly in the form of cookies.</p>
+      ${vendors}</div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of posts) expect(r.text).toContain(p);
+    expect(r.text).not.toContain('Analytics Ltd');
+  });
+
+  it('keeps a block repeated for another screen size once', () => {
+    const description =
+      'A go-to for coffee on the go. Double-wall vacuum insulation keeps drinks hot or cold to the last sip, and the lid keeps splashes in.';
+    const buyBox = `<div class="buy-box"><h1>Rambler 20 oz Tumbler</h1><p class="price">$35.00</p><p>${description}</p></div>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <main><div class="pdp"><div class="pdp-mobile">${buyBox}</div><div class="pdp-desktop">${buyBox}</div>
+      <section class="details"><h2>Details</h2><ul><li>Cupholder compatible</li><li>Dishwasher safe</li>
+      <li>Stainless steel, 18/8 grade</li></ul><p>Any tumbler that comes along for the ride needs to be tough enough to keep up,
+      and this one is made from durable stainless steel.</p></section></div></main>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text!.split(description).length - 1).toBe(1);
+    expect(r.text).toContain('Dishwasher safe');
+    expect(r.text).toContain('tough enough to keep up');
+  });
+
   it("leaves out a product's customer reviews, as an article's comments", () => {
     const reviews = [
       'Bought this for our hallway and it has survived two dogs and a toddler. Washes well, colours still bright.',
