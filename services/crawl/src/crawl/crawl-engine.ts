@@ -30,6 +30,12 @@ export interface EngineSettings {
 
 /** Most results settled in one step (one transaction). */
 const MAX_SETTLE_BATCH = 200;
+/**
+ * A crawl whose results settled here this recently is not ticked: its steps already dispatch,
+ * publish crawl.page and end it. (A tick is a locked transaction of its own; ticking a busy
+ * crawl four times a second was a quarter of a crawl's statements.)
+ */
+const STEPPED_RECENTLY_MS = 1000;
 
 /**
  * The crawl loop, shared by every crawl worker: each step runs inside the run's advisory lock,
@@ -54,6 +60,11 @@ export class CrawlEngine {
   );
   /** A crawl's run and workspace never change: read once per crawl, not once per step. */
   private readonly runs = new Map<string, Pick<CrawlJob, 'id' | 'runId' | 'workspaceId'>>();
+  /**
+   * When each crawl last settled results in this process, for crawls that wait on no clock (no
+   * politeness delay, no Retry-After pending): what the ticker may skip.
+   */
+  private readonly steppedAt = new Map<string, number>();
 
   constructor(
     private readonly jobs: CrawlJobRepository,
@@ -137,9 +148,21 @@ export class CrawlEngine {
         items.map((i) => i.msg),
         note,
       );
-      return after ? this.advance(tx, after, ctx) : null;
+      if (!after) return null;
+      const now = Date.now();
+      const waitsOnClock = ctx.delayMs > 0 || Object.values(stateOf(after).hostNextAt ?? {}).some((t) => t > now);
+      if (waitsOnClock) this.steppedAt.delete(job.id);
+      else {
+        // Crawls that end in another worker leave their entry: the oldest goes past 4096.
+        if (this.steppedAt.size >= 4096) this.steppedAt.delete(this.steppedAt.keys().next().value!);
+        this.steppedAt.set(job.id, now);
+      }
+      return this.advance(tx, after, ctx);
     });
-    if (ended) await this.events.publishEnd(job, ended);
+    if (ended) {
+      this.steppedAt.delete(job.id);
+      await this.events.publishEnd(job, ended);
+    }
   }
 
   /**
@@ -203,6 +226,8 @@ export class CrawlEngine {
    * has passed, crawl.page every few seconds, work lost with a dead scrape worker, the end.
    */
   async tick(jobId: string, runId: string): Promise<void> {
+    const stepped = this.steppedAt.get(jobId);
+    if (stepped !== undefined && Date.now() - stepped < STEPPED_RECENTLY_MS) return;
     let workspaceId = '';
     const ended = await this.frontier.locked(
       runId,
