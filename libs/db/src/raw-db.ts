@@ -118,8 +118,11 @@ export class RawDb implements RawSql {
     }
   }
 
+  private ended: Promise<void> | null = null;
+
+  /** Closes the pool; a second call waits for the first (a service stopped twice). */
   end(): Promise<void> {
-    return this.pool.end();
+    return (this.ended ??= this.pool.end());
   }
 }
 

@@ -128,6 +128,29 @@ describe('authorize and charge', () => {
       expect(await ledger.balance(other)).toMatchObject({ used: 10, remaining: 990 });
       await expect(ledger.chargeMany([item(ws, '', 1)])).rejects.toMatchObject({ code: 'validation' });
     });
+
+    it('charges units drawn from a block against its hold, once each, and a charge of 0 ends the block', async () => {
+      const ws = await workspace();
+      const held = async () =>
+        (await db.prisma.creditHold.findFirst({ where: { workspaceId: ws, reference: 'block:job:1' } }))?.credits ??
+        null;
+      expect(await ledger.authorizeMany([item(ws, 'block:job:1', 32)])).toEqual([null]);
+      expect(await ledger.balance(ws)).toMatchObject({ used: 0, remaining: 968 });
+      const drawn = (ref: string, credits: number) => ({ ...item(ws, ref, credits), fromHold: 'block:job:1' });
+      // Three pages charged: the block shrinks by what they cost, and the workspace's remaining
+      // credits are what they were plus nothing counted twice.
+      expect(await ledger.chargeMany([drawn('page:job:1:http', 1), drawn('page:job:2:http', 1)])).toEqual([1, 1]);
+      expect(await ledger.chargeMany([drawn('page:job:3:browser', 5), drawn('page:job:4:http', 0)])).toEqual([5, 0]);
+      expect(await held()).toBe(25);
+      expect(await ledger.balance(ws)).toMatchObject({ used: 7, remaining: 968 });
+      // A page charged again (a redelivered message) changes neither the ledger nor the block.
+      expect(await ledger.chargeMany([drawn('page:job:1:http', 1)])).toEqual([0]);
+      expect(await held()).toBe(25);
+      // The block ends: what it did not spend is the workspace's again.
+      expect(await ledger.chargeMany([item(ws, 'block:job:1', 0)])).toEqual([0]);
+      expect(await held()).toBeNull();
+      expect(await ledger.balance(ws)).toMatchObject({ used: 7, remaining: 993 });
+    });
   });
 
   it('keeps the balance row equal to the ledger, whoever writes it, so nothing sums the ledger', async () => {

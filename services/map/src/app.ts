@@ -59,6 +59,7 @@ export const buildApp = async (cfg: Config, overrides: MapOverrides = {}): Promi
           reference: `${prefix}:file:${n}`,
           credits: amount * MAP_CREDITS_PER_SITEMAP_FILE,
           reason: 'map',
+          fromHold: '',
         });
       },
     }));

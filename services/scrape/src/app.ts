@@ -11,7 +11,7 @@ import { JobService } from './jobs/job.service.js';
 import { JobWatchdog } from './jobs/job-watchdog.js';
 import { BrowserRung } from './ladder/browser-rung.js';
 import { DeploymentRungs } from './ladder/deployment-rungs.js';
-import { batchingCredits } from './billing/credits-client.js';
+import { BatchingCredits } from './billing/credits-client.js';
 import { HostLimiter } from './ladder/host-limiter.js';
 import { HttpRung } from './ladder/http-rung.js';
 import { LadderService } from './ladder/ladder.service.js';
@@ -50,7 +50,7 @@ export const buildApp = async (
   const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
   const agents = guardedAgents(guard);
 
-  const credits = batchingCredits(billing, 'page');
+  const credits = new BatchingCredits(billing, 'page', logger.child({ module: 'credits' }));
   const jobRepo = new JobRepository(prisma);
   const pageRepo = new PageRepository(prisma, raw);
   // Seals job webhook secrets; opens the fetch.headers values the gateway sealed.
@@ -139,6 +139,7 @@ export const buildApp = async (
       await watchdog.idle();
       await shutdown(server);
       await reader.close();
+      await credits.close();
       billing.close();
       browserPool.close();
       agents.http.destroy();

@@ -17,7 +17,7 @@ import {
   type TestDatabase,
   type TestWeb,
 } from '@tidemark/testkit';
-import { batchingCredits } from '../src/billing/credits-client.js';
+import { BatchingCredits } from '../src/billing/credits-client.js';
 import { loadConfig } from '../src/config.js';
 import { BrowserRung } from '../src/ladder/browser-rung.js';
 import { DeploymentRungs } from '../src/ladder/deployment-rungs.js';
@@ -123,7 +123,7 @@ describe('LadderService', () => {
       new LadderService(
         http,
         new BrowserRung(browser, cfg.SCRAPE_MAX_BODY_BYTES),
-        batchingCredits(billing, 'page'),
+        new BatchingCredits(billing, 'page', logger),
         {
           fresh: async (ws, url, since) => {
             const page = await pages.fresh(ws, url, since);

@@ -110,9 +110,12 @@ export class LedgerService {
     return outcomes;
   }
 
-  /** Charge for several units in one statement; each once per reference. */
+  /**
+   * Charge for several units in one statement; each once per reference. A unit with `fromHold`
+   * was drawn from a block of credits held for many units: that hold shrinks by the charge.
+   */
   async chargeMany(
-    items: { workspaceId: string; reference: string; credits: number; reason: string }[],
+    items: { workspaceId: string; reference: string; credits: number; reason: string; fromHold?: string }[],
   ): Promise<number[]> {
     if (items.some((i) => !i.workspaceId || !i.reference || i.credits < 0))
       throw new ValidationError('charge needs a workspace, a reference and credits >= 0');
@@ -124,6 +127,7 @@ export class LedgerService {
         reason: i.reason,
         credits: -i.credits,
         reference: i.reference,
+        ...(i.fromHold ? { fromHold: i.fromHold } : {}),
       })),
     );
     return items.map((item, k) => (charged[k] ? item.credits : 0));

@@ -158,28 +158,49 @@ export class LedgerRepository {
 
   /**
    * Ends holds and writes charges for several units of work in one statement (so one implicit
-   * transaction), each once per reference. Answers per unit whether this call charged it.
+   * transaction), each once per reference. A unit drawn from a block (`fromHold`, a hold made for
+   * many units) shrinks that hold by what this call charged it instead. Answers per unit whether
+   * this call charged it.
    */
-  async chargeManyOnce(given: LedgerEntryInput[]): Promise<boolean[]> {
+  async chargeManyOnce(given: (LedgerEntryInput & { fromHold?: string })[]): Promise<boolean[]> {
     // Rows are written in (workspace, reference) order: two batches that share references then
     // take their row and index locks in the same order and cannot deadlock on each other.
     const order = (e: LedgerEntryInput) => `${e.workspaceId}\n${e.reference}`;
     const entries = [...given].sort((x, y) => (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0));
-    const inserted = await this.raw.$queryRaw<{ workspace_id: string; reference: string }[]>`
-      WITH released AS (
-        DELETE FROM credit_hold h
-         USING unnest(${entries.map((e) => e.workspaceId)}::text[], ${entries.map((e) => e.reference)}::text[]) AS t(ws, ref)
-         WHERE h.workspace_id = t.ws AND h.reference = t.ref
+    const statement = () => this.raw.$queryRaw<{ workspace_id: string; reference: string }[]>`
+      WITH input AS (
+        SELECT * FROM unnest(${entries.map(() => newId('led'))}::text[], ${entries.map((e) => e.workspaceId)}::text[],
+                             ${entries.map((e) => e.kind)}::text[], ${entries.map((e) => e.reason)}::text[],
+                             ${entries.map((e) => e.credits)}::int[], ${entries.map((e) => e.reference)}::text[],
+                             ${entries.map((e) => e.fromHold ?? '')}::text[])
+                 AS t(id, ws, kind, reason, credits, ref, from_hold)
+      ), released AS (
+        DELETE FROM credit_hold h USING input t
+         WHERE t.from_hold = '' AND h.workspace_id = t.ws AND h.reference = t.ref
+      ), inserted AS (
+        INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
+        SELECT t.id, t.ws, t.kind, t.reason, t.credits, t.ref FROM input t WHERE t.credits <> 0
+        ON CONFLICT (workspace_id, reference) DO NOTHING
+        RETURNING workspace_id, reference, credits
+      ), drawn AS (
+        UPDATE credit_hold h SET credits = GREATEST(0, h.credits + d.charged)
+          FROM (SELECT t.ws, t.from_hold, sum(i.credits)::int AS charged
+                  FROM input t JOIN inserted i ON i.workspace_id = t.ws AND i.reference = t.ref
+                 WHERE t.from_hold <> '' GROUP BY t.ws, t.from_hold) d
+         WHERE h.workspace_id = d.ws AND h.reference = d.from_hold
       )
-      INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
-      SELECT t.id, t.ws, t.kind, t.reason, t.credits, t.ref
-        FROM unnest(${entries.map(() => newId('led'))}::text[], ${entries.map((e) => e.workspaceId)}::text[],
-                    ${entries.map((e) => e.kind)}::text[], ${entries.map((e) => e.reason)}::text[],
-                    ${entries.map((e) => e.credits)}::int[], ${entries.map((e) => e.reference)}::text[])
-             AS t(id, ws, kind, reason, credits, ref)
-       WHERE t.credits <> 0
-      ON CONFLICT (workspace_id, reference) DO NOTHING
-      RETURNING workspace_id, reference`;
+      SELECT workspace_id, reference FROM inserted`;
+    let inserted: { workspace_id: string; reference: string }[];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        inserted = await statement();
+        break;
+      } catch (err) {
+        // Two batches drawing on the same blocks in another order: PostgreSQL ends one; it is
+        // the same statement again (nothing was written).
+        if ((err as { code?: string }).code !== '40P01' || attempt >= 3) throw err;
+      }
+    }
     const charged = new Set(inserted.map((r) => `${r.workspace_id}\n${r.reference}`));
     return given.map((e) => charged.has(`${e.workspaceId}\n${e.reference}`));
   }

@@ -15,6 +15,11 @@ export const billingRpc = (ledger: LedgerService) => ({
   },
   charge: async (req: billingV1.ChargeRequest): Promise<billingV1.ChargeResponse> => {
     if (!req.workspaceId) throw new ValidationError('workspace_id is required');
+    // Drawn from a block: the block's hold shrinks (ChargeMany's rule), no hold of its own ends.
+    if (req.fromHold) {
+      const [charged] = await ledger.chargeMany([{ ...req, reason: req.reason || 'work' }]);
+      return { charged: charged ?? 0 };
+    }
     return ledger.charge(req.workspaceId, req.reference, req.credits, req.reason || 'work');
   },
   authorizeMany: async (req: billingV1.AuthorizeManyRequest): Promise<billingV1.AuthorizeManyResponse> => {

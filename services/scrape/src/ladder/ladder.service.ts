@@ -23,7 +23,8 @@ import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.
 
 /** What billing answers to; the ladder holds before a rung and charges after. */
 export interface CreditsPort {
-  authorize(workspaceId: string, reference: string, credits: number): Promise<void>;
+  /** `pool`: units that may draw on one block of credits held for them all (a crawl's pages). */
+  authorize(workspaceId: string, reference: string, credits: number, pool?: string): Promise<void>;
   charge(workspaceId: string, reference: string, credits: number): Promise<void>;
 }
 
@@ -33,6 +34,8 @@ export interface CachePort {
 }
 
 export interface PageRef {
+  /** A crawl's page: its credits are drawn on a block held for the crawl's pages. */
+  creditBlock?: boolean;
   workspaceId: string;
   jobId: string;
   position: number;
@@ -157,7 +160,12 @@ export class LadderService {
       }
       const reference = `page:${page.jobId}:${page.position}:${rung.rung}`;
       try {
-        await this.credits.authorize(page.workspaceId, reference, rung.credits);
+        await this.credits.authorize(
+          page.workspaceId,
+          reference,
+          rung.credits,
+          page.creditBlock ? page.jobId : undefined,
+        );
       } catch (err) {
         if (err instanceof ApiError && err.code === 'credits_exhausted') {
           if (i === start && i > 0 && shot && fetchCfg.render_js !== 'always') {

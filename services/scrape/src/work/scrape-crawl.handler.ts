@@ -88,7 +88,7 @@ export const scrapeCrawlHandler = (deps: {
         ? robotsResult(msg.url)
         : 'invalid' in opts!
           ? invalidResult(msg.url, opts.invalid)
-          : await deps.ladder.scrape({ ...ref, url: msg.url }, opts!);
+          : await deps.ladder.scrape({ ...ref, url: msg.url, creditBlock: true }, opts!);
       links = result.bodies.links ?? [];
       const fetched = result;
       await storing(fetched, async () => {
