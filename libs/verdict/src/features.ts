@@ -26,13 +26,11 @@ export interface PageFeatures {
   captchaMarkup?: string;
 }
 
-/** Roots single-page apps mount into, each as the first element it would select. */
-const APP_ROOTS: ((el: Element) => boolean)[] = [
-  ...['root', 'app', '__next', '__nuxt', '___gatsby', 'svelte'].map((id) => (el: Element) => el.id === id),
-  (el) => el.localName === 'app-root',
-  (el) => el.hasAttribute('data-reactroot'),
-  (el) => el.hasAttribute('ng-app'),
-];
+/** Ids of the roots single-page apps mount into; `app-root`, `[data-reactroot]` and `[ng-app]` follow them. */
+const ROOT_IDS = ['root', 'app', '__next', '__nuxt', '___gatsby', 'svelte'];
+const APP_ROOT_TAG = ROOT_IDS.length;
+const REACT_ROOT = APP_ROOT_TAG + 1;
+const NG_APP = APP_ROOT_TAG + 2;
 const INVISIBLE = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD']);
 /** Elements after whose text a space separates words (visible text has no layout to do it). */
 const BLOCK_BREAK = new Set(['P', 'DIV', 'LI', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TR', 'BR', 'SECTION', 'ARTICLE']);
@@ -58,7 +56,8 @@ export const pageFeatures = (doc: Document, html: string): PageFeatures => {
   let title: Element | null = null;
   let h1: Element | null = null;
   const noscripts: string[] = [];
-  const roots: (Element | null)[] = APP_ROOTS.map(() => null);
+  // The first element each app-root selector would find (querySelector), in ROOT_IDS' order then tag, react, angular.
+  const roots: (Element | null)[] = new Array<Element | null>(ROOT_IDS.length + 3).fill(null);
   const text: string[] = [];
 
   /** Looks at one element; answers whether its subtree is walked (not a template's contents). */
@@ -112,12 +111,19 @@ export const pageFeatures = (doc: Document, html: string): PageFeatures => {
       case 'template':
         return false;
     }
+    if (el.localName === 'app-root') roots[APP_ROOT_TAG] ??= el;
     if (el.hasAttributes()) {
       const role = el.getAttribute('role');
       if (role === 'navigation') nav = true;
       else if (role === 'main') main = true;
-      for (let i = 0; i < roots.length; i++) if (roots[i] === null && APP_ROOTS[i]!(el)) roots[i] = el;
-    } else if (el.localName === 'app-root') roots[6] ??= el;
+      const id = el.getAttribute('id');
+      if (id !== null) {
+        const k = ROOT_IDS.indexOf(id);
+        if (k >= 0) roots[k] ??= el;
+      }
+      if (roots[REACT_ROOT] === null && el.hasAttribute('data-reactroot')) roots[REACT_ROOT] = el;
+      if (roots[NG_APP] === null && el.hasAttribute('ng-app')) roots[NG_APP] = el;
+    }
     return true;
   };
 
