@@ -136,6 +136,7 @@ const BLOCK = new Set([
 ]);
 // Parts of a list or a line: pruned with their list, never on their own.
 const LIST_PARTS = new Set(['li', 'td', 'th', 'tr', 'dd', 'dt', 'p', 'a', 'span', 'strong', 'em', 'b', 'i', 'code']);
+const REPEATABLE = new Set(['li', 'td', 'th', 'tr', 'dd', 'dt', 'code']);
 const HEADING = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const FURNITURE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'header', 'menu']);
 
@@ -636,7 +637,9 @@ function prune(root: number, stats: Stats): Set<Element> {
   const seen = new Map<string, number>();
   const { text, link, pieces, end } = stats;
   const repeated = (c: number): boolean => {
-    if (text[c]! < TUNING.repeatedBlockChars) return false;
+    if (text[c]! < TUNING.repeatedBlockChars || stats.flags[c]! & Flag.Pre) return false;
+    // Items, cells and code repeat in reference pages (the same parameter for two calls).
+    if (REPEATABLE.has(stats.el[c]!.localName)) return false;
     const key = `${text[c]} ${link[c]} ${pieces[c]}`;
     const first = seen.get(key);
     if (first === undefined) {
