@@ -311,6 +311,49 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       expect(await rowsOf(runId)).toHaveLength(3);
     });
 
+    it("grows a step's links in one statement exactly as add and countInLinks do one after the other", async () => {
+      const before = [link('http://site.test/known'), link('http://site.test/other', { depth: 2 })];
+      const found = [
+        link('http://site.test/known'),
+        link('http://site.test/n1', { firstReferer: 'http://site.test/known' }),
+        link('http://site.test/n1/', { url: 'http://site.test/n1/' }),
+        link('http://site.test/n2', { depth: 3, foundVia: 'sitemap', inSitemap: true }),
+        link('http://site.test/n3'),
+      ];
+      const inLinks = new Map([
+        [before[0]!.key, 2],
+        [before[1]!.key, 1],
+        [found[1]!.key, 3],
+        [found[3]!.key, 1],
+        [found[4]!.key, 5],
+        [normalizeUrl('http://site.test/never')!, 4],
+      ]);
+      for (const room of [10, 2, 0]) {
+        const stepwise = await runWith(...before);
+        const oneStatement = await runWith(...before);
+        const a = await step(stepwise, async (tx) => {
+          const grown = await frontier.add(tx, stepwise, found, room);
+          await frontier.countInLinks(tx, stepwise, inLinks);
+          return grown;
+        });
+        const b = await step(oneStatement, (tx) => frontier.grow(tx, oneStatement, found, room, inLinks));
+        expect(b).toEqual(a);
+        const shape = async (runId: string) =>
+          (await rowsOf(runId)).map(({ runId: _r, dispatchedAt: _d, ...row }) => row);
+        expect(await shape(oneStatement)).toEqual(await shape(stepwise));
+      }
+      // In-links alone (every link already known) and nothing at all.
+      const runId = await runWith(...before);
+      await expect(
+        step(runId, (tx) => frontier.grow(tx, runId, [], 5, new Map([[before[0]!.key, 1]]))),
+      ).resolves.toEqual({ added: 0, overflow: 0 });
+      await expect(step(runId, (tx) => frontier.grow(tx, runId, [], 5, new Map()))).resolves.toEqual({
+        added: 0,
+        overflow: 0,
+      });
+      expect((await rowsOf(runId)).map((r) => r.inLinks)).toEqual([1, 0]);
+    });
+
     it('stores a link spelled with a NUL character, cleaned of it', async () => {
       const runId = await newRun();
       const spelled = link('http://site.test/nul', {

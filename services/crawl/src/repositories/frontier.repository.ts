@@ -1,6 +1,6 @@
 // Long (~400 lines) because every statement on crawl_url lives here, most of them raw SQL run
 // under the run's advisory lock; spread over files, the locking rules would be too.
-import { Prisma, storable, type PrismaClient, type RawDb, type RawSql } from '@tidemark/db';
+import { Prisma, storable, storableText, type PrismaClient, type RawDb, type RawSql } from '@tidemark/db';
 
 /**
  * A transaction's raw SQL: every frontier change of a run happens inside the run's lock, in a
@@ -132,6 +132,59 @@ export class FrontierRepository {
                WITH ORDINALITY AS t(key, url, host, depth, via, referer, sitemap, ord)`;
     }
     return { added: taken.length, overflow: fresh.length - taken.length };
+  }
+
+  /**
+   * A settle step's links in one statement: the URLs not yet in the frontier added (at most
+   * `room`, in the order given, positions after the last), and every linked key's in-links
+   * counted (`links`: key → how many of the settled pages link it), the new rows' counts written
+   * as they are inserted. Same answer as `add` then `countInLinks`, one round trip instead of four.
+   */
+  async grow(
+    tx: Tx,
+    runId: string,
+    found: NewUrl[],
+    room: number,
+    links: Map<string, number>,
+  ): Promise<{ added: number; overflow: number }> {
+    if (!found.length && !links.size) return { added: 0, overflow: 0 };
+    const seen = new Set<string>();
+    // The first spelling of a key wins within the call, as in `add`.
+    const urls = storable(found).filter((u) => !seen.has(u.key) && seen.add(u.key));
+    const [row] = await tx.$queryRawUnsafe<{ added: number; fresh: number }[]>(
+      `WITH t AS (
+         SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::boolean[])
+                WITH ORDINALITY AS t(key, url, host, depth, via, referer, sitemap, ord)
+       ), fresh AS (
+         SELECT t.*, row_number() OVER (ORDER BY t.ord) AS n FROM t
+          WHERE NOT EXISTS (SELECT 1 FROM crawl_url c WHERE c.run_id = $1 AND c.url_key = t.key)
+       ), counts AS (
+         SELECT * FROM unnest($10::text[], $11::int[]) AS l(key, n)
+       ), inserted AS (
+         INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, first_referer, in_sitemap, in_links)
+         SELECT $1, f.key, f.url, f.host,
+                (SELECT COALESCE(max(position), -1) FROM crawl_url WHERE run_id = $1) + f.n::int,
+                f.depth, f.via, f.referer, f.sitemap, COALESCE((SELECT l.n FROM counts l WHERE l.key = f.key), 0)
+           FROM fresh f WHERE f.n <= $9
+         RETURNING 1
+       ), counted AS (
+         UPDATE crawl_url c SET in_links = c.in_links + l.n FROM counts l WHERE c.run_id = $1 AND c.url_key = l.key
+       )
+       SELECT (SELECT count(*) FROM inserted)::int AS added, (SELECT count(*) FROM fresh)::int AS fresh`,
+      runId,
+      urls.map((u) => u.key),
+      urls.map((u) => u.url),
+      urls.map((u) => u.host),
+      urls.map((u) => u.depth),
+      urls.map((u) => u.foundVia),
+      urls.map((u) => u.firstReferer),
+      urls.map((u) => u.inSitemap),
+      Math.max(0, room),
+      [...links.keys()].map(storableText),
+      [...links.values()],
+    );
+    const added = row?.added ?? 0;
+    return { added, overflow: (row?.fresh ?? 0) - added };
   }
 
   /** Fetched pages link to these keys (key → how many pages): each one in the frontier gains those in-links. */

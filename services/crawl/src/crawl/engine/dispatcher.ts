@@ -116,8 +116,7 @@ export class Dispatcher {
       }
     }
     const room = config.max_pages - total;
-    const grown = await this.frontier.add(tx, job.runId, [...fresh.values()], room);
-    await this.frontier.countInLinks(tx, job.runId, inLinks);
+    const grown = await this.frontier.grow(tx, job.runId, [...fresh.values()], room, inLinks);
     return { ...grown, tooDeep };
   }
 
