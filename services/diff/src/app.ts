@@ -4,6 +4,7 @@ import { diffV1 } from '@tidemark/contracts';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
+import { SelectorPool } from './bounded/selector-pool.js';
 import { ChangeService } from './changes/change.service.js';
 import type { Config } from './config.js';
 import { ChangeRepository } from './repositories/change.repository.js';
@@ -25,11 +26,17 @@ export const buildApp = async (
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'diff', logger }));
+  const selectors = new SelectorPool({
+    threads: cfg.DIFF_SELECTOR_THREADS,
+    budgetMs: cfg.DIFF_SELECTOR_BUDGET_MS,
+    logger: logger.child({ module: 'selector-pool' }),
+  });
   const changes = new ChangeService(
     new RunPagesRepository(prisma),
     new ChangeRepository(prisma),
     bus,
     logger.child({ module: 'change.service' }),
+    selectors,
   );
   const server = new grpc.Server();
   server.addService(diffV1.DiffServiceService, unaryService<diffV1.DiffServiceServer>(diffRpc(changes), logger));
@@ -62,6 +69,7 @@ export const buildApp = async (
     async stop() {
       for (const c of consumers) await c.stop();
       await shutdown(server);
+      await selectors.close();
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();
     },

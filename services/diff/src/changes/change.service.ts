@@ -3,8 +3,11 @@ import type { ChangeSummary } from '@tidemark/contracts';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import { compareRuns, type ChangeRecord } from '../compare/compare-runs.js';
-import { compareMarkup, type MarkupComparison } from '../compare/markup-diff.js';
+import { inlineSelectors, type SelectorRunner } from '../bounded/tasks.js';
+import { tokenizeMarkdown } from '../compare/markdown-tokens.js';
+import type { MarkupComparison } from '../compare/markup-diff.js';
 import type { ChangeKind } from '../compare/types.js';
+import { maskVolatileElements } from '../compare/volatile-elements.js';
 import { diffWords, type WordDiff } from '../compare/word-diff.js';
 import type { ChangeRepository, StoredChange } from '../repositories/change.repository.js';
 import type { RunPagesRepository, RunToCompare } from '../repositories/run-pages.repository.js';
@@ -32,6 +35,9 @@ const MAX_PAGE_EVENTS = 1000;
 const configValue = <T>(run: RunToCompare, group: string, key: string, fallback: T): T =>
   (run.config?.[group]?.[key] as T | undefined) ?? fallback;
 
+/** The project's `volatile_selectors` (an empty list by default). */
+const volatileSelectorsOf = (run: RunToCompare): string[] => configValue(run, 'advanced', 'volatile_selectors', []);
+
 /**
  * Compares a finished project run with the run before it, stores the change record and tells
  * run.finished and page.changed on the events stream. Reads the records for the routes.
@@ -42,6 +48,8 @@ export class ChangeService {
     private readonly changes: ChangeRepository,
     private readonly bus: Bus,
     private readonly logger: Logger,
+    /** Where the project's selectors run: a bounded pool in the service (inline in unit tests). */
+    private readonly selectors: SelectorRunner = inlineSelectors,
   ) {}
 
   /** work.diff.compare. Idempotent: a run compared before publishes its stored record again. */
@@ -67,7 +75,9 @@ export class ChangeService {
         options: {
           notifyMinWords: configValue(run, 'output', 'notify_min_words', 1),
           fields: configValue(run, 'content', 'fields', {}),
+          volatileSelectors: volatileSelectorsOf(run),
         },
+        selectors: this.selectors,
       });
       if (baseline) await this.unreachableIsNotRemoved(record, baseline.id, run.id);
       await this.changes.save(run, record, noise);
@@ -247,7 +257,24 @@ export class ChangeService {
   /** The word-level diff of one page against the run before the given one. */
   async pageDiff(workspaceId: string, projectId: string, url: string, runId: string | null): Promise<PageDiffView> {
     const { run, baseline, after, before } = await this.pagePair(workspaceId, projectId, url, runId);
-    const diff = diffWords(before?.markdown ?? '', after?.markdown ?? '');
+    let old = tokenizeMarkdown(before?.markdown ?? '');
+    let now = tokenizeMarkdown(after?.markdown ?? '');
+    const volatileSelectors = volatileSelectorsOf(run);
+    const html = (b: typeof after) => b?.cleanHtml ?? b?.html ?? null;
+    if (volatileSelectors.length && html(before) && html(after)) {
+      // As the change record does: the words of the volatile elements are masked on both sides.
+      const texts = await Promise.all(
+        [html(before)!, html(after)!].map((page) =>
+          this.bounded(
+            () => this.selectors.run({ kind: 'volatile', html: page, selectors: volatileSelectors }),
+            volatileSelectors,
+          ),
+        ),
+      );
+      old = maskVolatileElements(old, texts[0]!.texts).doc;
+      now = maskVolatileElements(now, texts[1]!.texts).doc;
+    }
+    const diff = diffWords(old, now);
     return {
       url,
       runId: run.id,
@@ -266,8 +293,33 @@ export class ChangeService {
         'conflict',
         'the markup comparison needs the page’s html in both runs: store it (formats cleanHtml, or STORE_HTML always)',
       );
-    const result = compareMarkup(html(before)!, html(after)!);
+    const volatileSelectors = volatileSelectorsOf(run);
+    const result = await this.bounded(
+      () =>
+        this.selectors.run({
+          kind: 'markup',
+          before: html(before)!,
+          after: html(after)!,
+          options: { volatileSelectors },
+        }),
+      volatileSelectors,
+    );
     return { url, runId: run.id, baseline: baseline?.id ?? null, ...result };
+  }
+
+  /**
+   * The project's selectors over a stored page on the selector pool; past its budget, 422 with
+   * the reason (a route answers rather than hangs).
+   */
+  private async bounded<T>(work: () => Promise<T>, selectors: readonly string[]): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new ValidationError(
+        selectors.length ? `config.advanced.volatile_selectors: ${why}; use simpler selectors` : why,
+      );
+    }
   }
 
   private async pagePair(workspaceId: string, projectId: string, url: string, runId: string | null) {

@@ -10,10 +10,12 @@ import { DEFAULT_NOISE_OPTIONS, type IgnoredBlockChange, type NoiseOptions } fro
 import { parseNoiseState, type NoiseState } from './noise-state.js';
 import { classifyPages, countEntries, DEFAULT_COVERAGE_THRESHOLD, urlKey } from './page-classify.js';
 import { comparePageContent } from './page-compare.js';
-import { REPOINT_THRESHOLD, repointSelector } from './selector-repoint.js';
+import { inlineSelectors, type SelectorRunner } from '../bounded/tasks.js';
+import { REPOINT_THRESHOLD } from './selector-repoint.js';
 import { NEAR_DUPLICATE_BITS, simhash, SimhashIndex } from './simhash.js';
 import { DEFAULT_TEMPLATE_THRESHOLDS, TemplateIndex, type TemplateThresholds } from './template-blocks.js';
 import type { ChangeCounts, ChangeEntry, Coverage, FieldConfig, PageSummary, RunSummary } from './types.js';
+import { maskVolatileElements } from './volatile-elements.js';
 
 export interface PageBodies {
   markdown?: string | null;
@@ -36,6 +38,11 @@ export interface CompareRunsOptions {
   repointThreshold: number;
   /** Pages whose bodies are loaded at once. */
   concurrency: number;
+  /**
+   * Config `volatile_selectors`: changes inside the elements they match are noise. They run over
+   * the page's stored html (both runs); a page without it is compared without them, with a reason.
+   */
+  volatileSelectors: readonly string[];
 }
 
 export interface CompareRunsInput {
@@ -45,6 +52,8 @@ export interface CompareRunsInput {
   /** The noise state stored after the previous comparison (anything unreadable starts over). */
   noise?: unknown;
   options?: Partial<CompareRunsOptions>;
+  /** Where the project's selectors run (volatile_selectors, repointing): a bounded pool in the service. */
+  selectors?: SelectorRunner;
 }
 
 /** One change to a template pagelet, reported once for all the pages that carry it. */
@@ -107,8 +116,10 @@ export async function compareRuns(input: CompareRunsInput): Promise<CompareRunsR
     templates: DEFAULT_TEMPLATE_THRESHOLDS,
     repointThreshold: REPOINT_THRESHOLD,
     concurrency: 8,
+    volatileSelectors: [],
     ...input.options,
   };
+  const selectors = input.selectors ?? inlineSelectors;
   const { baseline, current } = input;
   const { entries, coverage } = classifyPages(baseline, current, options);
   const noise = parseNoiseState(input.noise);
@@ -142,21 +153,24 @@ export async function compareRuns(input: CompareRunsInput): Promise<CompareRunsR
       else Object.assign(entry, { kind: 'unverified', reason: 'no stored markdown to compare' });
       return;
     }
-    const result = comparePageContent(
-      parsed.take(entry.url, 'baseline', old.markdown),
-      parsed.take(entry.url, 'current', cur.markdown),
-      {
-        noise: noise.pages[key],
-        run,
-        noiseOptions: options.noise,
-        ...(templates
-          ? {
-              templateBefore: (sketch: string) => templates.before.isTemplate(sketch),
-              templateAfter: (sketch: string) => templates.after.isTemplate(sketch),
-            }
-          : {}),
-      },
-    );
+    let oldDoc = parsed.take(entry.url, 'baseline', old.markdown);
+    let curDoc = parsed.take(entry.url, 'current', cur.markdown);
+    if (options.volatileSelectors.length) {
+      const masked = await maskBySelectors(oldDoc, curDoc, old.html, cur.html, options.volatileSelectors, selectors);
+      if ('reason' in masked) addReason(entry, masked.reason);
+      else [oldDoc, curDoc] = [masked.before, masked.after];
+    }
+    const result = comparePageContent(oldDoc, curDoc, {
+      noise: noise.pages[key],
+      run,
+      noiseOptions: options.noise,
+      ...(templates
+        ? {
+            templateBefore: (sketch: string) => templates.before.isTemplate(sketch),
+            templateAfter: (sketch: string) => templates.after.isTemplate(sketch),
+          }
+        : {}),
+    });
     noise.pages[key] = result.noise;
     if (result.changed) textChanged.add(entry);
     entry.kind = result.changed || entry.fields.length ? 'modified' : 'same';
@@ -168,7 +182,7 @@ export async function compareRuns(input: CompareRunsInput): Promise<CompareRunsR
     for (const ignored of result.ignored) noteTemplateChange(templateChanges, ignored, entry.url);
   });
 
-  await repointBrokenFields(entries, before, bodies, options);
+  await repointBrokenFields(entries, before, bodies, options, selectors);
   for (const entry of entries) {
     // A field that only moved (repointed to its old value) changes nothing.
     if (entry.kind === 'modified' && !entry.fields.length && !textChanged.has(entry)) entry.kind = 'same';
@@ -249,6 +263,7 @@ async function repointBrokenFields(
   before: Map<string, PageSummary>,
   bodies: BodyCache,
   options: CompareRunsOptions,
+  selectors: SelectorRunner,
 ): Promise<void> {
   for (const entry of entries) {
     if (!entry.selectorBreaks.length) continue;
@@ -259,22 +274,68 @@ async function repointBrokenFields(
       const config = options.fields[broken.field];
       const oldValue = oldFields[broken.field];
       if (!config || typeof oldValue !== 'string' || (typeof config !== 'string' && config.all)) continue;
-      const result = repointSelector(
-        {
-          selector: broken.selector,
-          ...(typeof config !== 'string' && config.attr ? { attr: config.attr } : {}),
-          oldValue,
-          ...(typeof old?.html === 'string' ? { oldHtml: old.html } : {}),
-          newHtml: cur.html,
-          url: entry.url,
-        },
-        options.repointThreshold,
-      );
+      let result;
+      try {
+        result = await selectors.run({
+          kind: 'repoint',
+          input: {
+            selector: broken.selector,
+            ...(typeof config !== 'string' && config.attr ? { attr: config.attr } : {}),
+            oldValue,
+            ...(typeof old?.html === 'string' ? { oldHtml: old.html } : {}),
+            newHtml: cur.html,
+            url: entry.url,
+          },
+          threshold: options.repointThreshold,
+        });
+      } catch (err) {
+        // The project's selector outran its budget (or its thread died): the break stays unrepointed.
+        addReason(entry, `field ${broken.field} not repointed: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
       if (!result.repointed) continue;
       const { selector, confidence, value, sameValue } = result.repointed;
       broken.repointed = { selector, confidence, value };
       if (sameValue) entry.fields = entry.fields.filter((name) => name !== broken.field);
     }
+  }
+}
+
+/** Adds a sentence to an entry's reason. */
+function addReason(entry: ChangeEntry, reason: string): void {
+  entry.reason = entry.reason ? `${entry.reason}; ${reason}` : reason;
+}
+
+/**
+ * Both versions of a page with the words of their volatile_selectors elements masked
+ * (volatile-elements.ts), or why the selectors could not be applied: no stored html on one side,
+ * or the selectors outran their budget on a page.
+ */
+async function maskBySelectors(
+  before: TokenizedMarkdown,
+  after: TokenizedMarkdown,
+  beforeHtml: string | null | undefined,
+  afterHtml: string | null | undefined,
+  volatileSelectors: readonly string[],
+  selectors: SelectorRunner,
+): Promise<{ before: TokenizedMarkdown; after: TokenizedMarkdown } | { reason: string }> {
+  if (typeof beforeHtml !== 'string' || typeof afterHtml !== 'string')
+    return {
+      reason:
+        'volatile_selectors not applied: the page’s html is not stored in both runs (formats cleanHtml or rawHtml, or store_html always)',
+    };
+  try {
+    const [old, now] = await Promise.all(
+      [beforeHtml, afterHtml].map((html) =>
+        selectors.run({ kind: 'volatile', html, selectors: [...volatileSelectors] }),
+      ),
+    );
+    return {
+      before: maskVolatileElements(before, old!.texts).doc,
+      after: maskVolatileElements(after, now!.texts).doc,
+    };
+  } catch (err) {
+    return { reason: `volatile_selectors not applied: ${err instanceof Error ? err.message : String(err)}` };
   }
 }
 

@@ -85,7 +85,10 @@ export interface SelectorBreak {
 export interface ChangeEntry {
   url: string;
   kind: ChangeKind;
-  /** Why a page is withheld, unverified, removed or skipped (a sentence). */
+  /**
+   * Why a page is withheld, unverified, removed or skipped (a sentence); on a compared page, what
+   * of the project's selectors could not be applied (volatile_selectors, a field's repointing).
+   */
   reason?: string;
   wordsAdded: number;
   wordsRemoved: number;
