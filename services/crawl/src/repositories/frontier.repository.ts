@@ -1,4 +1,4 @@
-// Long (~400 lines) because every statement on crawl_url lives here, most of them raw SQL run
+// Long (~460 lines) because every statement on crawl_url lives here, most of them raw SQL run
 // under the run's advisory lock; spread over files, the locking rules would be too.
 import { Prisma, storable, storableText, type PrismaClient, type RawDb, type RawSql } from '@tidemark/db';
 
