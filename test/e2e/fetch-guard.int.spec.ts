@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { openApiChecker } from '../support/openapi.js';
 
 /**
  * Issue 12, the fetch guard, through the whole fleet (browser pool included). A server on
@@ -245,8 +246,16 @@ describe('the fetch guard through the fleet', () => {
       body: { feeds: [web.url('guard.test', '/feed.xml'), `http://inside.test:${internal.port}/feed.xml`] },
     });
     expect(preview.status).toBe(200);
-    // The exempt feed is read (the preview does read feeds); the inside one yields nothing.
+    // The exempt feed is read (the preview does read feeds); the inside one yields nothing, and
+    // says why.
     expect(preview.body.feeds.map((f: { entries: number }) => f.entries)).toEqual([1, 0]);
+    expect(preview.body.feeds[0].error).toBeNull();
+    expect(preview.body.feeds[1].error).toMatch(/^refused by the fetch guard: /);
+    openApiChecker((await t.call('GET', '/docs/openapi.json')).body).conforms(
+      '/projects/{id}/sources/preview',
+      'post',
+      preview,
+    );
     expect(internal.hits).toEqual([]);
   });
 

@@ -153,7 +153,7 @@ describe('project runs through the fleet: start, conflict, history, cancel, sche
       where: { runId: run.id, inSitemap: true, url: { contains: '/docs' } },
     });
     expect(preview.body.sitemap_exclude).toEqual([expect.objectContaining({ pattern: '/docs/**', count: listedDocs })]);
-    expect(preview.body.feeds).toEqual([expect.objectContaining({ feed, entries: 3 })]);
+    expect(preview.body.feeds).toEqual([expect.objectContaining({ feed, entries: 3, error: null })]);
     expect(preview.body.urlList).toEqual([
       // Judged by the draft: include_paths /docs/** leaves them out.
       { url: web.url('crawl.test', '/orphan'), scope: 'not_included', robotsAllowed: true, known: true },

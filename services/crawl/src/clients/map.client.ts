@@ -20,6 +20,7 @@ export const mapClient = (address: string): DiscoveryPort & { close(): void } =>
         robotsTxt: res.robotsTxt,
         robotsStatus: res.robotsStatus,
         creditsUsed: res.creditsUsed,
+        errors: res.errors.map((e) => ({ file: e.file, reason: e.reason })),
       };
     },
     close: () => map.close(),

@@ -128,7 +128,14 @@ export class ProjectScopeService {
       ...matched,
       feeds: feeds.map((feed) => {
         const entries = (read?.entries ?? []).filter((e) => e.source === 'feed' && e.file === feed);
-        return { feed, entries: entries.length, urls: entries.slice(0, EXAMPLES).map((e) => e.url) };
+        // The map's reason when it could not read the feed (the fetch guard's refusal, a status).
+        const error = (read?.errors ?? []).find((e) => e.file === feed || e.file === absoluteUrl(feed))?.reason;
+        return {
+          feed,
+          entries: entries.length,
+          urls: entries.slice(0, EXAMPLES).map((e) => e.url),
+          ...(error !== undefined ? { error } : {}),
+        };
       }),
       urlList: urlList.map((url) => {
         const key = normalizeUrl(url);
@@ -221,3 +228,12 @@ export class ProjectScopeService {
     return { project, config, runs: await this.jobs.knownRuns(projectId) };
   }
 }
+
+/** A feed as the map service names it once read (an absolute URL), or null. */
+const absoluteUrl = (feed: string): string | null => {
+  try {
+    return new URL(feed).href;
+  } catch {
+    return null;
+  }
+};

@@ -47,7 +47,17 @@ export const sourcesPreviewSchema = z
     sitemap_exclude: patternSampleSchema.describe('over the known URLs its sitemaps listed'),
     feeds: z
       .array(
-        z.object({ feed: z.string(), entries: z.number().int(), urls: z.array(z.string()).describe('the first 10') }),
+        z.object({
+          feed: z.string(),
+          entries: z.number().int(),
+          urls: z.array(z.string()).describe('the first 10'),
+          error: z
+            .string()
+            .nullable()
+            .describe(
+              'why the feed could not be read (or only in part): "refused by the fetch guard: …", a status, a parse error; null when it was read',
+            ),
+        }),
       )
       .describe('each feed read now'),
     urlList: z
@@ -118,7 +128,7 @@ export const sourcesPreviewToRest = (res: crawlV1.PreviewSourcesResponse): Sourc
   exclude_paths: patternsToRest(res.excludePaths),
   sitemap_include: patternsToRest(res.sitemapInclude),
   sitemap_exclude: patternsToRest(res.sitemapExclude),
-  feeds: res.feeds.map((f) => ({ feed: f.feed, entries: f.entries, urls: f.urls })),
+  feeds: res.feeds.map((f) => ({ feed: f.feed, entries: f.entries, urls: f.urls, error: nullable(f.error) })),
   urlList: res.urlList.map((u) => ({
     url: u.url,
     scope: scopeVerdictEnum.fromProto(u.scope),

@@ -18,4 +18,6 @@ export interface Discovered {
   robotsTxt: string;
   robotsStatus: number;
   creditsUsed: number;
+  /** Files that could not be read (or only in part), with the map service's reason. */
+  errors?: { file: string; reason: string }[];
 }
