@@ -38,7 +38,12 @@ const crawlee = async (): Promise<number> => {
 };
 
 const tidemark = async (): Promise<number> => {
-  const t = await startTestFleet({ FETCH_ALLOW_NETWORKS: '127.0.0.0/8', SCRAPE_CONCURRENCY: String(concurrency * 2) });
+  const t = await startTestFleet({
+    FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
+    SCRAPE_CONCURRENCY: String(concurrency * 2),
+    // BENCH_READ_THREADS: the scrape service's reading threads (default: one per core but one).
+    ...(process.env.BENCH_READ_THREADS ? { SCRAPE_READ_THREADS: process.env.BENCH_READ_THREADS } : {}),
+  });
   try {
     const ws = await benchWorkspace(t);
     t0 = performance.now();
