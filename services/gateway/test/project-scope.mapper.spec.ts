@@ -54,7 +54,10 @@ describe('project scope mapper', () => {
       excludePaths: [],
       sitemapInclude: [],
       sitemapExclude: [{ pattern: '/old/**', ...sample() }],
-      feeds: [{ feed: `${S}/feed.xml`, entries: 3, urls: [`${S}/news/1`] }],
+      feeds: [
+        { feed: `${S}/feed.xml`, entries: 3, urls: [`${S}/news/1`] },
+        { feed: `${S}/inside.xml`, entries: 0, urls: [], error: 'refused by the fetch guard: 10.0.0.1 is private' },
+      ],
       urlList: [
         { url: `${S}/x`, scope: crawlV1.ScopeVerdict.SCOPE_VERDICT_IN, robotsAllowed: true, known: false },
         { url: 'nope', scope: crawlV1.ScopeVerdict.SCOPE_VERDICT_NOT_A_URL, robotsAllowed: undefined, known: false },
@@ -71,7 +74,10 @@ describe('project scope mapper', () => {
       exclude_paths: [],
       sitemap_include: [],
       sitemap_exclude: [{ pattern: '/old/**', ...sample() }],
-      feeds: [{ feed: `${S}/feed.xml`, entries: 3, urls: [`${S}/news/1`] }],
+      feeds: [
+        { feed: `${S}/feed.xml`, entries: 3, urls: [`${S}/news/1`], error: null },
+        { feed: `${S}/inside.xml`, entries: 0, urls: [], error: 'refused by the fetch guard: 10.0.0.1 is private' },
+      ],
       urlList: [
         { url: `${S}/x`, scope: 'in', robotsAllowed: true, known: false },
         { url: 'nope', scope: 'not a URL', robotsAllowed: null, known: false },
