@@ -15,7 +15,8 @@ export const scrapeClient = (address: string): RowsPort & ScrapePagesPort & { cl
   const scrape = connectClient(scrapeV1.ScrapeServiceClient, address, 'scrape', BIG_MESSAGES);
   return {
     rowsAt: async (workspaceId, jobId, positions, formats) => {
-      const res = await scrape.call('getPageRows', { workspaceId, jobId, positions, formats });
+      // Rows with their bodies (or a full-page screenshot) are megabytes: room past the 5 s default.
+      const res = await scrape.call('getPageRows', { workspaceId, jobId, positions, formats }, 30_000);
       return new Map(
         res.rows.map((r): [number, PageRow] => {
           if (!r.row) throw new InternalError(new Error(`scrape answered position ${r.position} without its row`));

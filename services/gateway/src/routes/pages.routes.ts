@@ -42,6 +42,8 @@ const MAX_ROWS_WITH_BODIES = 100;
 const SEARCH_DEADLINE_MS = 280_000;
 /** The first dead-end question about a finished run reads its pages' stored links. */
 const GRAPH_DEADLINE_MS = 60_000;
+/** A full-page screenshot is megabytes, read through two services: 5 s was short on a busy machine. */
+const SCREENSHOT_DEADLINE_MS = 30_000;
 
 const runId = z.string().min(1).max(100).optional().describe('default: the latest finished run');
 const cursor = z
@@ -205,12 +207,16 @@ export const pageRoutes = (
     handler: async ({ auth, params, query }) => {
       await projects.get(auth, params.id);
       const res = await queryErrors(
-        pages.call('getPageScreenshot', {
-          workspaceId: auth.workspaceId,
-          projectId: params.id,
-          runId: query.run_id ?? '',
-          url: query.url,
-        }),
+        pages.call(
+          'getPageScreenshot',
+          {
+            workspaceId: auth.workspaceId,
+            projectId: params.id,
+            runId: query.run_id ?? '',
+            url: query.url,
+          },
+          SCREENSHOT_DEADLINE_MS,
+        ),
       );
       const image = Buffer.from(res.jpeg);
       // JPEG, or PNG when the screenshot was asked for so (a PNG starts with byte 0x89).
