@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { Bus, type RunningConsumer } from '@tidemark/bus';
+import { Bus, StalledWorkWatchdog, type RunningConsumer } from '@tidemark/bus';
 import { billingV1, mapV1, MAP_CREDITS_PER_SITEMAP_FILE } from '@tidemark/contracts';
 import { createPrismaClient, type PrismaClient } from '@tidemark/db';
 import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
@@ -9,7 +9,6 @@ import type { Config } from './config.js';
 import { DiscoveryService, type FileCredits } from './discovery/discovery.service.js';
 import { FileFetcher } from './discovery/file-fetcher.js';
 import { MapJobService } from './jobs/map-job.service.js';
-import { MapWatchdog } from './jobs/map-watchdog.js';
 import { MapJobRepository } from './repositories/map-job.repository.js';
 import { MapUrlRepository } from './repositories/map-url.repository.js';
 import { mapRpc } from './rpc/map.rpc.js';
@@ -102,7 +101,13 @@ export const buildApp = async (cfg: Config, overrides: MapOverrides = {}): Promi
     unaryService<mapV1.MapServiceServer>(mapRpc({ jobs, discovery, credits, snapshots }), logger),
   );
   let consumer: RunningConsumer | undefined;
-  const watchdog = new MapWatchdog(jobs, bus, cfg.JOB_STALL_MS, logger.child({ module: 'map.watchdog' }));
+  const watchdog = new StalledWorkWatchdog(
+    bus,
+    'map-run',
+    (stallMs) => jobs.failStalled(stallMs),
+    cfg.JOB_STALL_MS,
+    logger.child({ module: 'map.watchdog' }),
+  );
   let watchdogTimer: NodeJS.Timeout | undefined;
 
   return {

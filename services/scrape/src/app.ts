@@ -1,6 +1,6 @@
 import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
-import { Bus, type RunningConsumer } from '@tidemark/bus';
+import { Bus, StalledWorkWatchdog, type RunningConsumer } from '@tidemark/bus';
 import { billingV1, browserPoolV1, scrapeV1 } from '@tidemark/contracts';
 import { createPrismaClient, createRawDb, type PrismaClient } from '@tidemark/db';
 import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
@@ -8,7 +8,6 @@ import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { JobService } from './jobs/job.service.js';
-import { JobWatchdog } from './jobs/job-watchdog.js';
 import { BrowserRung } from './ladder/browser-rung.js';
 import { DeploymentRungs } from './ladder/deployment-rungs.js';
 import { BatchingCredits } from './billing/credits-client.js';
@@ -92,7 +91,13 @@ export const buildApp = async (
     ),
   );
   const consumers: RunningConsumer[] = [];
-  const watchdog = new JobWatchdog(jobs, bus, cfg.JOB_STALL_MS, logger.child({ module: 'job.watchdog' }));
+  const watchdog = new StalledWorkWatchdog(
+    bus,
+    'scrape-page',
+    (stallMs) => jobs.failStalled(stallMs),
+    cfg.JOB_STALL_MS,
+    logger.child({ module: 'job.watchdog' }),
+  );
   let watchdogTimer: NodeJS.Timeout | undefined;
 
   return {
