@@ -1,5 +1,11 @@
 import { Bus } from '@tidemark/bus';
-import { startFleet, type Fleet } from '@tidemark/local';
+import {
+  startFleet,
+  startProcessFleet,
+  type Fleet,
+  type ProcessFleet,
+  type ProcessFleetOptions,
+} from '@tidemark/local';
 import { createLogger } from '@tidemark/telemetry';
 import { createTestDatabase, TEST_INFRA, uniquePrefix, type TestDatabase } from '@tidemark/testkit';
 
@@ -34,6 +40,71 @@ export interface TestFleet {
   stop(): Promise<void>;
 }
 
+/** The env of a test fleet: this file's database, NATS prefix and Redis prefix, ports the system picks. */
+const testFleetEnv = (db: TestDatabase, prefix: string, extraEnv: Record<string, string>): Record<string, string> => ({
+  DATABASE_URL: db.url,
+  NATS_URL: TEST_INFRA.natsUrl,
+  REDIS_URL: TEST_INFRA.redisUrl,
+  NATS_PREFIX: prefix,
+  REDIS_PREFIX: `${prefix}:`,
+  GATEWAY_PORT: '0',
+  WEB_PORT: '0',
+  AGENT_PORT: '0',
+  BILLING_GRPC_LISTEN: '127.0.0.1:0',
+  SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
+  CRAWL_GRPC_LISTEN: '127.0.0.1:0',
+  MAP_GRPC_LISTEN: '127.0.0.1:0',
+  DIFF_GRPC_LISTEN: '127.0.0.1:0',
+  EXPORT_GRPC_LISTEN: '127.0.0.1:0',
+  DELIVERY_GRPC_LISTEN: '127.0.0.1:0',
+  // Chromium only where a test asks for it (FLEET_BROWSER_POOL: '1'); elsewhere the browser
+  // tier is unavailable and the rows say so.
+  FLEET_BROWSER_POOL: '0',
+  BROWSER_POOL_GRPC_URL: '127.0.0.1:1',
+  BROWSER_POOL_GRPC_LISTEN: '127.0.0.1:0',
+  BROWSER_POOL_BROWSERS: '1',
+  BROWSER_POOL_TABS_PER_BROWSER: '4',
+  BILLING_ACK_WAIT_MS: '2000',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
+  ...extraEnv,
+});
+
+/** Calls the API at `apiUrl` as a client would; a JSON answer parsed, any other kept as text. */
+const apiCaller =
+  (apiUrl: string) =>
+  async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${apiUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON (the docs page); keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+
+/** What a test fleet leaves behind: its streams and its database. */
+const cleanUp = async (prefix: string, db: TestDatabase) => {
+  const bus = await Bus.connect({
+    url: TEST_INFRA.natsUrl,
+    prefix,
+    name: 'cleanup',
+    logger: createLogger('cleanup', 'silent'),
+  });
+  await bus.destroyStreams();
+  await bus.close();
+  await db.drop();
+};
+
 /**
  * The whole fleet in this process on a database, NATS prefix and Redis prefix of this test
  * file's own, so files run in parallel without sharing state.
@@ -41,34 +112,7 @@ export interface TestFleet {
 export const startTestFleet = async (extraEnv: Record<string, string> = {}): Promise<TestFleet> => {
   const db = await createTestDatabase();
   const prefix = uniquePrefix();
-  const env: Record<string, string> = {
-    DATABASE_URL: db.url,
-    NATS_URL: TEST_INFRA.natsUrl,
-    REDIS_URL: TEST_INFRA.redisUrl,
-    NATS_PREFIX: prefix,
-    REDIS_PREFIX: `${prefix}:`,
-    GATEWAY_PORT: '0',
-    WEB_PORT: '0',
-    AGENT_PORT: '0',
-    BILLING_GRPC_LISTEN: '127.0.0.1:0',
-    SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
-    CRAWL_GRPC_LISTEN: '127.0.0.1:0',
-    MAP_GRPC_LISTEN: '127.0.0.1:0',
-    DIFF_GRPC_LISTEN: '127.0.0.1:0',
-    EXPORT_GRPC_LISTEN: '127.0.0.1:0',
-    DELIVERY_GRPC_LISTEN: '127.0.0.1:0',
-    // Chromium only where a test asks for it (FLEET_BROWSER_POOL: '1'); elsewhere the browser
-    // tier is unavailable and the rows say so.
-    FLEET_BROWSER_POOL: '0',
-    BROWSER_POOL_GRPC_URL: '127.0.0.1:1',
-    BROWSER_POOL_GRPC_LISTEN: '127.0.0.1:0',
-    BROWSER_POOL_BROWSERS: '1',
-    BROWSER_POOL_TABS_PER_BROWSER: '4',
-    BILLING_ACK_WAIT_MS: '2000',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
-    ...extraEnv,
-  };
+  const env = testFleetEnv(db, prefix, extraEnv);
   const fleet = await startFleet(env);
   const { grpc } = fleet;
   const dialEnv: Record<string, string> = {
@@ -83,24 +127,7 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     ...(grpc.browserPool ? { BROWSER_POOL_GRPC_URL: grpc.browserPool } : {}),
   };
 
-  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-    let body: string | undefined = opts.rawBody;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(`${fleet.apiUrl}${path}`, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON (the docs page); keep the text
-    }
-    return { status: res.status, headers: res.headers, body: parsed };
-  };
+  const call = apiCaller(fleet.apiUrl);
 
   return {
     apiUrl: fleet.apiUrl,
@@ -118,15 +145,41 @@ export const startTestFleet = async (extraEnv: Record<string, string> = {}): Pro
     },
     async stop() {
       await fleet.stop();
-      const bus = await Bus.connect({
-        url: TEST_INFRA.natsUrl,
-        prefix,
-        name: 'cleanup',
-        logger: createLogger('cleanup', 'silent'),
-      });
-      await bus.destroyStreams();
-      await bus.close();
-      await db.drop();
+      await cleanUp(prefix, db);
+    },
+  };
+};
+
+export interface TestProcessFleet extends Pick<TestFleet, 'apiUrl' | 'db' | 'call' | 'createWorkspace' | 'stop'> {
+  fleet: ProcessFleet;
+}
+
+/**
+ * The fleet with each service in a process of its own (`startProcessFleet`), on a database,
+ * NATS prefix and Redis prefix of its own like `startTestFleet`.
+ */
+export const startTestProcessFleet = async (
+  extraEnv: Record<string, string> = {},
+  opts: ProcessFleetOptions = {},
+): Promise<TestProcessFleet> => {
+  const db = await createTestDatabase();
+  const prefix = uniquePrefix();
+  let fleet: ProcessFleet;
+  try {
+    fleet = await startProcessFleet(testFleetEnv(db, prefix, extraEnv), opts);
+  } catch (err) {
+    await cleanUp(prefix, db);
+    throw err;
+  }
+  return {
+    apiUrl: fleet.apiUrl,
+    db,
+    fleet,
+    call: apiCaller(fleet.apiUrl),
+    createWorkspace: (name = 'test') => fleet.createWorkspace(name),
+    async stop() {
+      await fleet.stop();
+      await cleanUp(prefix, db);
     },
   };
 };
