@@ -22,6 +22,11 @@ export interface CleanOptions {
   scan?: Pick<PageScan, 'noscripts' | 'segments'> & Partial<Pick<PageScan, 'elements' | 'ends' | 'noscriptAt'>>;
   /** Class/id matching shared with findMainContent (one per page). */
   names?: NameMatcher;
+  /**
+   * Openings of the text the page declares as its content (`declaredOpenings`): a dialog, drawer
+   * or collapsed section that holds one is the content a click reveals, and stays.
+   */
+  declared?: string[];
   /** Told of each element removed, just before it goes (pages/removed explains a page with it). */
   onRemove?: (el: Element, why: RemovalReason) => void;
 }
@@ -97,7 +102,7 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
     // Hidden elements are decided once the page has been walked (dropHidden); they are cleaned
     // like the rest meanwhile, in case they stay.
     if (attributed && tag !== 'body' && (el.hasAttribute('hidden') || isStyledHidden(el))) hidden.push(el);
-    if (opts.removeBanners && attributed && isBanner(el, tag, names)) {
+    if (opts.removeBanners && attributed && isBanner(el, tag, names, opts.declared)) {
       opts.onRemove?.(el, 'banner');
       el.remove();
       return false;
@@ -157,6 +162,7 @@ function dropHidden(hidden: Element[], body: Element, opts: CleanOptions): void 
   const pageText = visibleTextLength(body);
   if (hiddenText > REVEALED_SHARE * pageText) return;
   for (const el of outer) {
+    if (opts.declared?.length && holdsDeclared(el.textContent ?? '', opts.declared)) continue;
     opts.onRemove?.(el, 'hidden');
     el.remove();
   }
@@ -235,7 +241,7 @@ function isStyledHidden(el: Element): boolean {
   return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
 
-function isBanner(el: Element, tag: string, matcher: NameMatcher): boolean {
+function isBanner(el: Element, tag: string, matcher: NameMatcher, declared: string[] = []): boolean {
   if (tag === 'body' || tag === 'main' || tag === 'article') return false;
   const names = matcher.of(el, NAME_CONSENT | NAME_BANNER);
   const role = el.getAttribute('role');
@@ -248,7 +254,16 @@ function isBanner(el: Element, tag: string, matcher: NameMatcher): boolean {
   ) {
     limit = MAX_BANNER_CHARS;
   }
-  return limit > 0 && (el.textContent ?? '').length < limit;
+  if (limit === 0) return false;
+  const text = el.textContent ?? '';
+  return text.length < limit && !holdsDeclared(text, declared);
+}
+
+/** Whether a text shows one of the page's declared openings (lower-cased, blanks collapsed). */
+function holdsDeclared(text: string, declared: string[]): boolean {
+  if (!declared.length) return false;
+  const flat = text.replace(/\s+/g, ' ').toLowerCase();
+  return declared.some((d) => flat.includes(d));
 }
 
 /** Event handlers and inline styles: clean HTML carries structure, not behaviour or looks. */

@@ -80,6 +80,8 @@ export const TUNING = {
   listingLinkPenalty: 0,
   /** Characters from which a block repeated word for word inside the winner is kept once. */
   repeatedBlockChars: 80,
+  /** Extra weight, per character, of the block showing the page's declared description. */
+  declaredWeight: 1,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
   /** Winner's link density from which its link lists are its content and stay. */
@@ -187,6 +189,8 @@ class Stats {
   hasText = new Uint8Array(INITIAL);
   /** Scores are those of the listing reading. */
   listing = false;
+  /** The elements around a block showing the page's declared description (never pruned). */
+  anchored = new Set<number>();
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
 
@@ -235,10 +239,15 @@ const LINK = 1;
 const ANCHORS = 2;
 const PUNCTS = 3;
 
-export function findMainContent(body: Element, names = new NameMatcher()): MainContent {
+/**
+ * @param declared openings of the text the page declares as its content (lower-cased, blanks
+ *   collapsed: `declaredOpenings`); the block that shows one is content, and weighs more.
+ */
+export function findMainContent(body: Element, names = new NameMatcher(), declared: string[] = []): MainContent {
   const stats = new Stats();
   measure(body, -1, 0, false, -1, 0, stats, names);
   const pageText = stats.n ? stats.text[0]! : 0;
+  if (declared.length) anchorDeclared(stats, declared);
   score(stats, pageText, stats.own);
   const best = listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats)));
   if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats) };
@@ -427,6 +436,37 @@ function blockValue(at: number, flags: number, listing: boolean): number {
     blockFragment = 1;
   }
   return value;
+}
+
+/**
+ * The page declares its content in its JSON-LD (a product's description): the first text node
+ * that shows one of those openings is in the description block. That block counts twice, and
+ * neither it nor any element around it is furniture (a "subscription-eligible" product, a
+ * "read-more" toggle around the description).
+ */
+/** Characters from which a text node that starts a declared opening is taken for it. */
+const MIN_OPENING = 15;
+
+function anchorDeclared(stats: Stats, declared: string[]): void {
+  for (let i = 0; i < stats.n; i++) {
+    if (stats.text[i]! < MIN_OPENING * 0.8) continue;
+    for (let n = stats.el[i]!.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType !== 3) continue;
+      const data = (n as Text).data;
+      if (data.length < MIN_OPENING) continue;
+      // The node holds the opening, or starts it (the rest follows in bold, in the next line).
+      const flat = data.replace(/\s+/g, ' ').trim().toLowerCase();
+      if (!declared.some((d) => flat.includes(d) || (flat.length >= MIN_OPENING && d.startsWith(flat)))) continue;
+      let block = i;
+      while (block > 0 && !BLOCK.has(stats.el[block]!.localName)) block = stats.parent[block]!;
+      stats.own[i]! += TUNING.declaredWeight * stats.text[block]!;
+      for (let p = i; p >= 0; p = stats.parent[p]!) {
+        stats.flags[p]! &= ~(Flag.Boiler | Flag.BoilerName);
+        stats.anchored.add(p);
+      }
+      return;
+    }
+  }
 }
 
 /**
@@ -652,7 +692,7 @@ function prune(root: number, stats: Stats): Set<Element> {
   };
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {
-      if (shouldPrune(c, root, stats) || repeated(c)) {
+      if (shouldPrune(c, root, stats) || (repeated(c) && !stats.anchored.has(c))) {
         pruned.add(stats.el[c]!);
         continue;
       }
@@ -665,7 +705,7 @@ function prune(root: number, stats: Stats): Set<Element> {
 
 function shouldPrune(i: number, root: number, stats: Stats): boolean {
   const { text, link, flags } = stats;
-  if (text[i] === 0) return false; // images, rules and breaks stay
+  if (text[i] === 0 || stats.anchored.has(i)) return false; // images, rules and breaks stay
   const share = text[i]! / Math.max(1, text[root]!);
   if (flags[i]! & Flag.Label) return true;
   if (isFurniture(i, stats, text[root]!)) return true;

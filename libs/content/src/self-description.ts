@@ -28,17 +28,17 @@ export function selfDescription(head: Head): string | null {
     }
   };
   walk(head.jsonLd, 0);
-  if (body.trim()) return tidy(body);
+  if (body.trim()) return tidyDeclaredText(body);
   for (const d of [head.openGraph['og:description'], head.twitter['twitter:description'], head.description]) {
     if (d && d.length > description.length) description = d;
   }
-  return description.trim() ? tidy(description) : null;
+  return description.trim() ? tidyDeclaredText(description) : null;
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…' };
 
 /** JSON-LD often carries HTML-escaped text, sometimes with tags. */
-function tidy(s: string): string {
+export function tidyDeclaredText(s: string): string {
   return s
     .replace(/<[^>]{0,200}>/g, ' ')
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {

@@ -283,3 +283,52 @@ describe('cleaning keeps real content', () => {
     expect(main(html).text).toBe(body);
   });
 });
+
+describe('the description a product page declares in its JSON-LD is its content', () => {
+  const DESCRIPTION =
+    'Meet the Harbour Lamp, turned from solid ash and finished by hand with a natural oil that deepens as it ages.';
+  const productHead = `<head><meta charset="utf-8"><title>Harbour Lamp</title>
+    <script type="application/ld+json">${JSON.stringify({
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: 'Harbour Lamp',
+      description: `${DESCRIPTION} Its linen shade softens the light for reading.`,
+      offers: { '@type': 'Offer', price: '129.00', priceCurrency: 'USD' },
+    })}</script></head>`;
+  const details = `<p>${DESCRIPTION} Its <strong>linen shade</strong> softens the light for reading.</p>
+    <h3>Specifications</h3><ul><li>Height: 42 cm, shade 30 cm across</li><li>Bulb: E27, up to 40 W LED</li>
+    <li>Cable: 2 m braided cotton with an inline switch</li></ul>`;
+  const buyBox = `<div class="buy-box"><h1>Harbour Lamp</h1><p class="price">$129.00</p>
+    <p>Free delivery on orders over $100. Ships within two working days from our workshop.</p>
+    <ul class="swatches"><li>Ash</li><li>Walnut</li><li>Oak</li></ul></div>`;
+
+  it('keeps the description drawer a click opens, which cleaning would take for a dialog', () => {
+    const html = `<!DOCTYPE html><html>${productHead}<body>${NAV}
+      <main><div class="product">${buyBox}<a href="#details" class="drawer-toggle">View product details</a>
+      <div class="sheet" role="dialog" aria-modal="true" id="details"><h2>Product details</h2>${details}</div></div></main>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain(DESCRIPTION);
+    expect(r.text).toContain('Cable: 2 m braided cotton');
+  });
+
+  it('does not take the product for furniture when its class holds a furniture word', () => {
+    // A mega menu makes the product a small part of the page, as on a real shop.
+    const menu = Array.from({ length: 40 }, (_, i) => `<li><a href="/c/${i}">Lighting collection ${i}</a></li>`).join(
+      '',
+    );
+    const html = `<!DOCTYPE html><html>${productHead}<body>${NAV}<div class="mega-menu"><ul>${menu}</ul></div>
+      <main><div class="product product--large subscription-eligible">${buyBox}
+      <div class="product__description">${details}</div></div>
+      <section class="image-with-text"><h2>Made in our workshop</h2><p>Every piece is turned, sanded and oiled by one of
+      our three makers in Bristol, from timber felled within fifty miles of the workshop.</p></section>
+      <div class="newsletter-signup"><h2>Stay in the loop</h2><p>Sign up for news of new pieces, workshop open days and
+      seasonal offers, sent once a month, and leave whenever you like with one click.</p></div></main>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain(DESCRIPTION);
+    expect(r.text).toContain('Bulb: E27, up to 40 W LED');
+    expect(r.text).not.toContain('Stay in the loop');
+    expect(r.text).not.toContain('Lighting collection');
+  });
+});
