@@ -43,15 +43,23 @@ const rawSqlOver = (run: Run): RawSql => ({
   },
 });
 
-// Results read the way Prisma's raw queries answer them: `timestamp` columns (Prisma's DateTime,
-// UTC without a zone) as the UTC instant, whatever the process's time zone; int8 as BigInt.
+// Results read the way Prisma answers them: `timestamp` columns (Prisma's DateTime, UTC without a
+// zone) as the UTC instant, whatever the process's time zone; int8 as BigInt; bytea as a
+// Uint8Array (pg's own parser makes a Buffer, which compares unequal to what Prisma reads).
 const TIMESTAMP = 1114;
 const INT8 = 20;
+const BYTEA = 17;
+const parseBytea = pg.types.getTypeParser(BYTEA) as (v: string) => Buffer;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === TIMESTAMP)
       return (v: string) => (/^\d{4}-/.test(v) ? new Date(`${v.replace(' ', 'T')}Z`) : new Date(NaN));
     if (oid === INT8) return (v: string) => BigInt(v);
+    if (oid === BYTEA && format !== 'binary')
+      return (v: string) => {
+        const b = parseBytea(v);
+        return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+      };
     return pg.types.getTypeParser(oid, format);
   }) as typeof pg.types.getTypeParser,
 };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Prisma } from '../src/index.js';
+import { JOB_COLUMNS, PAGE_COLUMNS, Prisma } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../testkit/src/index.js';
 
 describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () => {
@@ -55,5 +55,49 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
     // A unique violation comes back as PostgreSQL said it, and the pool goes on.
     await expect(db.raw.$executeRaw`INSERT INTO t (id) VALUES (1)`).rejects.toMatchObject({ code: '23505' });
     expect(await db.raw.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+  });
+
+  it('reads a page and a job with PAGE_COLUMNS and JOB_COLUMNS as the same objects Prisma reads', async () => {
+    // Every column set, bytes included: a column the lists miss (or misname) fails here.
+    await db.prisma.workspace.create({ data: { id: 'ws_cols', name: 'cols' } });
+    const job = await db.prisma.job.create({
+      data: {
+        id: 'job_cols',
+        workspaceId: 'ws_cols',
+        kind: 'scrape',
+        progress: { done: 1, total: 2, queued: 1 },
+        creditsUsed: 3,
+        counts: { ok: 1 },
+        stop: 'limit',
+        error: { message: 'm' },
+        requestId: 'req_1',
+        request: { url: 'https://example.com/' },
+        secret: 'sealed',
+        result: { totals: 1 },
+      },
+    });
+    const page = await db.prisma.page.create({
+      data: {
+        id: 'pg_cols',
+        workspaceId: 'ws_cols',
+        jobId: job.id,
+        position: 4,
+        url: 'https://example.com/a',
+        status: 'done',
+        httpStatus: 200,
+        verdict: 'ok',
+        errorCode: 'NONE',
+        tier: 'http',
+        credits: 1,
+        data: { signals: ['x'] },
+        bodies: new Uint8Array([0x1f, 0x8b, 0, 255]),
+        screenshot: new Uint8Array([0x89, 0x50]),
+        crawledAt: new Date('2026-11-23T01:02:03.004Z'),
+      },
+    });
+    const [rawPage] = await db.raw.$queryRaw<unknown[]>`SELECT ${PAGE_COLUMNS} FROM page WHERE id = ${page.id}`;
+    const [rawJob] = await db.raw.$queryRaw<unknown[]>`SELECT ${JOB_COLUMNS} FROM job WHERE id = ${job.id}`;
+    expect(rawPage).toEqual(await db.prisma.page.findUniqueOrThrow({ where: { id: page.id } }));
+    expect(rawJob).toEqual(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } }));
   });
 });

@@ -50,7 +50,7 @@ export const buildApp = async (
   const agents = guardedAgents(guard);
 
   const credits = new BatchingCredits(billing, 'page', logger.child({ module: 'credits' }));
-  const jobRepo = new JobRepository(prisma);
+  const jobRepo = new JobRepository(prisma, raw);
   const pageRepo = new PageRepository(prisma, raw);
   // Seals job webhook secrets; opens the fetch.headers values the gateway sealed.
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));

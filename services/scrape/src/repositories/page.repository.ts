@@ -1,4 +1,4 @@
-import { newId, Prisma, storable, type Page, type PrismaClient, type RawDb } from '@tidemark/db';
+import { newId, PAGE_COLUMNS, Prisma, storable, type Page, type PrismaClient, type RawDb } from '@tidemark/db';
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { decodeBodies, encodeBodies } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
@@ -37,11 +37,14 @@ const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
   ...settledColumns(result),
 });
 
-/** The only file of scrape that touches page. Bodies are stored gzip-compressed. */
+/**
+ * The only file of scrape that touches page. Bodies are stored gzip-compressed. What every
+ * scrape or crawled page does runs on node-postgres (`RawDb`, see JobRepository); the rest on
+ * Prisma.
+ */
 export class PageRepository {
   constructor(
     private readonly prisma: PrismaClient,
-    /** node-postgres for the crawl's row inserts (one per batch of pages; see RawDb). */
     private readonly raw: RawDb,
   ) {}
 
@@ -78,17 +81,11 @@ export class PageRepository {
 
   /** One queued row per URL, in the order given. */
   async createQueued(workspaceId: string, jobId: string, urls: string[]): Promise<void> {
-    await this.prisma.page.createMany({
-      data: urls.map((url, position) => ({
-        id: newId('pg'),
-        workspaceId,
-        jobId,
-        position,
-        url,
-        status: 'queued',
-        data: emptyRow(url) as unknown as Prisma.InputJsonValue,
-      })),
-    });
+    await this.raw.$executeRaw`
+      INSERT INTO page (id, workspace_id, job_id, position, url, status, data)
+      SELECT id, ${workspaceId}, ${jobId}, position, url, 'queued', data
+        FROM unnest(${urls.map(() => newId('pg'))}::text[], ${urls.map((_, i) => i)}::int[], ${urls}::text[],
+                    ${urls.map((url) => JSON.stringify(emptyRow(url)))}::jsonb[]) AS q(id, position, url, data)`;
   }
 
   /**
@@ -98,7 +95,7 @@ export class PageRepository {
   async claim(jobId: string, position: number): Promise<boolean> {
     // One statement: the row must be open and its job not cancelled (a cancel that came while
     // the page queued for its host still stops it).
-    const count = await this.prisma.$executeRaw`
+    const count = await this.raw.$executeRaw`
       UPDATE page SET status = 'running'
        WHERE job_id = ${jobId} AND position = ${position} AND status IN ('queued', 'running')
          AND EXISTS (SELECT 1 FROM job WHERE id = ${jobId} AND status <> 'cancelled')`;
@@ -107,10 +104,12 @@ export class PageRepository {
 
   /** Writes a fetched page; false when the row was cancelled meanwhile (then nothing changes). */
   async complete(jobId: string, position: number, result: PageResult): Promise<boolean> {
-    const { count } = await this.prisma.page.updateMany({
-      where: { jobId, position, status: 'running' },
-      data: settledColumns(result),
-    });
+    const c = settledColumns(result);
+    const count = await this.raw.$executeRaw`
+      UPDATE page SET url = ${c.url}, status = ${c.status}, http_status = ${c.httpStatus}, verdict = ${c.verdict},
+             error_code = ${c.errorCode}, tier = ${c.tier}, credits = ${c.credits}, data = ${JSON.stringify(c.data)}::jsonb,
+             bodies = ${c.bodies}, screenshot = ${c.screenshot}, crawled_at = ${c.crawledAt}
+       WHERE job_id = ${jobId} AND position = ${position} AND status = 'running'`;
     return count > 0;
   }
 
@@ -172,13 +171,17 @@ export class PageRepository {
     await this.rewriteCrawlRow(ref, result);
   }
 
-  findAt(jobId: string, position: number): Promise<Page | null> {
-    return this.prisma.page.findUnique({ where: { jobId_position: { jobId, position } } });
+  async findAt(jobId: string, position: number): Promise<Page | null> {
+    const [page] = await this.raw.$queryRaw<Page[]>`
+      SELECT ${PAGE_COLUMNS} FROM page WHERE job_id = ${jobId} AND position = ${position}`;
+    return page ?? null;
   }
 
   /** Rows of a job at the given positions (the caller orders them). */
   atPositions(workspaceId: string, jobId: string, positions: number[]): Promise<Page[]> {
-    return this.prisma.page.findMany({ where: { workspaceId, jobId, position: { in: positions } } });
+    return this.raw.$queryRaw<Page[]>`
+      SELECT ${PAGE_COLUMNS} FROM page
+       WHERE job_id = ${jobId} AND workspace_id = ${workspaceId} AND position = ANY(${positions}::int[])`;
   }
 
   async cancelQueued(jobId: string): Promise<number> {
@@ -197,20 +200,20 @@ export class PageRepository {
     return page?.screenshot ?? null;
   }
 
-  async list(jobId: string, after: number, take: number): Promise<Page[]> {
-    return this.prisma.page.findMany({
-      where: { jobId, position: { gte: after } },
-      orderBy: { position: 'asc' },
-      take,
-    });
+  list(jobId: string, after: number, take: number): Promise<Page[]> {
+    return this.raw.$queryRaw<Page[]>`
+      SELECT ${PAGE_COLUMNS} FROM page WHERE job_id = ${jobId} AND position >= ${after}
+       ORDER BY position LIMIT ${take}::int`;
   }
 
   /** The newest read copy of a URL in the workspace younger than `since`, for maxAge. */
   async fresh(workspaceId: string, url: string, since: Date): Promise<Page | null> {
-    return this.prisma.page.findFirst({
-      where: { workspaceId, url, status: 'done', verdict: { in: ['ok', 'thin'] }, crawledAt: { gte: since } },
-      orderBy: { crawledAt: 'desc' },
-    });
+    const [page] = await this.raw.$queryRaw<Page[]>`
+      SELECT ${PAGE_COLUMNS} FROM page
+       WHERE workspace_id = ${workspaceId} AND url = ${url} AND status = 'done' AND verdict IN ('ok', 'thin')
+         AND crawled_at >= ${since}
+       ORDER BY crawled_at DESC LIMIT 1`;
+    return page ?? null;
   }
 }
 
