@@ -471,7 +471,10 @@ function anchorDeclared(stats: Stats, declared: string[]): void {
 
 /**
  * Furniture: a nav/aside/footer/header/form, a navigation role, or a class or id of furniture,
- * unless it holds half the page (a layout wrapper's class). A class or id alone does not make
+ * unless it holds half the page (a layout wrapper's class; page builders also put whole
+ * articles in a <header>). A <footer> stays furniture however much it holds: a site's footer
+ * of testimonials, store lists and legal notes can outweigh a short product or a grid of
+ * links, and no page puts its content there. A class or id alone does not make
  * furniture of a long stretch of text with few links (a "search-page-wrapper" around results,
  * a "promo" section of a landing page): menus, footers and link boxes are short or link-dense.
  */
@@ -481,7 +484,13 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   const text = stats.text[i]!;
   // On a listing reading, links count: a <nav> holding most of the page's text (a docs
   // sidebar beside a short index) is still a menu.
-  if (text >= TUNING.boilerMaxShare * pageText && !(stats.listing && !(f & Flag.BoilerName))) return false;
+  if (
+    text >= TUNING.boilerMaxShare * pageText &&
+    !(stats.listing && !(f & Flag.BoilerName)) &&
+    stats.el[i]!.localName !== 'footer'
+  ) {
+    return false;
+  }
   return !(
     f & Flag.BoilerName &&
     text >= TUNING.boilerNameMaxChars &&

@@ -185,6 +185,31 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('tough enough to keep up');
   });
 
+  it('does not take a footer of testimonials for the page when it holds most of the text', () => {
+    const quotes = [
+      'Ordered the linen dress for a wedding and it arrived in three days, beautifully wrapped with a handwritten note.',
+      'The fabric is even softer than I hoped, and it has kept its colour through a dozen washes already this summer.',
+      'Lovely people to deal with: they swapped my size without any fuss and paid for the return postage as well.',
+      'Second order now. Everything is made to order and it shows in the finishing, which is better than high-street pieces.',
+      'I was unsure about hemp but it breathes so well in the heat. I have since bought the same dress in two more colours.',
+    ];
+    const testimonials = quotes
+      .map((q, i) => `<div class="testimonial"><p>${q}</p><p>Customer ${i + 1}</p></div>`)
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="product type-product"><h1>Iris Hemp Dress</h1><p class="price">$89.00</p>
+      <div class="woocommerce-tabs"><h2>Description</h2><p>A strappy dress in three flowing layers, with a side zip and a pocket
+      on the right. Made to order from 100% hemp and shipped within two weeks.</p>
+      <h2>Additional information</h2><table><tr><th>Size</th><td>XS, S, M, L, XL</td></tr>
+      <tr><th>Material</th><td>Hemp</td></tr></table></div></div>
+      <footer class="elementor elementor-location-footer"><h2>What our clients say</h2>${testimonials}
+      <p>© 2025 Iris Studio. All rights reserved.</p></footer></body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('strappy dress in three flowing layers');
+    expect(r.text).toContain('XS, S, M, L, XL');
+    expect(r.text).not.toContain('What our clients say');
+  });
+
   it("leaves out a product's customer reviews, as an article's comments", () => {
     const reviews = [
       'Bought this for our hallway and it has survived two dogs and a toddler. Washes well, colours still bright.',
