@@ -8,6 +8,7 @@ import { benchCrawl } from './crawl.bench.js';
 import { benchDelivery } from './delivery.bench.js';
 import { benchDiff } from './diff.bench.js';
 import { benchGateway } from './gateway.bench.js';
+import { benchReplicas } from './replicas.bench.js';
 import { benchScrape } from './scrape.bench.js';
 
 const benches: Record<string, () => Promise<string>> = {
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<string>> = {
   crawl: benchCrawl,
   delivery: benchDelivery,
   diff: benchDiff,
+  replicas: benchReplicas,
 };
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 const names = wanted.length ? wanted : Object.keys(benches);

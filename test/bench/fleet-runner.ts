@@ -1,0 +1,45 @@
+// One fleet of the replicas bench in its own process, so the memory printed is the fleet's:
+//   node --import tsx fleet-runner.ts <one-process|processes> <replicas> <seed> <limit> <concurrency>
+// prints one JSON line {startSeconds, startRssMb, pages, seconds, peakRssMb}. The fleet in one
+// process is this process (its peak RSS is this process's); the fleet in processes is its
+// children, each service a process and the scrape and crawl workers `replicas` of each (their
+// peak RSS is the sum of each child's peak, VmHWM: at most what they held at once). The clock of
+// the start runs from before the fleet's modules are loaded to its last service ready.
+import { benchWorkspace } from './bench-workspace.js';
+import { crawlThroughApi } from './crawl-through-api.js';
+
+const [mode, replicasArg, seed, limitArg, concurrencyArg] = process.argv.slice(2);
+const replicas = Number(replicasArg);
+const concurrency = Number(concurrencyArg);
+const MB = 1024 * 1024;
+
+const env = {
+  FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
+  SCRAPE_CONCURRENCY: String(concurrency * 2),
+  // The browser pool is left out of both (FLEET_BROWSER_POOL=0): the bench site needs no browser.
+};
+const t0 = performance.now();
+const { startTestFleet, startTestProcessFleet } = await import('../support/fleet.js');
+const t =
+  mode === 'processes'
+    ? await startTestProcessFleet(env, { replicas: { scrape: replicas, crawl: replicas } })
+    : await startTestFleet(env);
+const startSeconds = (performance.now() - t0) / 1000;
+const memory = () =>
+  'memory' in t.fleet
+    ? t.fleet.memory()
+    : { rss: process.memoryUsage().rss, peakRss: process.resourceUsage().maxRSS * 1024 };
+const startRssMb = Math.round(memory().rss / MB);
+try {
+  const ws = await benchWorkspace(t);
+  const { pages, seconds } = await crawlThroughApi(t.call, ws.apiKey, {
+    url: seed!,
+    limit: Number(limitArg),
+    concurrency,
+  });
+  const peakRssMb = Math.round(memory().peakRss / MB);
+  process.stdout.write(`${JSON.stringify({ startSeconds, startRssMb, pages, seconds, peakRssMb })}\n`);
+} finally {
+  await t.stop();
+}
+process.exit(0);
