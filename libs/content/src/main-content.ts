@@ -189,6 +189,10 @@ class Stats {
   hasText = new Uint8Array(INITIAL);
   /** Scores are those of the listing reading. */
   listing = false;
+  /** The winner was found by the listing reading. */
+  listingChosen = false;
+  /** The cards of the page's repeated items and their descendants (listing reading). */
+  card = new Set<number>();
   /** The elements around a block showing the page's declared description (never pruned). */
   anchored = new Set<number>();
   /** Text nodes with visible text in the subtree. */
@@ -481,6 +485,9 @@ function anchorDeclared(stats: Stats, declared: string[]): void {
 function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   const f = stats.flags[i]!;
   if (!(f & Flag.Boiler)) return false;
+  // On a listing reading, a card named after furniture is one of many results, not a menu
+  // ("discover-search-card", a "promo-tile" of a grid).
+  if ((stats.listing || stats.listingChosen) && f & Flag.BoilerName && stats.card.has(i)) return false;
   const text = stats.text[i]!;
   // On a listing reading, links count: a <nav> holding most of the page's text (a docs
   // sidebar beside a short index) is still a menu.
@@ -586,7 +593,10 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
   score(stats, pageText, listingValues(stats));
   const listing = widenToSemantic(stats, pickBest(stats));
   stats.listing = false;
-  if (listing >= 0 && (best < 0 || stats.text[listing]! >= TUNING.listingGain * stats.text[best]!)) return listing;
+  if (listing >= 0 && (best < 0 || stats.text[listing]! >= TUNING.listingGain * stats.text[best]!)) {
+    stats.listingChosen = true;
+    return listing;
+  }
   stats.score = scores;
   return best;
 }
@@ -643,10 +653,20 @@ function listingValues(stats: Stats): Float64Array {
   for (let i = 0; i < stats.n; i++) {
     if (!inItem[i] && parent[i]! >= 0 && inItem[parent[i]!]) inItem[i] = inItem[parent[i]!]!;
     if (!inItem[i]) continue;
+    // Cards inside a <nav>, <header>, <footer>… are a menu's entries, whatever their names.
+    if (inItem[i] === 2 && !inTagFurniture(i, stats)) stats.card.add(i);
     if (frag[i]) own[i]! += TUNING.blockCost;
     if (inItem[i] === 2) own[i]! += TUNING.itemLinkValue * ownLink[i]!;
   }
   return own;
+}
+
+/** Whether an element is inside furniture by tag or role (a <nav>, <header>, <footer>…). */
+function inTagFurniture(i: number, stats: Stats): boolean {
+  for (let p = i; p >= 0; p = stats.parent[p]!) {
+    if ((stats.flags[p]! & (Flag.Boiler | Flag.BoilerName)) === Flag.Boiler) return true;
+  }
+  return false;
 }
 
 /**

@@ -143,6 +143,33 @@ describe('link-dense content wins over a short block of prose', () => {
   });
 });
 
+it('takes result cards whose class names the search that found them', () => {
+  const events = [
+    ['Scaling Postgres for write-heavy workloads', 'Wednesday at 4:00 PM', 'Free', 'Data Guild'],
+    ['Intro to WebAssembly outside the browser', 'Tomorrow at 12:00 PM', 'Free', 'Wasm Collective'],
+    ['Threat modelling for small teams', 'Thu, Apr 9, 6:30 PM', '$15', 'SecOps Meetup'],
+    ['Shipping accessible design systems', 'Fri, Apr 10, 5:00 PM', 'Free', 'A11y Crew'],
+    ['Observability on a budget', 'Mon, Apr 13, 7:00 PM', '$10', 'SRE Circle'],
+  ];
+  const cards = events
+    .map(
+      ([title, when, price, org], i) => `<li><div class="discover-search-card">
+        <a class="event-card-link" href="/e/${i}"><h3>${title}</h3></a>
+        <p class="event-date">${when}</p><p class="event-price">${price}</p><p class="event-org">${org}</p></div></li>`,
+    )
+    .join('');
+  const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <main><div class="filter-panel"><p>1 filter applied</p><ul><li>Online</li><li>Date</li><li>Category</li>
+      <li>Price</li><li>Language</li></ul><p>Showing online events near you, sorted by relevance and date.</p></div>
+      <div class="search-results-panel"><ul class="event-list">${cards}</ul></div></main>
+      ${FOOTER}</body></html>`;
+  const r = main(html);
+  for (const [title, when] of events) {
+    expect(r.text).toContain(title!);
+    expect(r.text).toContain(when!);
+  }
+});
+
 describe('boilerplate does not win or stay', () => {
   it('drops a privacy-preference centre even when it holds more text than the page', () => {
     const vendors = Array.from(
