@@ -1,10 +1,11 @@
-// One fleet of the replicas bench in its own process, so the memory printed is the fleet's:
+// One fleet of the replicas bench in its own process tree, so the figures printed are the fleet's:
 //   node --import tsx fleet-runner.ts <one-process|processes> <replicas> <seed> <limit> <concurrency>
-// prints one JSON line {startSeconds, startRssMb, pages, seconds, peakRssMb}. The fleet in one
-// process is this process (its peak RSS is this process's); the fleet in processes is its
-// children, each service a process and the scrape and crawl workers `replicas` of each (their
-// peak RSS is the sum of each child's peak, VmHWM: at most what they held at once). The clock of
-// the start runs from before the fleet's modules are loaded to its last service ready.
+// prints one JSON line {startSeconds, startRssMb, pages, seconds, cpuMsPerPage, peakRssMb}. The
+// fleet in one process is this process (its memory and CPU are this process's); the fleet in
+// processes is its children, each service a process and the scrape and crawl workers `replicas`
+// of each (their peak RSS is the sum of each child's peak, VmHWM: at least what they held at
+// once, at most the sum; their CPU the sum of each child's, every thread). The clock of the start
+// runs from before the fleet's modules are loaded to its last service ready.
 import { benchWorkspace } from './bench-workspace.js';
 import { crawlThroughApi } from './crawl-through-api.js';
 
@@ -29,16 +30,23 @@ const memory = () =>
   'memory' in t.fleet
     ? t.fleet.memory()
     : { rss: process.memoryUsage().rss, peakRss: process.resourceUsage().maxRSS * 1024 };
+const cpuSeconds = () => {
+  if ('cpuSeconds' in t.fleet) return t.fleet.cpuSeconds();
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 const startRssMb = Math.round(memory().rss / MB);
 try {
   const ws = await benchWorkspace(t);
+  const cpu0 = cpuSeconds();
   const { pages, seconds } = await crawlThroughApi(t.call, ws.apiKey, {
     url: seed!,
     limit: Number(limitArg),
     concurrency,
   });
+  const cpuMsPerPage = ((cpuSeconds() - cpu0) * 1000) / pages;
   const peakRssMb = Math.round(memory().peakRss / MB);
-  process.stdout.write(`${JSON.stringify({ startSeconds, startRssMb, pages, seconds, peakRssMb })}\n`);
+  process.stdout.write(`${JSON.stringify({ startSeconds, startRssMb, pages, seconds, cpuMsPerPage, peakRssMb })}\n`);
 } finally {
   await t.stop();
 }

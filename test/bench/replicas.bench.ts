@@ -18,6 +18,8 @@ interface Figures {
   startRssMb: number;
   pages: number;
   seconds: number;
+  /** The fleet's CPU time over the crawl (every process and thread), per page. */
+  cpuMsPerPage: number;
   peakRssMb: number;
 }
 
@@ -52,7 +54,7 @@ export async function benchReplicas(): Promise<string> {
         if (f.pages < PAGES)
           throw new Error(`${fleet.mode} crawled ${f.pages} of ${PAGES + 1} pages; the figure would lie`);
         lines.push(
-          `    ${fleet.label}  ${(f.pages / f.seconds).toFixed(0).padStart(5)} pages/s  peak RSS ${String(f.peakRssMb).padStart(5)} MB  started in ${f.startSeconds.toFixed(1).padStart(4)} s at ${f.startRssMb} MB`,
+          `    ${fleet.label}  ${(f.pages / f.seconds).toFixed(0).padStart(5)} pages/s  ${f.cpuMsPerPage.toFixed(1).padStart(5)} CPU ms/page  peak RSS ${String(f.peakRssMb).padStart(5)} MB  started in ${f.startSeconds.toFixed(1).padStart(4)} s at ${f.startRssMb} MB`,
         );
       }
     }

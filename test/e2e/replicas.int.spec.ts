@@ -118,5 +118,10 @@ describe('two replicas of the scrape and crawl workers, each in its own process'
     expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
     const root = web.hits.filter((h) => h.host === 'replicas.test' && h.path === '/');
     expect(root).toHaveLength(1);
+
+    // The crawl's rows are read from scrape over gRPC: its callers moved on to the live replica.
+    const read = await t.call('GET', `/crawl/${id}?limit=5`, { key });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toHaveLength(5);
   }, 600_000);
 });

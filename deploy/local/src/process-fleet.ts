@@ -82,6 +82,8 @@ export interface ProcessFleet {
   kill(name: ServiceName, replica?: number, signal?: NodeJS.Signals): Promise<void>;
   /** The fleet's processes' resident memory, summed, in bytes: now, and each one's peak so far. */
   memory(): { rss: number; peakRss: number };
+  /** CPU time the fleet's live processes have used so far (user + system, every thread), in seconds. */
+  cpuSeconds(): number;
   /** A workspace and its admin key, made by the operator's command (`pnpm tidemark workspace create`). */
   createWorkspace(name: string): Promise<{ workspaceId: string; apiKey: string }>;
   stop(): Promise<void>;
@@ -118,6 +120,18 @@ const memoryOf = (pid: number): { rss: number; peakRss: number } => {
     return { rss: kb('VmRSS'), peakRss: kb('VmHWM') };
   } catch {
     return { rss: 0, peakRss: 0 };
+  }
+};
+
+/** CPU time of one process so far, from /proc (Linux), in seconds (clock ticks of 1/100 s). */
+const cpuOf = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
 };
 
@@ -158,6 +172,9 @@ export const startProcessFleet = async (
 
   const processes: ServiceProcess[] = [];
   const started = new Map<string, Record<string, unknown>>();
+  /** Ended on purpose (`kill`): not reported as a crash. */
+  const killed = new Set<ChildProcess>();
+  let stopping = false;
   const killAll = () => {
     for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   };
@@ -191,11 +208,19 @@ export const startProcessFleet = async (
         clearTimeout(timer);
         child.off('exit', onExit);
         started.set(`${s.name}/${replica}`, msg.started);
+        // One that ends on its own later is said, and the rest run on (Kubernetes would restart it).
+        child.once('exit', (code, signal) => {
+          if (!stopping && !killed.has(child))
+            process.stderr.write(
+              `tidemark: ${what} (pid ${child.pid}) exited (${signal ?? `code ${code}`}); the rest run on\n`,
+            );
+        });
         resolve();
       });
     });
 
   const stopAll = async () => {
+    stopping = true;
     process.off('exit', killAll);
     for (const tier of STOP_TIERS) {
       await Promise.all(
@@ -242,6 +267,7 @@ export const startProcessFleet = async (
       async kill(name, replica = 0, signal = 'SIGKILL') {
         const p = processes.find((x) => x.name === name && x.replica === replica);
         if (!p) throw new Error(`no ${name} replica ${replica} in this fleet`);
+        killed.add(p.child);
         p.child.kill(signal);
         await exited(p.child);
       },
@@ -250,6 +276,11 @@ export const startProcessFleet = async (
         return live
           .map((p) => memoryOf(p.pid))
           .reduce((a, b) => ({ rss: a.rss + b.rss, peakRss: a.peakRss + b.peakRss }), { rss: 0, peakRss: 0 });
+      },
+      cpuSeconds() {
+        return processes
+          .filter((p) => p.child.exitCode === null && p.child.signalCode === null)
+          .reduce((sum, p) => sum + cpuOf(p.pid), 0);
       },
       async createWorkspace(name) {
         const { stdout } = await promisify(execFile)(
@@ -262,6 +293,7 @@ export const startProcessFleet = async (
       stop: stopAll,
     };
   } catch (err) {
+    stopping = true;
     killAll();
     await Promise.all(processes.map((p) => exited(p.child)));
     process.off('exit', killAll);
