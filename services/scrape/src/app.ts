@@ -8,6 +8,7 @@ import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
 import { JobService } from './jobs/job.service.js';
+import { ScrapeNow } from './jobs/scrape-now.js';
 import { BrowserRung } from './ladder/browser-rung.js';
 import { DeploymentRungs } from './ladder/deployment-rungs.js';
 import { BatchingCredits } from './billing/credits-client.js';
@@ -77,12 +78,19 @@ export const buildApp = async (
     new DeploymentRungs(browserPool, logger.child({ module: 'deployment-rungs' })),
   );
   const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }), box);
+  // Politeness per host is this process's, whichever way a page came: queued or read at once.
+  const hosts = new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY);
+  const jobPages = { pages: pageRepo, jobService: jobs, ladder, hosts };
+  const scrapeNow = new ScrapeNow(
+    { ...jobPages, bus, logger: logger.child({ module: 'scrape-now' }) },
+    cfg.SCRAPE_CONCURRENCY,
+  );
   const server = new grpc.Server();
   server.addService(
     scrapeV1.ScrapeServiceService,
     unaryService<scrapeV1.ScrapeServiceServer>(
       {
-        ...scrapeRpc(jobs),
+        ...scrapeRpc(jobs, scrapeNow),
         ...pageScanRpc(pageRepo, reader),
         ...contentPreviewRpc(pageRepo, reader),
         ...workspaceActivityRpc(jobRepo, pageRepo),
@@ -112,13 +120,7 @@ export const buildApp = async (
             maxDeliver: 5,
             concurrency: cfg.SCRAPE_CONCURRENCY,
           },
-          scrapePageHandler({
-            jobs: jobRepo,
-            pages: pageRepo,
-            jobService: jobs,
-            ladder,
-            hosts: new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY),
-          }),
+          scrapePageHandler({ ...jobPages, jobs: jobRepo }),
           scrapePageGiveUp({ jobs: jobRepo, pages: pageRepo, jobService: jobs }),
         ),
         await bus.consumeWork(

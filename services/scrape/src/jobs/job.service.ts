@@ -93,6 +93,32 @@ export class JobService {
   }
 
   /**
+   * A one-URL job whose page this replica reads at once (`ScrapeNow`): the job is running and its
+   * row taken from the start, and nothing goes on the work stream.
+   */
+  async startTaken(
+    workspaceId: string,
+    url: string,
+    request: ScrapeRequest,
+    raw: Record<string, unknown>,
+    requestId: string | null,
+    kind: JobKind,
+  ): Promise<Job> {
+    const job = await this.jobs.create({
+      workspaceId,
+      kind,
+      total: 1,
+      request: { ...raw, batch: false },
+      requestId,
+      // Sealed as start() seals a batch's (a one-URL scrape's answer does not show it).
+      secret: request.webhook_url ? this.box.seal(`whsec_${randomBytes(24).toString('base64')}`) : null,
+      taken: true,
+    });
+    await this.pages.createQueued(workspaceId, job.id, [url], 'running');
+    return job;
+  }
+
+  /**
    * Waits up to `ms` for a job to end: the done broadcast answers at once; a read of the job
    * right after subscribing (and every second) covers a job that ended before we listened.
    */

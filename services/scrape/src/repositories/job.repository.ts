@@ -25,11 +25,14 @@ export class JobRepository {
     request: object;
     requestId: string | null;
     secret: string | null;
+    /** Its pages are taken by the service that creates it (a one-URL scrape read at once): running, none queued. */
+    taken?: boolean;
   }): Promise<Job> {
-    const progress = { done: 0, total: data.total, queued: data.total };
+    const progress = { done: 0, total: data.total, queued: data.taken ? 0 : data.total };
     const [job] = await this.raw.$queryRaw<Job[]>`
       INSERT INTO job (id, workspace_id, kind, status, progress, request, request_id, secret, created_at, updated_at)
-      VALUES (${newId('job')}, ${data.workspaceId}, ${data.kind}, 'queued', ${JSON.stringify(progress)}::jsonb,
+      VALUES (${newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
+              ${JSON.stringify(progress)}::jsonb,
               ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret},
               (now() AT TIME ZONE 'utc'), (now() AT TIME ZONE 'utc'))
       RETURNING ${JOB_COLUMNS}`;

@@ -79,11 +79,16 @@ export class PageRepository {
     }));
   }
 
-  /** One queued row per URL, in the order given. */
-  async createQueued(workspaceId: string, jobId: string, urls: string[]): Promise<void> {
+  /** One queued row per URL, in the order given (`running`: taken by the caller from the start). */
+  async createQueued(
+    workspaceId: string,
+    jobId: string,
+    urls: string[],
+    status: 'queued' | 'running' = 'queued',
+  ): Promise<void> {
     await this.raw.$executeRaw`
       INSERT INTO page (id, workspace_id, job_id, position, url, status, data)
-      SELECT id, ${workspaceId}, ${jobId}, position, url, 'queued', data
+      SELECT id, ${workspaceId}, ${jobId}, position, url, ${status}, data
         FROM unnest(${urls.map(() => newId('pg'))}::text[], ${urls.map((_, i) => i)}::int[], ${urls}::text[],
                     ${urls.map((url) => JSON.stringify(emptyRow(url)))}::jsonb[]) AS q(id, position, url, data)`;
   }

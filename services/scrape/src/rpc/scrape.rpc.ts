@@ -1,6 +1,7 @@
 import { jobEnvelopeToProto, pageRowToProto, scrapeRequestSchema, type scrapeV1 } from '@tidemark/contracts';
 import { ValidationError } from '@tidemark/errors';
 import { jobKind, type JobService } from '../jobs/job.service.js';
+import type { ScrapeNow } from '../jobs/scrape-now.js';
 
 /** The caller's request document: the schema in libs/contracts is the one description of it. */
 const parseRequest = (document: Record<string, unknown> | undefined) => {
@@ -12,23 +13,23 @@ const parseRequest = (document: Record<string, unknown> | undefined) => {
   return { request: parsed.data, raw };
 };
 
-/** gRPC in: decode → job service → tidemark.page.v1 envelopes and rows. */
-export const scrapeRpc = (jobs: JobService) => ({
+/** gRPC in: decode → job service (one URL now: ScrapeNow) → tidemark.page.v1 envelopes and rows. */
+export const scrapeRpc = (jobs: JobService, now: ScrapeNow) => ({
   scrapeNow: async (req: scrapeV1.ScrapeNowRequest): Promise<scrapeV1.ScrapeNowResponse> => {
     const { request, raw } = parseRequest(req.request);
     const kind = jobKind(req.kind);
-    const { job } = await jobs.start(
+    const ended = await now.run(
       req.workspaceId,
-      [req.url || request.url!],
+      req.url || request.url!,
       request,
       raw,
       req.requestId || null,
       kind,
+      req.waitMs,
     );
-    const ended = await jobs.waitForEnd(req.workspaceId, job.id, req.waitMs, kind);
     const envelope = await jobs.envelope(ended);
     return {
-      jobId: job.id,
+      jobId: ended.id,
       done: !['queued', 'running'].includes(ended.status),
       envelope: jobEnvelopeToProto(envelope),
       credits: envelope.creditsUsed,

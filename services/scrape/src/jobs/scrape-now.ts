@@ -1,0 +1,81 @@
+import type { Bus } from '@tidemark/bus';
+import type { ScrapeRequest } from '@tidemark/contracts';
+import type { Job } from '@tidemark/db';
+import type { Logger } from '@tidemark/telemetry';
+import { readJobPage, type JobPageDeps } from './job-page.js';
+import type { JobKind } from './job.service.js';
+
+/**
+ * `ScrapeNow`, one URL answered within the caller's wait: a call that wants its answer now, so
+ * the replica that took it reads the page itself (the job and its row written as taken, no hop
+ * through the work stream and back), up to `slots` pages at once. With every slot busy the page
+ * is queued like a batch's and the call waits for whichever worker reads it.
+ *
+ * What the work stream gave is kept: a page whose reading fails here (billing out of reach, its
+ * row not written) goes to the stream with its retries and give-up; a replica that dies mid-page
+ * leaves a running job the stalled-job watchdog ends with a reason (docs/decisions.md).
+ */
+export class ScrapeNow {
+  private inFlight = 0;
+
+  constructor(
+    private readonly deps: JobPageDeps & { bus: Bus; logger: Logger },
+    private readonly slots: number,
+  ) {}
+
+  async run(
+    workspaceId: string,
+    url: string,
+    request: ScrapeRequest,
+    raw: Record<string, unknown>,
+    requestId: string | null,
+    kind: JobKind,
+    waitMs: number,
+  ): Promise<Job> {
+    const jobs = this.deps.jobService;
+    if (this.inFlight >= this.slots) {
+      const { job } = await jobs.start(workspaceId, [url], request, raw, requestId, kind);
+      return jobs.waitForEnd(workspaceId, job.id, waitMs, kind);
+    }
+    const until = Date.now() + waitMs;
+    this.inFlight++;
+    let job: Job;
+    try {
+      job = await jobs.startTaken(workspaceId, url, request, raw, requestId, kind);
+    } catch (err) {
+      this.inFlight--;
+      throw err;
+    }
+    const reading = this.read(job, url).finally(() => this.inFlight--);
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      reading,
+      new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), waitMs))),
+    ]);
+    clearTimeout(timer);
+    // Read here: the job ended. Queued: a worker reads it, and the call waits out its time.
+    if (outcome === 'queued') return jobs.waitForEnd(workspaceId, job.id, Math.max(0, until - Date.now()), kind);
+    return jobs.get(workspaceId, job.id, kind);
+  }
+
+  /** Reads the page here; on a failure, hands it to the work stream ('queued'). */
+  private async read(job: Job, url: string): Promise<'read' | 'queued'> {
+    try {
+      await readJobPage(this.deps, job, { position: 0, url }, async () => true);
+      return 'read';
+    } catch (err) {
+      this.deps.logger.warn({ err, jobId: job.id }, 'a one-URL scrape failed here; its page goes to the work stream');
+      try {
+        await this.deps.bus.publishWork(
+          'work.scrape.page',
+          { jobId: job.id, workspaceId: job.workspaceId, position: 0, url },
+          { msgId: `${job.id}:0` },
+        );
+      } catch (publishErr) {
+        // Nothing else will read it: the stalled-job watchdog ends the job with its reason.
+        this.deps.logger.error({ err: publishErr, jobId: job.id }, 'a one-URL scrape could not be queued either');
+      }
+      return 'queued';
+    }
+  }
+}

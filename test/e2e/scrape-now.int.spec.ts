@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Bus } from '@tidemark/bus';
+import { createLogger } from '@tidemark/telemetry';
+import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+
+// A one-URL scrape is read by the scrape replica that took the call (no hop through the work
+// stream); with its slots busy it is queued like a batch's page and still answered.
+describe('one URL answered now: read where the call landed, queued when that replica is busy', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let bus: Bus;
+  let key: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    // One slot: a second one-URL scrape while the first is read must take the work stream.
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, SCRAPE_CONCURRENCY: '1' });
+    key = (await t.createWorkspace('now')).apiKey;
+    bus = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: t.env.NATS_PREFIX!,
+      name: 'scrape-now-spec',
+      logger: createLogger('spec', 'silent'),
+    });
+  });
+  afterAll(async () => {
+    await bus.close();
+    await t.stop();
+    await web.close();
+  });
+
+  const queuedPages = async () => (await bus.consumerInfo('scrape-page')).delivered;
+
+  it('reads a one-URL scrape on the replica that took it: the row answered, nothing on the work stream', async () => {
+    const res = await t.call('POST', '/scrape', { key, body: { url: web.url('pages.test', '/article') } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'done', progress: { done: 1, total: 1, queued: 0 }, creditsUsed: 1 });
+    expect(res.body.data[0]).toMatchObject({ status: 'done', verdict: 'ok', credits: 1 });
+    expect(res.body.data[0].markdown).toContain('# ');
+    expect(await queuedPages()).toBe(0);
+    // The job reads back the same through GET, as any job does.
+    const again = await t.call('GET', `/scrape/${res.body.id}`, { key });
+    expect(again.body).toMatchObject({ id: res.body.id, status: 'done', counts: { ok: 1 } });
+  });
+
+  it('queues a one-URL scrape while every slot is busy, and answers it all the same', async () => {
+    const before = await queuedPages();
+    // The slow page (3 s) holds the one slot.
+    const slow = t.call('POST', '/scrape', { key, body: { url: web.url('pages.test', '/slow'), timeout: 30 } });
+    await new Promise((r) => setTimeout(r, 500));
+    const fast = await t.call('POST', '/scrape', {
+      key,
+      body: { url: web.url('pages.test', '/article'), timeout: 30 },
+    });
+    expect(fast.status).toBe(200);
+    expect(fast.body.data[0]).toMatchObject({ status: 'done', verdict: 'ok' });
+    expect(await queuedPages()).toBe(before + 1);
+    const slowRes = await slow;
+    expect(slowRes.status).toBe(200);
+    expect(slowRes.body.data[0]).toMatchObject({ status: 'done', credits: 1 });
+    expect(await queuedPages()).toBe(before + 1);
+  });
+
+  it('answers 202 past the timeout while the page goes on, and the job ends read', async () => {
+    const res = await t.call('POST', '/scrape', { key, body: { url: web.url('pages.test', '/slow'), timeout: 1 } });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    let job: any;
+    for (let i = 0; i < 100; i++) {
+      job = (await t.call('GET', `/scrape/${id}`, { key })).body;
+      if (!['queued', 'running'].includes(job.status)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(job).toMatchObject({ status: 'done', progress: { done: 1, total: 1, queued: 0 }, creditsUsed: 1 });
+    expect(job.data[0]).toMatchObject({ status: 'done', credits: 1 });
+  });
+});
