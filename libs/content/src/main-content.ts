@@ -54,6 +54,11 @@ export const TUNING = {
   reviewsMaxShare: 0.9,
   /** Comment sections keep this share of their score. */
   commentsFactor: 0.2,
+  /**
+   * Characters of the winner outside its comment sections from which they are left out even
+   * when longer than the rest (sixty comments under a post; a thread's opening post is shorter).
+   */
+  articleBesideComments: 2000,
   /** Score below which a winner outside comments gives way to one inside (a page of comments). */
   minContent: 250,
   /** Winner's share of its <main>/<article> below which that element is taken instead. */
@@ -191,6 +196,8 @@ class Stats {
   listing = false;
   /** The winner was found by the listing reading. */
   listingChosen = false;
+  /** Characters of the winner outside its comment sections. */
+  besideComments = 0;
   /** The cards of the page's repeated items and their descendants (listing reading). */
   card = new Set<number>();
   /** The elements around a block showing the page's declared description (never pruned). */
@@ -719,6 +726,15 @@ function prune(root: number, stats: Stats): Set<Element> {
     if (end[first]! > c) return false;
     return stats.el[first]!.textContent === stats.el[c]!.textContent;
   };
+  // The text of the winner outside its comment sections: an article when long.
+  let comments = 0;
+  for (let c = root + 1; c < end[root]!;) {
+    if (stats.flags[c]! & Flag.Comments && !(stats.flags[c]! & Flag.Content)) {
+      comments += text[c]!;
+      c = end[c]!;
+    } else c++;
+  }
+  stats.besideComments = text[root]! - comments;
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {
       if (shouldPrune(c, root, stats) || (repeated(c) && !stats.anchored.has(c))) {
@@ -738,7 +754,12 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   const share = text[i]! / Math.max(1, text[root]!);
   if (flags[i]! & Flag.Label) return true;
   if (isFurniture(i, stats, text[root]!)) return true;
-  if (flags[i]! & Flag.Comments && share < 0.5 && !(flags[i]! & Flag.Content)) return true;
+  if (
+    flags[i]! & Flag.Comments &&
+    (share < 0.5 || stats.besideComments >= TUNING.articleBesideComments) &&
+    !(flags[i]! & Flag.Content)
+  )
+    return true;
   if (flags[i]! & Flag.Reviews && share < TUNING.reviewsMaxShare) return true;
   if (flags[i]! & (Flag.Heading | Flag.Pre)) return false;
   if (share < 0.3 && opensWithAsideHeading(i, stats)) return true;

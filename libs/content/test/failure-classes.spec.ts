@@ -237,6 +237,24 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('What our clients say');
   });
 
+  it('leaves out a comment section longer than the article above it', () => {
+    const para = (k: number) =>
+      `<p>Paragraph ${k} of the review: the film's satire lands harder on a second viewing, once you know how the
+      recruitment posters and the news reels frame every battle as a triumph, and the actors play it straight.</p>`;
+    const comment = (k: number) =>
+      `<li class="comment"><p class="comment-author">Reader ${k}</p><p>I saw it in the cinema in 1997 and missed the joke
+      entirely, comment ${k} says; watching it again now it is obvious, and the effects still hold up remarkably well.</p></li>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="postarea"><h1>Comfort watches, day eighteen</h1><p class="meta">Posted on December 18</p>
+      ${Array.from({ length: 12 }, (_, k) => para(k)).join('')}
+      <div id="comments" class="comments-area"><h2>60 Comments</h2>
+      <ol class="commentlist">${Array.from({ length: 40 }, (_, k) => comment(k)).join('')}</ol></div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Paragraph 11 of the review');
+    expect(r.text).not.toContain('Reader 3');
+  });
+
   it("leaves out a product's customer reviews, as an article's comments", () => {
     const reviews = [
       'Bought this for our hallway and it has survived two dogs and a toddler. Washes well, colours still bright.',
