@@ -4,6 +4,7 @@
 // runs from the crawl's start to its end: Crawlee's from crawler.run, ours from POST /v1/crawl to
 // the poll that sees it ended (the fleet is a service already running, as Crawlee's module is
 // already loaded); start-up is outside both.
+import { readFileSync } from 'node:fs';
 import { startTestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
 
@@ -13,6 +14,16 @@ const concurrency = Number(concurrencyArg);
 
 let t0 = 0;
 let cpu0 = process.cpuUsage();
+/** Write and read syscalls of this process (sockets, pipes, eventfds): what a page costs the kernel. */
+const syscalls = () => {
+  const io = readFileSync('/proc/self/io', 'utf8');
+  const n = (k: string) => Number(new RegExp(`${k}: (\\d+)`).exec(io)?.[1] ?? 0);
+  return { w: n('syscw'), r: n('syscr') };
+};
+let io0 = { w: 0, r: 0 };
+/** Taken when the crawl is seen ended, before the fleet stops (its stop is not the crawl's time). */
+let end: { at: number; cpu: NodeJS.CpuUsage; io: { w: number; r: number } } | undefined;
+const ended = () => (end = { at: performance.now(), cpu: process.cpuUsage(cpu0), io: syscalls() });
 
 const crawlee = async (): Promise<number> => {
   const { CheerioCrawler, Configuration } = await import('crawlee');
@@ -33,7 +44,9 @@ const crawlee = async (): Promise<number> => {
   );
   t0 = performance.now();
   cpu0 = process.cpuUsage();
+  io0 = syscalls();
   await crawler.run([seed!]);
+  ended();
   return pages;
 };
 
@@ -48,6 +61,7 @@ const tidemark = async (): Promise<number> => {
     const ws = await benchWorkspace(t);
     t0 = performance.now();
     cpu0 = process.cpuUsage();
+    io0 = syscalls();
     const res = await t.call('POST', '/crawl', {
       key: ws.apiKey,
       body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },
@@ -56,7 +70,10 @@ const tidemark = async (): Promise<number> => {
     for (;;) {
       const body = (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body;
       if (!body.progress) throw new Error(`crawl read failed: ${JSON.stringify(body)}`);
-      if (!['queued', 'running'].includes(body.status)) return body.progress.done as number;
+      if (!['queued', 'running'].includes(body.status)) {
+        ended();
+        return body.progress.done as number;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
@@ -65,10 +82,10 @@ const tidemark = async (): Promise<number> => {
 };
 
 const pages = mode === 'crawlee' ? await crawlee() : await tidemark();
-const seconds = (performance.now() - t0) / 1000;
-const cpu = process.cpuUsage(cpu0);
-const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+const seconds = (end!.at - t0) / 1000;
+const cpuSeconds = (end!.cpu.user + end!.cpu.system) / 1e6;
+const writesPerPage = (end!.io.w - io0.w) / pages;
 process.stdout.write(
-  `${JSON.stringify({ pages, seconds, cpuSeconds, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  `${JSON.stringify({ pages, seconds, cpuSeconds, writesPerPage, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
 );
 process.exit(0);

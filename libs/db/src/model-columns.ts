@@ -1,8 +1,8 @@
 import { Prisma } from './generated/prisma/client.js';
 
 /**
- * The `page` and `job` tables' columns under the field names of Prisma's `Page` and `Job`
- * models, so a raw read (`SELECT ${PAGE_COLUMNS} FROM page …` on RawDb) answers the same objects
+ * The `page`, `job` and `project` tables' columns under the field names of Prisma's models,
+ * so a raw read (`SELECT ${PAGE_COLUMNS} FROM page …` on RawDb) answers the same objects
  * a Prisma read would. Kept beside the schema they mirror: a column added there is added here.
  */
 export const PAGE_COLUMNS = Prisma.raw(
@@ -15,4 +15,9 @@ export const JOB_COLUMNS = Prisma.raw(
   `id, workspace_id AS "workspaceId", kind, status, progress, credits_used AS "creditsUsed", counts, stop, error,
    request_id AS "requestId", request, secret, run_id AS "runId", result, created_at AS "createdAt",
    updated_at AS "updatedAt"`,
+);
+
+export const PROJECT_COLUMNS = Prisma.raw(
+  `id, workspace_id AS "workspaceId", name, seed, host, schedule, retention, config, config_version AS "configVersion",
+   ephemeral, created_at AS "createdAt", updated_at AS "updatedAt"`,
 );

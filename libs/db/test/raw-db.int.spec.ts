@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JOB_COLUMNS, PAGE_COLUMNS, Prisma } from '../src/index.js';
+import { JOB_COLUMNS, PAGE_COLUMNS, PROJECT_COLUMNS, Prisma } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../testkit/src/index.js';
 
 describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () => {
@@ -57,7 +57,7 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
     expect(await db.raw.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
   });
 
-  it('reads a page and a job with PAGE_COLUMNS and JOB_COLUMNS as the same objects Prisma reads', async () => {
+  it('reads a page, a job and a project with PAGE_COLUMNS, JOB_COLUMNS and PROJECT_COLUMNS as Prisma reads them', async () => {
     // Every column set, bytes included: a column the lists miss (or misname) fails here.
     await db.prisma.workspace.create({ data: { id: 'ws_cols', name: 'cols' } });
     const job = await db.prisma.job.create({
@@ -99,5 +99,23 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
     const [rawJob] = await db.raw.$queryRaw<unknown[]>`SELECT ${JOB_COLUMNS} FROM job WHERE id = ${job.id}`;
     expect(rawPage).toEqual(await db.prisma.page.findUniqueOrThrow({ where: { id: page.id } }));
     expect(rawJob).toEqual(await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } }));
+    const project = await db.prisma.project.create({
+      data: {
+        id: 'prj_cols',
+        workspaceId: 'ws_cols',
+        name: 'Cols',
+        seed: 'https://example.com/',
+        host: 'example.com',
+        schedule: 'daily',
+        retention: '30d',
+        config: { scope: { limit: 5 } },
+        configVersion: 3,
+        ephemeral: true,
+      },
+    });
+    const [rawProject] = await db.raw.$queryRaw<
+      unknown[]
+    >`SELECT ${PROJECT_COLUMNS} FROM project WHERE id = ${project.id}`;
+    expect(rawProject).toEqual(await db.prisma.project.findUniqueOrThrow({ where: { id: project.id } }));
   });
 });

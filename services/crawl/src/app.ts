@@ -44,7 +44,7 @@ export const buildApp = async (
   const scrape = scrapeClient(cfg.SCRAPE_GRPC_URL);
   const discovery: DiscoveryPort = map;
   const rows: RowsPort = scrape;
-  const jobs = new CrawlJobRepository(prisma);
+  const jobs = new CrawlJobRepository(prisma, raw);
   const frontier = new FrontierRepository(prisma, raw);
   const engine = new CrawlEngine(
     jobs,

@@ -71,7 +71,7 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
     prisma = createPrismaClient(url.toString(), 6);
     raw = createRawDb(url.toString(), 4);
     await prisma.workspace.create({ data: { id: workspaceId, name: 'frontier' } });
-    jobs = new CrawlJobRepository(prisma);
+    jobs = new CrawlJobRepository(prisma, raw);
     frontier = new FrontierRepository(prisma, raw);
   });
   afterAll(async () => {

@@ -1,6 +1,17 @@
 // Long (~400 lines) because it is the only file of crawl that touches job, project and run (the
 // house rule: one repository per owner of a table); most of it is raw SQL for the hot path.
-import { newId, storable, type Job, type Prisma, type PrismaClient, type Project, type Run } from '@tidemark/db';
+import {
+  JOB_COLUMNS,
+  newId,
+  PROJECT_COLUMNS,
+  storable,
+  type Job,
+  type Prisma,
+  type PrismaClient,
+  type Project,
+  type RawDb,
+  type Run,
+} from '@tidemark/db';
 import type { ResolvedConfig } from '@tidemark/contracts';
 import type { PageCursor, Tx } from './frontier.repository.js';
 
@@ -48,17 +59,16 @@ export const initialState = (): CrawlState => ({
 
 export type CrawlJob = Job & { runId: string };
 
-/** The job's columns under the model's field names, for raw SQL on the crawl's hot path. */
-const JOB_COLUMNS = `id, workspace_id AS "workspaceId", kind, status, progress, credits_used AS "creditsUsed", counts, stop,
-  error, request_id AS "requestId", request, secret, run_id AS "runId", result, created_at AS "createdAt",
-  updated_at AS "updatedAt"`;
-
 /**
  * The only file of crawl that touches job, project and run. A crawl is a job (the envelope), a
  * run (its pages) and a hidden project (its config) until it is kept.
  */
 export class CrawlJobRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** node-postgres for the reads every step, tick and poll of a crawl makes (see RawDb). */
+    private readonly raw: RawDb,
+  ) {}
 
   async create(data: {
     workspaceId: string;
@@ -105,23 +115,28 @@ export class CrawlJobRepository {
   }
 
   async find(workspaceId: string, id: string): Promise<CrawlJob | null> {
-    return (await this.prisma.job.findFirst({ where: { id, workspaceId, kind: 'crawl' } })) as CrawlJob | null;
+    const [job] = await this.raw.$queryRaw<CrawlJob[]>`
+      SELECT ${JOB_COLUMNS} FROM job WHERE id = ${id} AND workspace_id = ${workspaceId} AND kind = 'crawl'`;
+    return job ?? null;
   }
 
   /** A crawl's job or a project run's (the engine drives both). */
   async findById(id: string): Promise<CrawlJob | null> {
-    return (await this.prisma.job.findFirst({ where: { id, kind: { in: ['crawl', 'run'] } } })) as CrawlJob | null;
+    const [job] = await this.raw.$queryRaw<CrawlJob[]>`
+      SELECT ${JOB_COLUMNS} FROM job WHERE id = ${id} AND kind IN ('crawl', 'run')`;
+    return job ?? null;
   }
 
   /** The job as the run's lock holder sees it (read inside the locked transaction). */
   async lockedView(tx: Tx, id: string): Promise<CrawlJob | null> {
-    const rows = await tx.$queryRawUnsafe<CrawlJob[]>(`SELECT ${JOB_COLUMNS} FROM job WHERE id = $1`, id);
+    const rows = await tx.$queryRaw<CrawlJob[]>`SELECT ${JOB_COLUMNS} FROM job WHERE id = ${id}`;
     return rows[0] ?? null;
   }
 
   async projectOfRun(runId: string): Promise<Project | null> {
-    const run = await this.prisma.run.findUnique({ where: { id: runId }, include: { project: true } });
-    return run?.project ?? null;
+    const [project] = await this.raw.$queryRaw<Project[]>`
+      SELECT ${PROJECT_COLUMNS} FROM project WHERE id = (SELECT project_id FROM run WHERE id = ${runId})`;
+    return project ?? null;
   }
 
   /**
@@ -155,7 +170,7 @@ export class CrawlJobRepository {
                 error = COALESCE($7::jsonb, error), counts = $8::jsonb, result = $9::jsonb,
                 updated_at = (now() AT TIME ZONE 'utc')
           WHERE id = $1
-          RETURNING ${JOB_COLUMNS}
+          RETURNING ${JOB_COLUMNS.text}
        ), run_updated AS (
          UPDATE run SET status = COALESCE($2, status), credits_used = credits_used + $4,
                 stop = CASE WHEN $5 THEN $6 ELSE stop END, counts = $8::jsonb,
@@ -230,10 +245,8 @@ export class CrawlJobRepository {
 
   /** Crawls still going, for the ticker (delays, Retry-After, crawl.page every 5 s, lost work). */
   async running(): Promise<{ id: string; runId: string }[]> {
-    return (await this.prisma.job.findMany({
-      where: { kind: { in: ['crawl', 'run'] }, status: { in: ['queued', 'running'] } },
-      select: { id: true, runId: true },
-    })) as { id: string; runId: string }[];
+    return this.raw.$queryRaw<{ id: string; runId: string }[]>`
+      SELECT id, run_id AS "runId" FROM job WHERE kind IN ('crawl', 'run') AND status IN ('queued', 'running')`;
   }
 
   async keep(
