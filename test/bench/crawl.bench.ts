@@ -16,6 +16,9 @@ const runner = fileURLToPath(new URL('./crawl-runner.ts', import.meta.url));
 interface Side {
   pages: number;
   seconds: number;
+  cpuSeconds: number;
+  /** Write syscalls of the side's process per page (sockets, pipes, thread wake-ups). */
+  writesPerPage: number;
   maxRssMb: number;
 }
 
@@ -44,6 +47,9 @@ export async function benchCrawl(): Promise<string> {
   web.addSite('127.0.0.1', benchSite(Math.ceil(PAGES * 1.5)));
   const seed = `http://127.0.0.1:${web.port}/`;
   const rate = (s: Side) => s.pages / s.seconds;
+  // CPU of the side's own process (PostgreSQL and NATS are outside it), per page.
+  const perPage = (s: Side) =>
+    `${((s.cpuSeconds * 1000) / s.pages).toFixed(1)} CPU ms/page, ${s.writesPerPage.toFixed(1)} writes/page`;
   const lines = [
     `crawl of ${PAGES + 1} pages of a ${Math.ceil(PAGES * 1.5)}-page local news site (15-40 KB a page, mean ~28 KB, 16-29 in-site links), ${CONCURRENCY} in flight, each side in its own process`,
   ];
@@ -59,8 +65,8 @@ export async function benchCrawl(): Promise<string> {
       memory.push(ours.maxRssMb / crawlee.maxRssMb);
       lines.push(
         `  round ${round}`,
-        `    baseline: Crawlee CheerioCrawler   ${rate(crawlee).toFixed(0).padStart(6)} pages/s  peak RSS ${crawlee.maxRssMb} MB  (${crawlee.pages} pages)`,
-        `    tidemark POST /v1/crawl (fleet)    ${rate(ours).toFixed(0).padStart(6)} pages/s  peak RSS ${ours.maxRssMb} MB  (${ours.pages} pages)`,
+        `    baseline: Crawlee CheerioCrawler   ${rate(crawlee).toFixed(0).padStart(6)} pages/s  peak RSS ${crawlee.maxRssMb} MB  ${perPage(crawlee)}  (${crawlee.pages} pages)`,
+        `    tidemark POST /v1/crawl (fleet)    ${rate(ours).toFixed(0).padStart(6)} pages/s  peak RSS ${ours.maxRssMb} MB  ${perPage(ours)}  (${ours.pages} pages)`,
         `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×`,
       );
     }
