@@ -160,6 +160,8 @@ const enum Flag {
   BoilerName = 128,
   /** A product's reviews (also flagged Comments): left out unless they are the whole winner. */
   Reviews = 256,
+  /** A <header> inside an <article>: the title and byline of a listed story on a listing. */
+  ArticleHeader = 512,
 }
 
 /**
@@ -390,6 +392,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   if (tag === 'pre') flags |= Flag.Pre;
   if (!el.hasAttributes()) {
     if (FURNITURE_TAGS.has(tag)) flags |= Flag.Boiler;
+    if (tag === 'header' && inArticle(el)) flags |= Flag.ArticleHeader;
     if (tag === 'article' || tag === 'main') flags = (flags | Flag.Semantic) & ~Flag.Boiler;
     return flags;
   }
@@ -399,6 +402,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   );
   const role = el.getAttribute('role');
   if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role))) flags |= Flag.Boiler;
+  if (tag === 'header' && inArticle(el)) flags |= Flag.ArticleHeader;
   else if (names & NAME_FURNITURE_ALWAYS) flags |= Flag.Boiler;
   else if (names & NAME_BOILERPLATE) flags |= Flag.Boiler | Flag.BoilerName;
   if (names & NAME_LABEL) flags |= TUNING.labels ? Flag.Label : Flag.Boiler | Flag.BoilerName;
@@ -409,6 +413,16 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
   }
   return flags;
+}
+
+/** Whether a <header> heads an <article> (its title and byline), not the page. */
+function inArticle(el: Element): boolean {
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const t = p.localName;
+    if (t === 'article') return true;
+    if (t === 'body' || t === 'main') return false;
+  }
+  return false;
 }
 
 const visibleLength = (s: string): number => {
@@ -493,8 +507,14 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   const f = stats.flags[i]!;
   if (!(f & Flag.Boiler)) return false;
   // On a listing reading, a card named after furniture is one of many results, not a menu
-  // ("discover-search-card", a "promo-tile" of a grid).
-  if ((stats.listing || stats.listingChosen) && f & Flag.BoilerName && stats.card.has(i)) return false;
+  // ("discover-search-card", a "promo-tile" of a grid), and the <header> of a listed <article>
+  // is that story's title and byline, not the site's header.
+  if (
+    (stats.listing || stats.listingChosen) &&
+    ((f & Flag.BoilerName && stats.card.has(i)) || f & Flag.ArticleHeader)
+  ) {
+    return false;
+  }
   const text = stats.text[i]!;
   // On a listing reading, links count: a <nav> holding most of the page's text (a docs
   // sidebar beside a short index) is still a menu.

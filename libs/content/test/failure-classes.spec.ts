@@ -170,6 +170,42 @@ it('takes result cards whose class names the search that found them', () => {
   }
 });
 
+it("reads the <header> of each listed <article> as its title, not as the page's header", () => {
+  const stories = [
+    [
+      'Solo headphones gain two retailer-exclusive colours',
+      'The over-ear model now comes in two shades sold by one chain only, at the same price as before.',
+    ],
+    [
+      'Hands on: open earbuds that never press into the ear',
+      'A clip-on design rests on the outer ear and leaves the canal free, which runners will like.',
+    ],
+    [
+      'Noise cancelling on a budget, tested on a long flight',
+      'Three pairs under a hundred dollars against the engine drone of a nine-hour trip across the Atlantic.',
+    ],
+    [
+      'Solar-charged earbuds that top up on a sunny windowsill',
+      'A photovoltaic strip on the case keeps the buds charged for weeks without a cable, the maker says.',
+    ],
+  ];
+  const river = stories
+    .map(
+      ([title, dek], i) => `<article class="river-article"><header><h2><a href="/articles/${i}">${title}</a></h2>
+        <p class="byline">By Staff</p></header><p class="river-desc"><a href="/articles/${i}">${dek}</a></p></article>`,
+    )
+    .join('');
+  const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <main><section class="col-main"><h1>Headphones</h1>${river}</section>
+      <aside class="col-side"><h2>Latest News</h2></aside></main>
+      ${FOOTER}</body></html>`;
+  const r = main(html);
+  for (const [title, dek] of stories) {
+    expect(r.text).toContain(title!);
+    expect(r.text).toContain(dek!);
+  }
+});
+
 describe('boilerplate does not win or stay', () => {
   it('drops a privacy-preference centre even when it holds more text than the page', () => {
     const vendors = Array.from(
