@@ -4,12 +4,13 @@
 // runs from the crawl's start to its end: Crawlee's from crawler.run, ours from POST /v1/crawl to
 // the poll that sees it ended (the fleet is a service already running, as Crawlee's module is
 // already loaded); start-up is outside both.
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { startTestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
 
 const [mode, seed, limitArg, concurrencyArg] = process.argv.slice(2);
 const limit = Number(limitArg);
+const samples = process.env.BENCH_CRAWL_SAMPLES;
 const concurrency = Number(concurrencyArg);
 
 let t0 = 0;
@@ -67,9 +68,16 @@ const tidemark = async (): Promise<number> => {
       body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },
     });
     if (res.status !== 202) throw new Error(`crawl refused: ${JSON.stringify(res.body)}`);
+    let sampledAt = 0;
     for (;;) {
       const body = (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body;
       if (!body.progress) throw new Error(`crawl read failed: ${JSON.stringify(body)}`);
+      // BENCH_CRAWL_SAMPLES=<file>: a line a second of {s, done, rssMb} (the long crawl bench).
+      if (samples && performance.now() - sampledAt >= 1000) {
+        sampledAt = performance.now();
+        const rssMb = Math.round(process.memoryUsage.rss() / 2 ** 20);
+        appendFileSync(samples, `${JSON.stringify({ s: (sampledAt - t0) / 1000, done: body.progress.done, rssMb })}\n`);
+      }
       if (!['queued', 'running'].includes(body.status)) {
         ended();
         return body.progress.done as number;

@@ -5,6 +5,7 @@ import globalTeardown from '../../libs/testkit/jest-global-teardown.mjs';
 import { benchBrowser } from './browser.bench.js';
 import { benchContent } from './content.bench.js';
 import { benchCrawl } from './crawl.bench.js';
+import { benchCrawlLong } from './crawl-long.bench.js';
 import { benchDelivery } from './delivery.bench.js';
 import { benchDiff } from './diff.bench.js';
 import { benchGateway } from './gateway.bench.js';
@@ -20,9 +21,12 @@ const benches: Record<string, () => Promise<string>> = {
   delivery: benchDelivery,
   diff: benchDiff,
   replicas: benchReplicas,
+  'crawl-long': benchCrawlLong,
 };
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
-const names = wanted.length ? wanted : Object.keys(benches);
+/** Run only when named: half an hour or more here. */
+const namedOnly = new Set(['crawl-long']);
+const names = wanted.length ? wanted : Object.keys(benches).filter((n) => !namedOnly.has(n));
 const unknown = names.filter((n) => !benches[n]);
 if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; have ${Object.keys(benches).join(', ')}`);
 

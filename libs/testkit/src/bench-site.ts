@@ -48,8 +48,10 @@ interface BenchPage {
  * (menu, related, next, two children of a binary tree so every page is reachable from the home
  * page) and a few other hosts. /sitemap.xml lists every page; robots.txt allows all. Seeded: the
  * same bytes on every run, so both sides of a bench crawl the same site. Pages are built on first
- * request and kept (the server's cost stays outside both sides' figures).
+ * request and kept, up to 5,000 (the server's cost stays outside both sides' figures).
  */
+const BUILT_PAGES_KEPT = 5_000;
+
 export const benchSite = (n = 2000, seed = 20261122): Site => {
   const pages: BenchPage[] = [];
   const rnd = seededRandom(seed);
@@ -139,7 +141,12 @@ ${TAG_MANAGER}</head><body>
       const i = m ? Number(m[1]) : -1;
       if (i < 0 || i >= n) return { status: 404, type: 'text/html', body: '<h1>Not found</h1>' };
       let page = built.get(i);
-      if (!page) built.set(i, (page = build(i)));
+      if (!page) {
+        // Built pages are kept for the rounds of a bench, up to a bound: a 100,000-page site
+        // would otherwise hold ~2.8 GB of html in the test web.
+        if (built.size >= BUILT_PAGES_KEPT) built.delete(built.keys().next().value!);
+        built.set(i, (page = build(i)));
+      }
       return page;
     },
   };
