@@ -1,1 +1,7 @@
-export { decodeBodies, decodeBodiesAsync, encodeBodies, type StoredBodies } from './stored-bodies.js';
+export {
+  decodeBodies,
+  decodeBodiesAsync,
+  encodeBodies,
+  encodeBodiesAsync,
+  type StoredBodies,
+} from './stored-bodies.js';

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { gunzip, gunzipSync, gzipSync } from 'node:zlib';
+import { gunzip, gunzipSync, gzip, gzipSync } from 'node:zlib';
 
 // The encoding of `page.bodies`: one gzip member holding one JSON object of the page's bodies.
 // Scrape writes it; crawl, diff and export read it straight from the table (a finished run's rows
@@ -17,6 +17,7 @@ export interface StoredBodies {
 }
 
 const gunzipAsync = promisify(gunzip);
+const gzipAsync = promisify(gzip);
 
 /**
  * null when nothing is kept: the column stays NULL rather than holding an empty object. Gzip's
@@ -25,6 +26,13 @@ const gunzipAsync = promisify(gunzip);
  */
 export const encodeBodies = (bodies: StoredBodies): Uint8Array<ArrayBuffer> | null =>
   Object.keys(bodies).length ? new Uint8Array(gzipSync(JSON.stringify(bodies), { level: 1 })) : null;
+
+/**
+ * As encodeBodies, the compression on libuv's thread pool: a crawl's page rows are written on the
+ * scrape service's event loop, which is what bounds a crawl's rate (docs/performance.md).
+ */
+export const encodeBodiesAsync = async (bodies: StoredBodies): Promise<Uint8Array<ArrayBuffer> | null> =>
+  Object.keys(bodies).length ? new Uint8Array(await gzipAsync(JSON.stringify(bodies), { level: 1 })) : null;
 
 const parse = (json: string): StoredBodies => {
   const value: unknown = JSON.parse(json);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { gzipSync } from 'node:zlib';
-import { decodeBodies, decodeBodiesAsync, encodeBodies, type StoredBodies } from '../src/index.js';
+import { decodeBodies, decodeBodiesAsync, encodeBodies, encodeBodiesAsync, type StoredBodies } from '../src/index.js';
 
 describe('stored bodies', () => {
   const page: StoredBodies = {
@@ -14,6 +14,9 @@ describe('stored bodies', () => {
     expect(stored).toBeInstanceOf(Uint8Array);
     expect(decodeBodies(stored)).toEqual(page);
     expect(await decodeBodiesAsync(stored)).toEqual(page);
+    const storedAsync = await encodeBodiesAsync(page);
+    expect(Buffer.from(storedAsync!).equals(Buffer.from(stored!))).toBe(true);
+    expect(await encodeBodiesAsync({})).toBeNull();
   });
 
   it('stores nothing for a page that kept no body, and reads nothing back as {}', async () => {

@@ -1,6 +1,6 @@
 import { newId, PAGE_COLUMNS, Prisma, storable, type Page, type PrismaClient, type RawDb } from '@tidemark/db';
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
-import { decodeBodies, encodeBodies } from '@tidemark/page-store';
+import { decodeBodies, encodeBodies, encodeBodiesAsync } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
 
 type RowData = PageResult['row'];
@@ -9,11 +9,11 @@ type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position
 /**
  * The columns a settled page writes, whatever kind of job it belongs to. Everything in a row and
  * its bodies was taken from the web: it passes `storable` (no NUL, no lone surrogate), so a
- * hostile page is stored rather than failing its write for good.
+ * hostile page is stored rather than failing its write for good. `encoded`: the bodies already
+ * compressed (`storedBodiesOf`); without it they are compressed here, on the event loop.
  */
-const settledColumns = (result: PageResult) => {
+const settledColumns = (result: PageResult, encoded?: Uint8Array<ArrayBuffer> | null) => {
   const row = storable(result.row);
-  const bodies = storable(result.bodies);
   return {
     url: row.url,
     status: row.status,
@@ -23,11 +23,14 @@ const settledColumns = (result: PageResult) => {
     tier: row.tier,
     credits: row.credits,
     data: row as unknown as Prisma.InputJsonValue,
-    bodies: encodeBodies(bodies),
+    bodies: encoded !== undefined ? encoded : encodeBodies(storable(result.bodies)),
     screenshot: result.screenshot ? new Uint8Array(result.screenshot) : null,
     crawledAt: row.crawledAt ? new Date(row.crawledAt) : new Date(),
   };
 };
+
+/** A page's bodies as stored, compressed off the event loop (the hot writes: complete, crawl rows). */
+const storedBodiesOf = (result: PageResult) => encodeBodiesAsync(storable(result.bodies));
 
 const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
   workspaceId: ref.workspaceId,
@@ -109,7 +112,7 @@ export class PageRepository {
 
   /** Writes a fetched page; false when the row was cancelled meanwhile (then nothing changes). */
   async complete(jobId: string, position: number, result: PageResult): Promise<boolean> {
-    const c = settledColumns(result);
+    const c = settledColumns(result, await storedBodiesOf(result));
     const count = await this.raw.$executeRaw`
       UPDATE page SET url = ${c.url}, status = ${c.status}, http_status = ${c.httpStatus}, verdict = ${c.verdict},
              error_code = ${c.errorCode}, tier = ${c.tier}, credits = ${c.credits}, data = ${JSON.stringify(c.data)}::jsonb,
@@ -125,8 +128,9 @@ export class PageRepository {
    */
   async insertCrawlRows(rows: { ref: CrawlRowRef; result: PageResult }[]): Promise<boolean[]> {
     if (!rows.length) return [];
-    const values = rows.map(({ ref, result }) => {
-      const c = settledColumns(result);
+    const encoded = await Promise.all(rows.map(({ result }) => storedBodiesOf(result)));
+    const values = rows.map(({ ref, result }, i) => {
+      const c = settledColumns(result, encoded[i]);
       return Prisma.sql`(${newId('pg')}, ${ref.workspaceId}, ${ref.runId}, ${ref.jobId}, ${ref.position}, ${c.url},
         ${c.status}, ${c.httpStatus}, ${c.verdict}, ${c.errorCode}, ${c.tier}, ${c.credits},
         ${JSON.stringify(c.data)}::jsonb, ${c.bodies}, ${c.screenshot}, ${c.crawledAt})`;
