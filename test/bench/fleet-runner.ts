@@ -1,11 +1,11 @@
 // One fleet of the replicas bench in its own process tree, so the figures printed are the fleet's:
 //   node --import tsx fleet-runner.ts <one-process|processes> <replicas> <seed> <limit> <concurrency>
-// prints one JSON line {startSeconds, startRssMb, pages, seconds, cpuMsPerPage, peakRssMb}. The
-// fleet in one process is this process (its memory and CPU are this process's); the fleet in
-// processes is its children, each service a process and the scrape and crawl workers `replicas`
-// of each (their peak RSS is the sum of each child's peak, VmHWM: at least what they held at
-// once, at most the sum; their CPU the sum of each child's, every thread). The clock of the start
-// runs from before the fleet's modules are loaded to its last service ready.
+// prints one JSON line {startSeconds, startRssMb, pages, seconds, cpuMsPerPage, cpuMsByService,
+// peakRssMb}. The fleet in one process is this process (its memory and CPU are this process's);
+// the fleet in processes is its children, each service a process and the scrape and crawl workers
+// `replicas` of each (their peak RSS is the sum of each child's peak, VmHWM: at least what they
+// held at once, at most the sum; their CPU the sum of each child's, every thread). The clock of
+// the start runs from before the fleet's modules are loaded to its last service ready.
 import { benchWorkspace } from './bench-workspace.js';
 import { crawlThroughApi } from './crawl-through-api.js';
 
@@ -30,10 +30,15 @@ const memory = () =>
   'memory' in t.fleet
     ? t.fleet.memory()
     : { rss: process.memoryUsage().rss, peakRss: process.resourceUsage().maxRSS * 1024 };
-const cpuSeconds = () => {
-  if ('cpuSeconds' in t.fleet) return t.fleet.cpuSeconds();
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
+/** CPU seconds so far by service (the fleet in one process: all of it under 'fleet'). */
+const cpuSeconds = (): Map<string, number> => {
+  const by = new Map<string, number>();
+  if ('cpuSeconds' in t.fleet) for (const p of t.fleet.cpuSeconds()) by.set(p.name, (by.get(p.name) ?? 0) + p.seconds);
+  else {
+    const { user, system } = process.cpuUsage();
+    by.set('fleet', (user + system) / 1e6);
+  }
+  return by;
 };
 const startRssMb = Math.round(memory().rss / MB);
 try {
@@ -44,9 +49,14 @@ try {
     limit: Number(limitArg),
     concurrency,
   });
-  const cpuMsPerPage = ((cpuSeconds() - cpu0) * 1000) / pages;
+  const cpuMsByService = Object.fromEntries(
+    [...cpuSeconds()].map(([name, sec]) => [name, ((sec - (cpu0.get(name) ?? 0)) * 1000) / pages]),
+  );
+  const cpuMsPerPage = Object.values(cpuMsByService).reduce((a, b) => a + b, 0);
   const peakRssMb = Math.round(memory().peakRss / MB);
-  process.stdout.write(`${JSON.stringify({ startSeconds, startRssMb, pages, seconds, cpuMsPerPage, peakRssMb })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ startSeconds, startRssMb, pages, seconds, cpuMsPerPage, cpuMsByService, peakRssMb })}\n`,
+  );
 } finally {
   await t.stop();
 }

@@ -20,6 +20,8 @@ interface Figures {
   seconds: number;
   /** The fleet's CPU time over the crawl (every process and thread), per page. */
   cpuMsPerPage: number;
+  /** The same by service (replicas summed); the fleet in one process is one entry, `fleet`. */
+  cpuMsByService: Record<string, number>;
   peakRssMb: number;
 }
 
@@ -56,6 +58,13 @@ export async function benchReplicas(): Promise<string> {
         lines.push(
           `    ${fleet.label}  ${(f.pages / f.seconds).toFixed(0).padStart(5)} pages/s  ${f.cpuMsPerPage.toFixed(1).padStart(5)} CPU ms/page  peak RSS ${String(f.peakRssMb).padStart(5)} MB  started in ${f.startSeconds.toFixed(1).padStart(4)} s at ${f.startRssMb} MB`,
         );
+        if (fleet.mode === 'processes')
+          lines.push(
+            `      CPU ms/page by service: ${Object.entries(f.cpuMsByService)
+              .sort((a, b) => b[1] - a[1])
+              .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+              .join(', ')}`,
+          );
       }
     }
     return lines.join('\n');

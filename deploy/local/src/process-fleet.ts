@@ -82,8 +82,8 @@ export interface ProcessFleet {
   kill(name: ServiceName, replica?: number, signal?: NodeJS.Signals): Promise<void>;
   /** The fleet's processes' resident memory, summed, in bytes: now, and each one's peak so far. */
   memory(): { rss: number; peakRss: number };
-  /** CPU time the fleet's live processes have used so far (user + system, every thread), in seconds. */
-  cpuSeconds(): number;
+  /** CPU time each live process has used so far (user + system, every thread), in seconds. */
+  cpuSeconds(): { name: ServiceName; replica: number; seconds: number }[];
   /** A workspace and its admin key, made by the operator's command (`pnpm tidemark workspace create`). */
   createWorkspace(name: string): Promise<{ workspaceId: string; apiKey: string }>;
   stop(): Promise<void>;
@@ -280,7 +280,7 @@ export const startProcessFleet = async (
       cpuSeconds() {
         return processes
           .filter((p) => p.child.exitCode === null && p.child.signalCode === null)
-          .reduce((sum, p) => sum + cpuOf(p.pid), 0);
+          .map((p) => ({ name: p.name, replica: p.replica, seconds: cpuOf(p.pid) }));
       },
       async createWorkspace(name) {
         const { stdout } = await promisify(execFile)(
