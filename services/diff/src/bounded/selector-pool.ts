@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import type { Logger } from '@tidemark/telemetry';
-import type { SelectorAnswers, SelectorReply, SelectorRunner, SelectorTask } from './tasks.js';
+import { BudgetedThreadPool } from '@tidemark/thread-pool';
+import type { SelectorAnswers, SelectorRunner, SelectorTask } from './tasks.js';
 
 /** A task that outran its budget (its thread was ended) or whose thread died. */
 export class SelectorsFailed extends Error {
@@ -21,23 +21,10 @@ export interface SelectorPoolOptions {
   logger: Logger;
 }
 
-interface Pending {
-  task: SelectorTask & { id: number };
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
-}
-
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  current: Pending | null;
-  timer?: NodeJS.Timeout;
-}
-
 /** Heap one thread may grow to: two stored pages (10 MB each at most) parse in far less. */
 const THREAD_HEAP_MB = 512;
 /** The thread's module, as this one is run: TypeScript source through tsx, or built JavaScript. */
-const ENTRY = new URL(`./selector.worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
+const ENTRY = new URL(`./selector.worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
 
 const WHAT: Record<SelectorTask['kind'], string> = {
   volatile: 'evaluating volatile_selectors',
@@ -52,98 +39,36 @@ const WHAT: Record<SelectorTask['kind'], string> = {
  * takes its place. The event loop meanwhile keeps comparing, heartbeating and acknowledging.
  */
 export class SelectorPool implements SelectorRunner {
-  private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
-  private nextId = 1;
-  private closed = false;
+  private readonly pool: BudgetedThreadPool<SelectorTask>;
 
-  constructor(private readonly opts: SelectorPoolOptions) {}
+  constructor(private readonly opts: SelectorPoolOptions) {
+    this.pool = new BudgetedThreadPool<SelectorTask>({
+      entry: ENTRY,
+      threads: opts.threads,
+      budgetMs: opts.budgetMs,
+      heapMb: THREAD_HEAP_MB,
+      name: 'the selector pool',
+      logger: opts.logger,
+      failure: (f) =>
+        f.kind === 'budget'
+          ? new SelectorsFailed(true, `${WHAT[f.task.kind]} took more than its budget of ${f.budgetMs} ms`)
+          : new SelectorsFailed(
+              false,
+              f.kind === 'threw' ? f.message : f.error ? `its thread failed: ${f.error.message}` : 'its thread stopped',
+            ),
+    });
+  }
 
   get budgetMs(): number {
     return this.opts.budgetMs;
   }
 
   run<K extends SelectorTask['kind']>(task: Extract<SelectorTask, { kind: K }>): Promise<SelectorAnswers[K]> {
-    if (this.closed) return Promise.reject(new Error('the selector pool is closed'));
-    return new Promise<SelectorAnswers[K]>((resolve, reject) => {
-      this.queue.push({ task: { ...task, id: this.nextId++ }, resolve: resolve as (v: unknown) => void, reject });
-      this.pump();
-    });
+    return this.pool.run<SelectorAnswers[K]>(task);
   }
 
   /** Ends every thread; tasks not done fail. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new Error('the selector pool is closed'));
-    await Promise.all(this.slots.splice(0).map((s) => this.end(s, new Error('the selector pool is closed'))));
-  }
-
-  private pump(): void {
-    if (this.closed) return;
-    while (this.queue.length && this.slots.length < this.opts.threads && !this.slots.some((s) => !s.current))
-      this.spawn();
-    for (const slot of this.slots) {
-      if (!this.queue.length) return;
-      if (!slot.ready || slot.current) continue;
-      const job = this.queue.shift()!;
-      slot.current = job;
-      // The budget counts from when a thread takes the task, not from when it was queued.
-      slot.timer = setTimeout(() => this.overBudget(slot), this.opts.budgetMs);
-      slot.worker.postMessage(job.task);
-    }
-  }
-
-  private spawn(): void {
-    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
-      workerData: { entry: ENTRY },
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
-    });
-    const slot: Slot = { worker, ready: false, current: null };
-    worker.on('message', (msg: SelectorReply | { ready: true }) => {
-      if ('ready' in msg) {
-        slot.ready = true;
-        this.pump();
-        return;
-      }
-      const job = slot.current;
-      if (!job || job.task.id !== msg.id) return;
-      clearTimeout(slot.timer);
-      slot.current = null;
-      if (msg.ok) job.resolve(msg.value);
-      else job.reject(new SelectorsFailed(false, msg.message));
-      this.pump();
-    });
-    worker.on('error', (err) => {
-      this.opts.logger.warn({ err }, 'a selector thread failed');
-      void this.end(slot, new SelectorsFailed(false, `its thread failed: ${err.message}`));
-      this.pump();
-    });
-    worker.on('exit', () => {
-      if (this.slots.includes(slot)) {
-        void this.end(slot, new SelectorsFailed(false, 'its thread stopped'));
-        this.pump();
-      }
-    });
-    // An idle pool does not keep the process alive.
-    worker.unref();
-    this.slots.push(slot);
-  }
-
-  private overBudget(slot: Slot): void {
-    const kind = slot.current?.task.kind;
-    const what = kind ? WHAT[kind] : 'the selector task';
-    void this.end(slot, new SelectorsFailed(true, `${what} took more than its budget of ${this.opts.budgetMs} ms`));
-    this.pump();
-  }
-
-  private async end(slot: Slot, why: Error): Promise<void> {
-    const at = this.slots.indexOf(slot);
-    if (at >= 0) this.slots.splice(at, 1);
-    clearTimeout(slot.timer);
-    const job = slot.current;
-    slot.current = null;
-    job?.reject(why);
-    await slot.worker.terminate();
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }

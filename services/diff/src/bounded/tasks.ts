@@ -18,8 +18,6 @@ export interface SelectorAnswers {
   repoint: RepointResult;
 }
 
-export type SelectorReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
-
 /** Runs one task where it is called (the thread, or a test's event loop). */
 export function runSelectorTask(task: SelectorTask): SelectorAnswers[SelectorTask['kind']] {
   switch (task.kind) {

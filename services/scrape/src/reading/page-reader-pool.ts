@@ -1,10 +1,10 @@
-import { Worker } from 'node:worker_threads';
 import type { FieldValues, Removal, RemovalOptions } from '@tidemark/content';
 import type { Logger } from '@tidemark/telemetry';
+import { BudgetedThreadPool } from '@tidemark/thread-pool';
 import type { Fetched } from '../ladder/http-rung.js';
 import type { LadderOptions } from '../ladder/options.js';
 import type { PageReading } from './read-page.js';
-import type { ReaderReply, ReaderTask } from './reader-task.js';
+import type { ReaderTask } from './reader-task.js';
 
 /** A page (or a selector over it) that could not be read: over its time budget, or its thread died. */
 export class ReadingFailed extends Error {
@@ -25,23 +25,16 @@ export interface PageReaderOptions {
   logger: Logger;
 }
 
-interface Pending {
-  task: ReaderTask & { id: number };
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
-}
-
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  current: Pending | null;
-  timer?: NodeJS.Timeout;
-}
-
 /** Heap one reading thread may grow to: the largest page (10 MB of html) parses in far less. */
 const THREAD_HEAP_MB = 1024;
 /** The thread's module, as this one is run: TypeScript source through tsx, or built JavaScript. */
-const ENTRY = new URL(`./page-reader.worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
+const ENTRY = new URL(`./page-reader.worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+
+const WHAT: Record<ReaderTask['kind'], string> = {
+  read: 'reading the page',
+  select: 'matching the selector',
+  removals: 'finding what the content filters remove',
+};
 
 /**
  * Reads pages off the event loop, each within a time budget. Parsing, the content pipeline, the
@@ -52,12 +45,30 @@ const ENTRY = new URL(`./page-reader.worker.${import.meta.url.endsWith('.ts') ? 
  * machine's other cores read pages too.
  */
 export class PageReaderPool {
-  private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
-  private nextId = 1;
-  private closed = false;
+  private readonly pool: BudgetedThreadPool<ReaderTask>;
 
-  constructor(private readonly opts: PageReaderOptions) {}
+  constructor(private readonly opts: PageReaderOptions) {
+    this.pool = new BudgetedThreadPool<ReaderTask>({
+      entry: ENTRY,
+      threads: opts.threads,
+      budgetMs: opts.budgetMs,
+      heapMb: THREAD_HEAP_MB,
+      name: 'the page reader',
+      logger: opts.logger,
+      failure: (f) => {
+        if (f.kind === 'budget')
+          return new ReadingFailed('TIMEOUT', `${WHAT[f.task.kind]} took more than its budget of ${f.budgetMs} ms`);
+        if (f.kind === 'threw') return new Error(f.message);
+        return new ReadingFailed(
+          'NETWORK',
+          `the page could not be read: ${f.error ? f.error.message : 'its reading thread stopped'}`,
+        );
+      },
+      // A document's bytes move to the thread (their buffer is the reader's from then on).
+      transfer: (task) =>
+        task.kind === 'read' && task.fetched.document ? [task.fetched.document.bytes.buffer as ArrayBuffer] : [],
+    });
+  }
 
   /**
    * Reads one fetched page. When the page's user fields are what outran the budget, the page is
@@ -120,114 +131,11 @@ export class PageReaderPool {
   }
 
   /** Ends every thread; tasks not done fail. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new Error('the page reader is closed'));
-    await Promise.all(this.slots.splice(0).map((s) => this.end(s, new Error('the page reader is closed'))));
+  close(): Promise<void> {
+    return this.pool.close();
   }
 
   private submit<T>(task: ReaderTask, signal?: AbortSignal): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('the page reader is closed'));
-    if (signal?.aborted) return Promise.reject(new Error('cancelled'));
-    return new Promise<T>((resolve, reject) => {
-      const job: Pending = { task: { ...task, id: this.nextId++ }, resolve: resolve as (v: unknown) => void, reject };
-      this.queue.push(job);
-      signal?.addEventListener('abort', () => this.cancel(job), { once: true });
-      this.pump();
-    });
-  }
-
-  private cancel(job: Pending): void {
-    const queued = this.queue.indexOf(job);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
-      job.reject(new Error('cancelled'));
-      return;
-    }
-    const slot = this.slots.find((s) => s.current === job);
-    if (slot) {
-      void this.end(slot, new Error('cancelled'));
-      this.pump();
-    }
-  }
-
-  /** Hands queued tasks to ready idle threads, starting threads up to the limit. */
-  private pump(): void {
-    if (this.closed) return;
-    while (this.queue.length && this.slots.length < this.opts.threads && !this.slots.some((s) => !s.current))
-      this.spawn();
-    for (const slot of this.slots) {
-      if (!this.queue.length) return;
-      if (!slot.ready || slot.current) continue;
-      const job = this.queue.shift()!;
-      slot.current = job;
-      // The budget counts from when a thread takes the task, not from when it was queued.
-      slot.timer = setTimeout(() => this.overBudget(slot), this.opts.budgetMs);
-      // A document's bytes move to the thread (their buffer is the reader's from then on).
-      const document = job.task.kind === 'read' ? job.task.fetched.document : undefined;
-      slot.worker.postMessage(job.task, document ? [document.bytes.buffer as ArrayBuffer] : []);
-    }
-  }
-
-  private spawn(): Slot {
-    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
-      workerData: { entry: ENTRY },
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
-    });
-    const slot: Slot = { worker, ready: false, current: null };
-    worker.on('message', (msg: ReaderReply | { ready: true }) => {
-      if ('ready' in msg) {
-        slot.ready = true;
-        this.pump();
-        return;
-      }
-      const job = slot.current;
-      if (!job || job.task.id !== msg.id) return;
-      clearTimeout(slot.timer);
-      slot.current = null;
-      if (msg.ok) job.resolve(msg.value);
-      else job.reject(new Error(msg.message));
-      this.pump();
-    });
-    worker.on('error', (err) => {
-      // An uncaught error or a heap past THREAD_HEAP_MB: the task it ran fails, the thread goes.
-      this.opts.logger.warn({ err }, 'a page-reading thread failed');
-      void this.end(slot, new ReadingFailed('NETWORK', `the page could not be read: ${err.message}`));
-      this.pump();
-    });
-    worker.on('exit', () => {
-      if (this.slots.includes(slot)) {
-        void this.end(slot, new ReadingFailed('NETWORK', 'the page could not be read: its reading thread stopped'));
-        this.pump();
-      }
-    });
-    // The thread holds no handle the process must wait for: an idle pool does not keep it alive.
-    worker.unref();
-    this.slots.push(slot);
-    return slot;
-  }
-
-  private overBudget(slot: Slot): void {
-    const kind = slot.current?.task.kind;
-    const what =
-      kind === 'select'
-        ? 'matching the selector'
-        : kind === 'removals'
-          ? 'finding what the content filters remove'
-          : 'reading the page';
-    void this.end(slot, new ReadingFailed('TIMEOUT', `${what} took more than its budget of ${this.opts.budgetMs} ms`));
-    this.pump();
-  }
-
-  /** Takes a thread out of the pool, failing its task, and ends it. */
-  private async end(slot: Slot, why: Error): Promise<void> {
-    const at = this.slots.indexOf(slot);
-    if (at >= 0) this.slots.splice(at, 1);
-    clearTimeout(slot.timer);
-    const job = slot.current;
-    slot.current = null;
-    job?.reject(why);
-    await slot.worker.terminate();
+    return this.pool.run<T>(task, signal);
   }
 }

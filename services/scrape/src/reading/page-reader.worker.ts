@@ -1,8 +1,8 @@
-import { parentPort } from 'node:worker_threads';
 import { explainRemovals, parseDocument, readFields } from '@tidemark/content';
+import { serveTasks } from '@tidemark/thread-pool';
 import { readDocument } from './documents/read-document.js';
 import { readPage } from './read-page.js';
-import type { ReaderReply, ReaderTask } from './reader-task.js';
+import type { ReaderTask } from './reader-task.js';
 
 /**
  * One page-reading thread: parses and reads what the pool hands it, one task at a time. The
@@ -17,17 +17,5 @@ const run = (task: ReaderTask): unknown => {
   return readFields(parseDocument(task.markup), { m: { selector: task.selector, all: true } }, task.url);
 };
 
-parentPort!.on('message', async (task: ReaderTask & { id: number }) => {
-  let reply: ReaderReply;
-  try {
-    // A document is read asynchronously (pdf.js); one task at a time all the same: the pool
-    // hands this thread the next only when this one has answered.
-    reply = { id: task.id, ok: true, value: await run(task) };
-  } catch (err) {
-    reply = { id: task.id, ok: false, message: err instanceof Error ? err.message : String(err) };
-  }
-  parentPort!.postMessage(reply);
-});
-
-// Imports are done: the pool may hand this thread work (and start its budget clock).
-parentPort!.postMessage({ ready: true });
+// A document is read asynchronously (pdf.js); one task at a time all the same.
+serveTasks<ReaderTask>(run);

@@ -16,5 +16,3 @@ export type ReaderTask =
     }
   | { kind: 'select'; markup: string; selector: string; url: string }
   | { kind: 'removals'; markup: string; options: RemovalOptions };
-
-export type ReaderReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };

@@ -1,5 +1,5 @@
-// Entry of a selector thread. The services run their TypeScript through tsx; a worker does not
-// inherit the parent's loader, so it registers tsx itself before it imports the worker's module
+// Entry of every pool thread. The services run their TypeScript through tsx; a worker does not
+// inherit the parent's loader, so it registers tsx itself before it imports the thread's module
 // (named in workerData.entry).
 import { workerData } from 'node:worker_threads';
 

@@ -1,0 +1,175 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '@tidemark/telemetry';
+import type { TaskReply } from './serve-tasks.js';
+
+/** Why a task did not answer, for the owner of the pool to word as its own error. */
+export type PoolFailure<Task> =
+  /** It ran past its budget: its thread was ended. */
+  | { kind: 'budget'; task: Task; budgetMs: number }
+  /** It threw on its thread (the thread goes on). */
+  | { kind: 'threw'; task: Task; message: string }
+  /** Its thread failed (`error`: an uncaught error, the heap limit) or stopped (`error` null). */
+  | { kind: 'thread'; task: Task; error: Error | null };
+
+export interface BudgetedThreadPoolOptions<Task> {
+  /** The threads' module (it calls `serveTasks`), as a URL. */
+  entry: URL;
+  /** Threads at most (started as work comes). */
+  threads: number;
+  /** What one task may take on its thread before the thread is ended. */
+  budgetMs: number;
+  /** Heap one thread may grow to; past it the thread fails and its task with it. */
+  heapMb: number;
+  /** Says what the pool is in its own errors and log lines ("the page reader"). */
+  name: string;
+  logger: Logger;
+  /** The error a caller gets for a failed task. */
+  failure: (f: PoolFailure<Task>) => Error;
+  /** Buffers moved to the thread with a task instead of copied (they are the thread's then). */
+  transfer?: (task: Task) => ArrayBuffer[];
+}
+
+interface Pending<Task> {
+  task: Task & { id: number };
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot<Task> {
+  worker: Worker;
+  ready: boolean;
+  current: Pending<Task> | null;
+  timer?: NodeJS.Timeout;
+}
+
+const BOOT = new URL('./worker-boot.mjs', import.meta.url);
+
+/**
+ * Runs tasks on worker threads, each within a time budget. A task that outruns its budget has
+ * its thread ended (the only way to stop a running selector, XPath or parse) and fails; a new
+ * thread takes its place. The event loop meanwhile keeps answering, heartbeating and
+ * acknowledging, and the machine's other cores do the work.
+ */
+export class BudgetedThreadPool<Task extends object> {
+  private readonly slots: Slot<Task>[] = [];
+  private readonly queue: Pending<Task>[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly opts: BudgetedThreadPoolOptions<Task>) {}
+
+  get budgetMs(): number {
+    return this.opts.budgetMs;
+  }
+
+  /**
+   * Runs one task. An abort drops it if it waits, and ends its thread if it runs (a search whose
+   * selector outran its budget on one page cancels the rest of its pages).
+   */
+  run<T>(task: Task, signal?: AbortSignal): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`${this.opts.name} is closed`));
+    if (signal?.aborted) return Promise.reject(new Error('cancelled'));
+    return new Promise<T>((resolve, reject) => {
+      const job: Pending<Task> = {
+        task: { ...task, id: this.nextId++ },
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      };
+      this.queue.push(job);
+      signal?.addEventListener('abort', () => this.cancel(job), { once: true });
+      this.pump();
+    });
+  }
+
+  /** Ends every thread; tasks not done fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const why = new Error(`${this.opts.name} is closed`);
+    for (const p of this.queue.splice(0)) p.reject(why);
+    await Promise.all(this.slots.splice(0).map((s) => this.end(s, why)));
+  }
+
+  private cancel(job: Pending<Task>): void {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      job.reject(new Error('cancelled'));
+      return;
+    }
+    const slot = this.slots.find((s) => s.current === job);
+    if (slot) {
+      void this.end(slot, new Error('cancelled'));
+      this.pump();
+    }
+  }
+
+  /** Hands queued tasks to ready idle threads, starting threads up to the limit. */
+  private pump(): void {
+    if (this.closed) return;
+    while (this.queue.length && this.slots.length < this.opts.threads && !this.slots.some((s) => !s.current))
+      this.spawn();
+    for (const slot of this.slots) {
+      if (!this.queue.length) return;
+      if (!slot.ready || slot.current) continue;
+      const job = this.queue.shift()!;
+      slot.current = job;
+      // The budget counts from when a thread takes the task, not from when it was queued.
+      slot.timer = setTimeout(() => this.overBudget(slot), this.opts.budgetMs);
+      slot.worker.postMessage(job.task, this.opts.transfer?.(job.task) ?? []);
+    }
+  }
+
+  private spawn(): void {
+    const worker = new Worker(BOOT, {
+      workerData: { entry: this.opts.entry.href },
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.heapMb },
+    });
+    const slot: Slot<Task> = { worker, ready: false, current: null };
+    worker.on('message', (msg: TaskReply | { ready: true }) => {
+      if ('ready' in msg) {
+        slot.ready = true;
+        this.pump();
+        return;
+      }
+      const job = slot.current;
+      if (!job || job.task.id !== msg.id) return;
+      clearTimeout(slot.timer);
+      slot.current = null;
+      if (msg.ok) job.resolve(msg.value);
+      else job.reject(this.opts.failure({ kind: 'threw', task: job.task, message: msg.message }));
+      this.pump();
+    });
+    worker.on('error', (err) => {
+      // An uncaught error or a heap past heapMb: the task it ran fails, the thread goes.
+      this.opts.logger.warn({ err }, `a thread of ${this.opts.name} failed`);
+      void this.end(slot, (task) => this.opts.failure({ kind: 'thread', task, error: err }));
+      this.pump();
+    });
+    worker.on('exit', () => {
+      if (this.slots.includes(slot)) {
+        void this.end(slot, (task) => this.opts.failure({ kind: 'thread', task, error: null }));
+        this.pump();
+      }
+    });
+    // An idle pool does not keep the process alive.
+    worker.unref();
+    this.slots.push(slot);
+  }
+
+  private overBudget(slot: Slot<Task>): void {
+    void this.end(slot, (task) => this.opts.failure({ kind: 'budget', task, budgetMs: this.opts.budgetMs }));
+    this.pump();
+  }
+
+  /** Takes a thread out of the pool, failing its task, and ends it. */
+  private async end(slot: Slot<Task>, why: Error | ((task: Task) => Error)): Promise<void> {
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    clearTimeout(slot.timer);
+    const job = slot.current;
+    slot.current = null;
+    if (job) job.reject(typeof why === 'function' ? why(job.task) : why);
+    await slot.worker.terminate();
+  }
+}

@@ -1,0 +1,2 @@
+export { BudgetedThreadPool, type BudgetedThreadPoolOptions, type PoolFailure } from './budgeted-thread-pool.js';
+export { serveTasks, type TaskReply } from './serve-tasks.js';
