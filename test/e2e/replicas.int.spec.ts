@@ -34,7 +34,9 @@ describe('two replicas of the scrape and crawl workers, each in its own process'
         FETCH_HOST_MAP: web.hostMap,
         CRAWL_TICK_MS: '100',
         CRAWL_ACK_WAIT_MS: '3000',
-        SCRAPE_ACK_WAIT_MS: '3000',
+        // Short, so the killed replica's pages come back soon; long enough that a page waiting in
+        // a busy CI machine's queue is not handed out twice without a kill.
+        SCRAPE_ACK_WAIT_MS: '5000',
         SCRAPE_CONCURRENCY: String(SCRAPE_CONCURRENCY),
       },
       { replicas: { scrape: 2, crawl: 2 }, only: ['billing', 'scrape', 'map', 'crawl', 'gateway'] },
