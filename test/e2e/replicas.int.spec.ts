@@ -74,9 +74,10 @@ describe('two replicas of the scrape and crawl workers, each in its own process'
     await waitFor('150 pages', async () => ((await jobOf(id)).progress as { done: number }).done >= 150, 120_000);
 
     // SIGKILL: no graceful stop; its unacked pages come back from JetStream after the ack wait.
-    // Replica 0 is the one gRPC callers dial first: they move on to replica 1.
+    // gRPC callers of scrape (crawl reading its rows) take turns between the replicas and skip it.
     await t.fleet.kill('scrape', 0, 'SIGKILL');
     const killedAt = Date.now();
+    expect(t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === 0)!.child.signalCode).toBe('SIGKILL');
     expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
 
     await waitFor('the end', async () => !['queued', 'running'].includes((await jobOf(id)).status), 180_000);

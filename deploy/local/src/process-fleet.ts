@@ -155,7 +155,7 @@ export const startProcessFleet = async (
   const specs = SERVICES.filter((s) => wanted(s.name));
 
   // Every gRPC listen address first, then what callers dial: a replicated service's callers get
-  // every replica (grpc-js `ipv4:a,b`: the first that answers; if it dies, the next).
+  // every replica (`ipv4:a,b`: libs/rpc's clients take turns between them, skipping one that is down).
   const listens = new Map<string, string>();
   for (const s of specs) {
     if (!s.grpc) continue;

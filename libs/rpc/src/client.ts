@@ -111,14 +111,25 @@ export interface RpcClient<C extends grpc.Client> {
   close(): void;
 }
 
-/** `options` are grpc-js channel options, e.g. `{ 'grpc.max_receive_message_length': 64 << 20 }`. */
+/** Calls to an address naming several servers (`ipv4:a:1,b:2`) take turns, skipping any that is down. */
+const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/**
+ * `options` are grpc-js channel options, e.g. `{ 'grpc.max_receive_message_length': 64 << 20 }`.
+ * An `address` may name several replicas of a service (`ipv4:127.0.0.1:5001,127.0.0.1:5002`,
+ * as the local fleet in processes gives): calls then go round them.
+ */
 export const connectClient = <C extends grpc.Client>(
   Ctor: new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C,
   address: string,
   what: string,
   options?: grpc.ClientOptions,
 ): RpcClient<C> => {
-  const client = new Ctor(address, grpc.credentials.createInsecure(), options);
+  const client = new Ctor(
+    address,
+    grpc.credentials.createInsecure(),
+    address.includes(',') ? { 'grpc.service_config': ROUND_ROBIN, ...options } : options,
+  );
   return {
     call: (method, request, deadlineMs) =>
       callUnary(
