@@ -71,6 +71,8 @@ export const TUNING = {
   siblingMinShare: 0.2,
   /** Winner's share of the page's text below which the page is read again as a listing. */
   listingWinnerShare: 0.3,
+  /** Share of a small winner's score from which an element around it is taken (a landing page). */
+  landingMinShare: 0.2,
   /** A listing replaces the winner when it holds this many times its text. */
   listingGain: 3,
   /** Siblings of one shape from which they read as the items of a listing. */
@@ -262,7 +264,11 @@ export function findMainContent(body: Element, names = new NameMatcher(), declar
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
   score(stats, pageText, stats.own);
-  const best = listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats)));
+  const best = landingSections(
+    stats,
+    pageText,
+    listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats))),
+  );
   if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats) };
   const { root, dropped } = gatherSiblings(stats, best);
   const pruned = prune(root, stats);
@@ -626,6 +632,24 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
   }
   stats.score = scores;
   return best;
+}
+
+/**
+ * A landing page spreads its content over a column of sections (a hero, features, testimonials,
+ * a call to action) separated by logo strips and buttons, and the winner is then one section,
+ * a small part of the page. When it holds under `listingWinnerShare` of the page's text and
+ * no listing replaced it, the highest element around it (below any furniture) that still
+ * scores `landingMinShare` of its score is taken: the strips between the sections cost less
+ * than the sections bring. Furniture inside is pruned as anywhere.
+ */
+function landingSections(stats: Stats, pageText: number, best: number): number {
+  if (best < 0 || stats.listingChosen || stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
+  let top = best;
+  for (let p = stats.parent[best]!; p >= 0; p = stats.parent[p]!) {
+    if (stats.flags[p]! & Flag.Boiler) break;
+    if (stats.score[p]! >= TUNING.landingMinShare * stats.score[best]!) top = p;
+  }
+  return top;
 }
 
 /**

@@ -206,6 +206,41 @@ it("reads the <header> of each listed <article> as its title, not as the page's 
   }
 });
 
+it("takes a landing page's column of sections rather than its longest section", () => {
+  const logos = Array.from({ length: 20 }, (_, i) => `<a href="/customers/${i}">Customer ${i}</a>`).join(' ');
+  const quotes = [
+    'We moved our whole outbound team onto it in a week, and replies went up by a third within the first month.',
+    'Setup took an afternoon. The warm-up feature alone saved our domain after a bad quarter of bounces and spam flags.',
+    'Our agency runs forty client workspaces from one login now, and nobody misses the spreadsheets we used before.',
+    'Support answered every question within the hour, including the awkward ones about our own DNS configuration.',
+  ];
+  // Each section nests its content two wrappers deep, as page builders do.
+  const section = (cls: string, inner: string) =>
+    `<section class="${cls}"><div class="section-sub-wrapper"><div class="container">${inner}</div></div></section>`;
+  const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="page-wrapper">
+      ${section(
+        'hero',
+        `<h1>Find, contact and close your ideal clients</h1>
+      <p>Find warm leads, scale email campaigns and reach primary inboxes with one tool.</p><a class="btn" href="/signup">Start for free</a>`,
+      )}
+      ${section('logos', `<p>Trusted by</p>${logos}`)}
+      ${section(
+        'features',
+        `<h2>Everything in one place</h2><p>A database of verified contacts, with filters by role, industry and size.</p>
+      <p>Unlimited sending accounts, each one warmed up for you before the first campaign goes out.</p>
+      <p>A shared inbox for every reply, with labels that sort interested leads from the rest.</p>`,
+      )}
+      ${section('logos', `<p>As seen in</p>${logos}`)}
+      ${section('testimonials', `<h2>What customers say</h2>${quotes.map((q) => `<blockquote><p>${q}</p></blockquote>`).join('')}`)}
+      ${section('cta', `<h2>Ready to grow?</h2><a class="btn" href="/signup">Get started</a>`)}</div>
+      ${FOOTER}</body></html>`;
+  const r = main(html);
+  expect(r.text).toContain('Find warm leads, scale email campaigns');
+  expect(r.text).toContain('Unlimited sending accounts, each one warmed up');
+  expect(r.text).toContain(quotes[3]);
+  expect(r.text).not.toContain('Registered in England and Wales');
+});
+
 describe('boilerplate does not win or stay', () => {
   it('drops a privacy-preference centre even when it holds more text than the page', () => {
     const vendors = Array.from(
