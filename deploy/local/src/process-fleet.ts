@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
  * when that channel closes, so a launcher that dies (even by SIGKILL) leaves no service behind.
  */
 
-/** The services a fleet in processes runs, in the order they start and (reversed) stop. */
+/** The services of a fleet in processes (the names `startFleet` uses for them). */
 export type ServiceName =
   'billing' | 'browserPool' | 'scrape' | 'map' | 'crawl' | 'diff' | 'export' | 'delivery' | 'gateway' | 'web' | 'agent';
 
