@@ -8,7 +8,7 @@ import { Prisma } from './generated/prisma/client.js';
 export const PAGE_COLUMNS = Prisma.raw(
   `id, workspace_id AS "workspaceId", run_id AS "runId", job_id AS "jobId", position, url, status,
    http_status AS "httpStatus", verdict, error_code AS "errorCode", tier, credits, data, bodies, screenshot,
-   crawled_at AS "crawledAt"`,
+   crawled_at AS "crawledAt", attempt`,
 );
 
 export const JOB_COLUMNS = Prisma.raw(

@@ -93,6 +93,7 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
         bodies: new Uint8Array([0x1f, 0x8b, 0, 255]),
         screenshot: new Uint8Array([0x89, 0x50]),
         crawledAt: new Date('2026-11-23T01:02:03.004Z'),
+        attempt: 2,
       },
     });
     const [rawPage] = await db.raw.$queryRaw<unknown[]>`SELECT ${PAGE_COLUMNS} FROM page WHERE id = ${page.id}`;

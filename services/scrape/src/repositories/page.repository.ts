@@ -145,12 +145,16 @@ export class PageRepository {
     return rows.map(({ ref }) => keys.has(`${ref.jobId}:${ref.position}`));
   }
 
-  /** A retried crawl page (it was rate limited) replaces its row. */
-  async rewriteCrawlRow(ref: CrawlRowRef, result: PageResult): Promise<void> {
+  /**
+   * A retried crawl page (it was rate limited, or answered 5xx) replaces its row, saying which
+   * attempt wrote it: a redelivery of that attempt then answers from the row (`findAt`).
+   */
+  async rewriteCrawlRow(ref: CrawlRowRef, result: PageResult, attempt: number): Promise<void> {
+    const data = { ...crawlRowData(ref, result), attempt };
     await this.prisma.page.upsert({
       where: { jobId_position: { jobId: ref.jobId, position: ref.position } },
-      create: { id: newId('pg'), ...crawlRowData(ref, result) },
-      update: crawlRowData(ref, result),
+      create: { id: newId('pg'), ...data },
+      update: data,
     });
   }
 
@@ -176,8 +180,8 @@ export class PageRepository {
   }
 
   /** A crawl page given up: its error row, replacing whatever an earlier attempt wrote. */
-  async giveUpCrawlRow(ref: CrawlRowRef, result: PageResult): Promise<void> {
-    await this.rewriteCrawlRow(ref, result);
+  async giveUpCrawlRow(ref: CrawlRowRef, result: PageResult, attempt: number): Promise<void> {
+    await this.rewriteCrawlRow(ref, result, attempt);
   }
 
   async findAt(jobId: string, position: number): Promise<Page | null> {

@@ -76,9 +76,11 @@ export const scrapeCrawlHandler = (deps: {
     const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
     let result: PageResult;
     let links: string[];
-    // Only a redelivered message can find its row written (its worker died before acking). Its
+    // Only a redelivered message can find its own row written (its worker died before acking):
+    // the row of the same attempt (a retry finds its earlier attempt's row, and fetches). Its
     // creditsExhausted is not kept: if the credits are out, the crawl's next page says so.
-    const stored = msg.attempt === 0 && deliveryCount > 1 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
+    const found = deliveryCount > 1 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
+    const stored = found?.attempt === msg.attempt ? found : null;
     if (stored) {
       result = { row: stored.data as unknown as PageResult['row'], bodies: {} };
       links = storedBodies(stored).links ?? [];
@@ -92,7 +94,7 @@ export const scrapeCrawlHandler = (deps: {
       links = result.bodies.links ?? [];
       const fetched = result;
       await storing(fetched, async () => {
-        if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, fetched);
+        if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, fetched, msg.attempt);
         else await rows.insert(ref, fetched);
       });
     }
@@ -113,9 +115,10 @@ export const scrapeCrawlGiveUp =
     const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
     const result = gaveUpResult(msg.url, ctx);
     let stored = await deps.pages.findAt(msg.jobId, msg.position);
-    if (!stored || msg.attempt > 0) {
+    // An earlier attempt's row does not stand for this one.
+    if (!stored || stored.attempt !== msg.attempt) {
       // The row may be what cannot be written: the result reaches the crawl even then.
-      await deps.pages.giveUpCrawlRow(ref, result).catch(() => undefined);
+      await deps.pages.giveUpCrawlRow(ref, result, msg.attempt).catch(() => undefined);
       stored = null;
     }
     const answer = stored ? { row: stored.data as unknown as PageResult['row'], bodies: {} } : result;
