@@ -700,24 +700,22 @@ function listingValues(stats: Stats): Float64Array {
       for (const c of g) inItem[c] = cards;
     }
   }
-  // Marks of items reach their descendants in pre-order.
+  // Marks of items reach their descendants in pre-order, and so does being inside furniture
+  // by tag or role: cards inside a <nav>, <header>, <footer>… are a menu's entries, whatever
+  // their names.
+  const inTagFurniture = new Uint8Array(stats.n);
   for (let i = 0; i < stats.n; i++) {
-    if (!inItem[i] && parent[i]! >= 0 && inItem[parent[i]!]) inItem[i] = inItem[parent[i]!]!;
+    const p = parent[i]!;
+    if ((stats.flags[i]! & (Flag.Boiler | Flag.BoilerName)) === Flag.Boiler || (p >= 0 && inTagFurniture[p])) {
+      inTagFurniture[i] = 1;
+    }
+    if (!inItem[i] && p >= 0 && inItem[p]) inItem[i] = inItem[p]!;
     if (!inItem[i]) continue;
-    // Cards inside a <nav>, <header>, <footer>… are a menu's entries, whatever their names.
-    if (inItem[i] === 2 && !inTagFurniture(i, stats)) stats.card.add(i);
+    if (inItem[i] === 2 && !inTagFurniture[i]) stats.card.add(i);
     if (frag[i]) own[i]! += TUNING.blockCost;
     if (inItem[i] === 2) own[i]! += TUNING.itemLinkValue * ownLink[i]!;
   }
   return own;
-}
-
-/** Whether an element is inside furniture by tag or role (a <nav>, <header>, <footer>…). */
-function inTagFurniture(i: number, stats: Stats): boolean {
-  for (let p = i; p >= 0; p = stats.parent[p]!) {
-    if ((stats.flags[p]! & (Flag.Boiler | Flag.BoilerName)) === Flag.Boiler) return true;
-  }
-  return false;
 }
 
 /**
