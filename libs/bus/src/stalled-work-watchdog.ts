@@ -5,7 +5,7 @@ import type { Bus } from './bus.js';
  * A job that has not moved for `stallMs` is failed with its reason by `failStalled` (its work was
  * lost: a message given up whose settling failed too, purged, or never published). Runs on every
  * worker of a service; the service's `failStalled` takes jobs FOR UPDATE SKIP LOCKED, so two
- * workers never end one twice. While the service's lane has messages waiting untaken, a quiet
+ * workers never end one twice. While the service's lanes have messages waiting untaken, a quiet
  * job may simply be queued behind them: the sweep waits for that backlog to drain.
  */
 export class StalledWorkWatchdog {
@@ -13,8 +13,8 @@ export class StalledWorkWatchdog {
 
   constructor(
     private readonly bus: Bus,
-    /** The durable consumer whose backlog a quiet job may be waiting behind. */
-    private readonly lane: string,
+    /** The durable consumers whose backlog a quiet job may be waiting behind. */
+    private readonly lanes: readonly string[],
     private readonly failStalled: (stallMs: number) => Promise<number>,
     private readonly stallMs: number,
     private readonly logger: Logger,
@@ -32,11 +32,13 @@ export class StalledWorkWatchdog {
 
   private async look(): Promise<number> {
     try {
-      const info = await this.bus.consumerInfo(this.lane).catch(() => null);
-      if (info && info.pending > 0) return 0;
+      for (const lane of this.lanes) {
+        const info = await this.bus.consumerInfo(lane).catch(() => null);
+        if (info && info.pending > 0) return 0;
+      }
       return await this.failStalled(this.stallMs);
     } catch (err) {
-      this.logger.warn({ err, lane: this.lane }, 'watchdog step failed');
+      this.logger.warn({ err, lanes: this.lanes }, 'watchdog step failed');
       return 0;
     }
   }

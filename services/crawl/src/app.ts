@@ -1,6 +1,6 @@
 import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
-import { Bus, type RunningConsumer } from '@tidemark/bus';
+import { Bus, StalledWorkWatchdog, type RunningConsumer } from '@tidemark/bus';
 import { crawlPagesV1, crawlV1 } from '@tidemark/contracts';
 import { createPrismaClient, createRawDb, type PrismaClient } from '@tidemark/db';
 import { listen, shutdown, unaryService } from '@tidemark/rpc';
@@ -22,7 +22,7 @@ import { activeWorkRpc } from './rpc/active-work.rpc.js';
 import { crawlRpc } from './rpc/crawl.rpc.js';
 import { crawlPageGiveUp, crawlPageHandler } from './work/crawl-page.handler.js';
 import { CRAWL_START_MAX_DELIVER, crawlStartGiveUp, crawlStartHandler } from './work/crawl-start.handler.js';
-import { CrawlWatchdog } from './crawl/crawl-watchdog.js';
+import { CRAWL_WORK, failStalledCrawls } from './crawl/crawl-watchdog.js';
 
 export interface CrawlApp {
   crawls: CrawlService;
@@ -82,7 +82,14 @@ export const buildApp = async (
     crawlPagesV1.PagesServiceService,
     unaryService<crawlPagesV1.PagesServiceServer>(pagesRpc(pages), logger),
   );
-  const watchdog = new CrawlWatchdog(jobs, engine, bus, cfg.JOB_STALL_MS, logger.child({ module: 'crawl.watchdog' }));
+  const watchdogLog = logger.child({ module: 'crawl.watchdog' });
+  const watchdog = new StalledWorkWatchdog(
+    bus,
+    CRAWL_WORK,
+    failStalledCrawls(jobs, engine, watchdogLog),
+    cfg.JOB_STALL_MS,
+    watchdogLog,
+  );
   const consumers: RunningConsumer[] = [];
   const timers: NodeJS.Timeout[] = [];
   let ticking = false;

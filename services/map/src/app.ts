@@ -103,7 +103,7 @@ export const buildApp = async (cfg: Config, overrides: MapOverrides = {}): Promi
   let consumer: RunningConsumer | undefined;
   const watchdog = new StalledWorkWatchdog(
     bus,
-    'map-run',
+    ['map-run'],
     (stallMs) => jobs.failStalled(stallMs),
     cfg.JOB_STALL_MS,
     logger.child({ module: 'map.watchdog' }),

@@ -101,7 +101,7 @@ export const buildApp = async (
   const consumers: RunningConsumer[] = [];
   const watchdog = new StalledWorkWatchdog(
     bus,
-    'scrape-page',
+    ['scrape-page'],
     (stallMs) => jobs.failStalled(stallMs),
     cfg.JOB_STALL_MS,
     logger.child({ module: 'job.watchdog' }),
