@@ -3,9 +3,10 @@ import { Bus } from '@tidemark/bus';
 import type { ScrapeCrawlPageMessage } from '@tidemark/contracts';
 import { createLogger } from '@tidemark/telemetry';
 import { createTestDatabase, TEST_INFRA, uniquePrefix, type TestDatabase } from '@tidemark/testkit';
-import { emptyRow, type LadderService, type PageResult } from '../src/ladder/ladder.service.js';
+import type { LadderService } from '../src/ladder/ladder.service.js';
 import { PageRepository } from '../src/repositories/page.repository.js';
 import { scrapeCrawlHandler } from '../src/work/scrape-crawl.handler.js';
+import { readResult } from './support/read-result.js';
 
 // A crawl page's message redelivered (its scrape worker died after writing the row, before the
 // ack) answers from the row its own attempt wrote instead of fetching the page again; a retry
@@ -19,24 +20,9 @@ describe('a crawl page redelivered after its row was written', () => {
   let fetches = 0;
   const url = 'https://tides.test/a';
 
-  const reading = (words: number): PageResult => ({
-    row: {
-      ...emptyRow(url),
-      status: 'done',
-      httpStatus: 200,
-      verdict: 'ok',
-      errorCode: 'OK',
-      method: 'http',
-      tier: 'http',
-      credits: 1,
-      words,
-      crawledAt: new Date().toISOString(),
-    },
-    bodies: { markdown: `# A\n\n${'tide '.repeat(words)}`, links: [`${url}/next`] },
-  });
   // Each fetch reads a page of a different length, so a row shows which fetch wrote it.
   const ladder = {
-    scrape: async () => reading(100 + 10 * ++fetches),
+    scrape: async () => readResult(url, 100 + 10 * ++fetches),
   } as unknown as LadderService;
 
   const message = (attempt: number): ScrapeCrawlPageMessage => ({

@@ -1,28 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
 import { CrawlRowWriter } from '../src/batching/crawl-row-writer.js';
-import { emptyRow, type PageResult } from '../src/ladder/ladder.service.js';
+import { readResult as read } from './support/read-result.js';
 import { PageRepository } from '../src/repositories/page.repository.js';
 
 // Crawl pages' rows written together against a real database: the pages that finish while a
 // write is out share the next statement, a redelivered page finds its row, and a row that cannot
 // be written fails its own page only.
-
-const read = (url: string, words: number): PageResult => ({
-  row: {
-    ...emptyRow(url),
-    status: 'done',
-    httpStatus: 200,
-    verdict: 'ok',
-    errorCode: 'OK',
-    method: 'http',
-    tier: 'http',
-    credits: 1,
-    words,
-    crawledAt: new Date().toISOString(),
-  },
-  bodies: { markdown: `# ${url}\n\n${'tide '.repeat(words)}`, links: [`${url}/next`] },
-});
 
 describe('crawl row writer', () => {
   let db: TestDatabase;

@@ -1,19 +1,7 @@
 // The web server alone (the image runs this); `pnpm start` runs it inside the local fleet.
-import { startTelemetry } from '@tidemark/telemetry';
+import { runService } from '@tidemark/telemetry';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 
-startTelemetry('web');
-const app = buildApp(loadConfig());
-const started = await app.start();
+const started = await runService('web', () => buildApp(loadConfig()));
 if (!process.send) process.stdout.write(`Tidemark web app: ${started.url}\n`);
-let stopping = false;
-const stop = () => {
-  if (!stopping) void app.stop().then(() => process.exit(0));
-  stopping = true;
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, stop);
-// Started by the local fleet in processes (deploy/local/src/process-fleet.ts): say where it
-// listens, and stop when the launcher goes away (its IPC channel closes), so none outlives it.
-process.send?.({ started });
-process.once('disconnect', stop);
