@@ -81,6 +81,10 @@ export class RawDb implements RawSql {
   private readonly sql: RawSql;
 
   constructor(private readonly pool: pg.Pool) {
+    // An idle connection the server ends (a restart, an administrator, a dropped database) is
+    // dropped by the pool and the next statement opens another; unheard, its 'error' event
+    // would end the process.
+    pool.on('error', () => undefined);
     this.sql = rawSqlOver((text, values) => pool.query(text, values.map(param)));
   }
 
