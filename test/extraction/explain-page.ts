@@ -6,6 +6,9 @@ import zlib from 'node:zlib';
 import { parseDocument } from '../../libs/content/src/index.js';
 import { cleanDocument } from '../../libs/content/src/clean.js';
 import { findMainContent } from '../../libs/content/src/main-content.js';
+import { readDeclared } from '../../libs/content/src/declared-content.js';
+import { readHead } from '../../libs/content/src/head.js';
+import { scanPage } from '../../libs/content/src/dom-walk.js';
 
 const ROOT = process.env.WCXB_ROOT ?? '/work/shared/extraction/wcxb';
 const id = process.argv[2];
@@ -13,7 +16,10 @@ if (!id) throw new Error('usage: explain-page.ts <page id>');
 
 const html = zlib.gunzipSync(fs.readFileSync(path.join(ROOT, 'dev', 'html', `${id}.html.gz`))).toString('utf8');
 const doc = parseDocument(html);
+// What the page declares (its product description, whether it is a product page), as extractContent reads it.
+const declared = readDeclared(readHead(doc, 'https://example.invalid/', undefined, scanPage(doc)));
 cleanDocument(doc, {
+  declared: declared.openings,
   url: 'https://example.invalid/',
   removeBanners: true,
   removeBase64Images: true,
@@ -21,7 +27,7 @@ cleanDocument(doc, {
   stripAttributes: false,
 });
 const body = doc.body ?? doc.documentElement;
-const { root, pruned } = findMainContent(body);
+const { root, pruned } = findMainContent(body, undefined, declared.openings, { product: declared.product });
 
 const label = (el: Element): string => {
   const cls = el.getAttribute('class')?.trim().split(/\s+/).slice(0, 3).join('.');

@@ -13,31 +13,48 @@ const NEEDLE_WORDS = 6;
 /** A declared text shorter than this says too little to anchor anything (a tagline, a name). */
 const MIN_CHARS = 80;
 
-/**
- * The openings of the product descriptions the page's JSON-LD declares (lower-cased, blanks
- * collapsed), to be found in its body; empty when it declares none.
- */
+export interface Declared {
+  /**
+   * The openings of the product descriptions the page's JSON-LD declares (lower-cased, blanks
+   * collapsed), to be found in its body; empty when it declares none.
+   */
+  openings: string[];
+  /**
+   * The page is one product's page: its JSON-LD declares a Product (or ProductGroup) outside any
+   * list (a category page lists its products in an ItemList), or its Open Graph type is product.
+   */
+  product: boolean;
+}
+
 export function declaredOpenings(head: Head): string[] {
+  return readDeclared(head).openings;
+}
+
+export function readDeclared(head: Head): Declared {
   const out: string[] = [];
+  let product = /^product(?:\.item)?$/i.test(head.openGraph['og:type'] ?? '');
   let nodes = 0;
-  const walk = (v: unknown, depth: number): void => {
+  const walk = (v: unknown, depth: number, inList: boolean): void => {
     if (depth > MAX_DEPTH || ++nodes > MAX_NODES || !v || typeof v !== 'object') return;
     if (Array.isArray(v)) {
-      for (const x of v) walk(x, depth + 1);
+      for (const x of v) walk(x, depth + 1, inList);
       return;
     }
     const o = v as Record<string, unknown>;
-    if (isProduct(o['@type']) && typeof o.description === 'string') {
+    const type = o['@type'];
+    if (type === 'ItemList' || type === 'OfferCatalog') inList = true;
+    if (isProduct(type) && !inList) product = true;
+    if (isProduct(type) && typeof o.description === 'string') {
       const text = tidyDeclaredText(o.description);
       if (text.length >= MIN_CHARS) {
         const opening = text.toLowerCase().split(/\s+/).slice(0, NEEDLE_WORDS).join(' ');
         if (!out.includes(opening)) out.push(opening);
       }
     }
-    for (const value of Object.values(o)) if (value && typeof value === 'object') walk(value, depth + 1);
+    for (const value of Object.values(o)) if (value && typeof value === 'object') walk(value, depth + 1, inList);
   };
-  walk(head.jsonLd, 0);
-  return out;
+  walk(head.jsonLd, 0, false);
+  return { openings: out, product };
 }
 
 const isProduct = (t: unknown): boolean =>

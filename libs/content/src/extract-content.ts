@@ -5,7 +5,7 @@ import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
 import { collectLinks } from './links.js';
-import { declaredOpenings } from './declared-content.js';
+import { readDeclared, type Declared } from './declared-content.js';
 import { findMainContent } from './main-content.js';
 import { blocksToMarkdown, escapeMarkdownText } from './markdown.js';
 import { NameMatcher } from './patterns.js';
@@ -40,9 +40,9 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
   // does not go: the <head>, after </html>.)
   const resolveUrls = want.has('cleanHtml') || !!opts.includeTags?.length;
   const names = new NameMatcher();
-  const declared = declaredOpenings(result.head);
+  const declared = readDeclared(result.head);
   cleanDocument(doc, {
-    declared,
+    declared: declared.openings,
     url: opts.url,
     removeBanners: opts.removeBanners ?? true,
     removeBase64Images,
@@ -89,12 +89,12 @@ function markdownOrText(roots: Element[], text: string, keepDataImages: boolean,
 }
 
 /** The elements to render: the body, or the main content plus what includeTags asks to keep. */
-function contentRoots(doc: Document, opts: ContentOptions, names: NameMatcher, declared: string[]): Element[] {
+function contentRoots(doc: Document, opts: ContentOptions, names: NameMatcher, declared: Declared): Element[] {
   const body = doc.body ?? doc.documentElement;
   if (!body) return [];
   if (!opts.onlyMainContent) return [body];
   const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
-  const { root, pruned } = findMainContent(body, names, declared);
+  const { root, pruned } = findMainContent(body, names, declared.openings, { product: declared.product });
   const kept = keep.filter((el) => !isRendered(el, root, pruned));
   for (const el of pruned) el.remove();
   // Kept elements outside the main content follow it, in document order, without duplicates.

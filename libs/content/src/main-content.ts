@@ -3,6 +3,7 @@ import {
   NAME_BOILERPLATE,
   NAME_COMMENTS,
   NAME_CONTENT,
+  NAME_DESCRIPTION,
   NAME_FURNITURE_ALWAYS,
   NAME_LABEL,
   NAME_REVIEWS,
@@ -89,6 +90,10 @@ export const TUNING = {
   repeatedBlockChars: 80,
   /** Extra weight, per character, of the block showing the page's declared description. */
   declaredWeight: 1,
+  /** Characters from which a product page's description, inside the winner, is the content. */
+  descriptionMinChars: 200,
+  /** …and from this share of the winner's text (a one-line summary is not the description). */
+  descriptionMinShare: 0.25,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
   /** Winner's link density from which its link lists are its content and stay. */
@@ -164,6 +169,8 @@ const enum Flag {
   Reviews = 256,
   /** A <header> inside an <article>: the title and byline of a listed story on a listing. */
   ArticleHeader = 512,
+  /** Named or marked up as a description (a product's, on a product page). */
+  Description = 1024,
 }
 
 /**
@@ -258,7 +265,12 @@ const PUNCTS = 3;
  * @param declared openings of the text the page declares as its content (lower-cased, blanks
  *   collapsed: `declaredOpenings`); the block that shows one is content, and weighs more.
  */
-export function findMainContent(body: Element, names = new NameMatcher(), declared: string[] = []): MainContent {
+export function findMainContent(
+  body: Element,
+  names = new NameMatcher(),
+  declared: string[] = [],
+  hints: { product?: boolean } = {},
+): MainContent {
   const stats = new Stats();
   measure(body, -1, 0, false, -1, 0, stats, names);
   const pageText = stats.n ? stats.text[0]! : 0;
@@ -270,7 +282,9 @@ export function findMainContent(body: Element, names = new NameMatcher(), declar
     listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats))),
   );
   if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats) };
-  const { root, dropped } = gatherSiblings(stats, best);
+  const gathered = gatherSiblings(stats, best);
+  const description = hints.product ? productDescription(stats, gathered.root) : -1;
+  const { root, dropped } = description >= 0 ? { root: description, dropped: [] } : gathered;
   const pruned = prune(root, stats);
   for (const el of dropped) pruned.add(el);
   return { root: stats.el[root]!, pruned };
@@ -404,7 +418,13 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   }
   const names = matcher.of(
     el,
-    NAME_BOILERPLATE | NAME_COMMENTS | NAME_CONTENT | NAME_LABEL | NAME_FURNITURE_ALWAYS | NAME_REVIEWS,
+    NAME_BOILERPLATE |
+      NAME_COMMENTS |
+      NAME_CONTENT |
+      NAME_LABEL |
+      NAME_FURNITURE_ALWAYS |
+      NAME_REVIEWS |
+      NAME_DESCRIPTION,
   );
   const role = el.getAttribute('role');
   if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role))) flags |= Flag.Boiler;
@@ -415,6 +435,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   if (names & NAME_COMMENTS) flags |= Flag.Comments;
   if (names & NAME_REVIEWS) flags |= Flag.Comments | Flag.Reviews;
   if (names & NAME_CONTENT) flags |= Flag.Content;
+  if (names & NAME_DESCRIPTION || el.getAttribute('itemprop') === 'description') flags |= Flag.Description;
   if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
   }
@@ -744,6 +765,24 @@ function gatherSiblings(stats: Stats, best: number): { root: number; dropped: El
     dropped = [...dropped, ...out];
   }
   return { root: current, dropped };
+}
+
+/**
+ * A product page's winner is the product: its gallery, prices, variant pickers, delivery notes
+ * and buy box around the description the shop wrote. When the page declares itself a product
+ * page (JSON-LD, Open Graph) and the winner holds an element named or marked up as a
+ * description with a real share of its text, the largest such element is the content (a
+ * one-line summary under the title is not).
+ */
+function productDescription(stats: Stats, root: number): number {
+  let best = -1;
+  const { flags, text, end } = stats;
+  for (let i = root + 1; i < end[root]!; i++) {
+    if (!(flags[i]! & Flag.Description) || text[i]! < TUNING.descriptionMinChars) continue;
+    if (isFurniture(i, stats, text[root]!) || flags[i]! & Flag.Comments) continue;
+    if (best < 0 || text[i]! > text[best]!) best = i;
+  }
+  return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
 }
 
 /** Furniture and link lists inside the winner; comment sections unless they are the page. */

@@ -192,6 +192,9 @@ export const CONTENT = tokens(
   ].join('|'),
 );
 
+/** A product's description (and its abbreviations): on a product page, the content itself. */
+export const DESCRIPTION = tokens(['(?:product-?)?description', '(?:product-?)?desc'].join('|'));
+
 export const BOILERPLATE_ROLES = new Set([
   'navigation',
   'banner',
@@ -214,6 +217,7 @@ export const NAME_CONTENT = 16;
 export const NAME_LABEL = 32;
 export const NAME_FURNITURE_ALWAYS = 64;
 export const NAME_REVIEWS = 128;
+export const NAME_DESCRIPTION = 256;
 
 /**
  * The vocabularies above matched against an element's class and id. A page repeats the same
@@ -250,7 +254,7 @@ export class NameMatcher {
   }
 }
 
-const TESTED = 8;
+const TESTED = 16;
 const VOCABULARIES: [number, RegExp][] = [
   [NAME_CONSENT, CONSENT],
   [NAME_BANNER, BANNER],
@@ -260,4 +264,5 @@ const VOCABULARIES: [number, RegExp][] = [
   [NAME_LABEL, LABELS],
   [NAME_FURNITURE_ALWAYS, FURNITURE_ALWAYS],
   [NAME_REVIEWS, REVIEWS],
+  [NAME_DESCRIPTION, DESCRIPTION],
 ];

@@ -472,4 +472,36 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(r.text).not.toContain('Stay in the loop');
     expect(r.text).not.toContain('Lighting collection');
   });
+
+  it('narrows a product page to its description, leaving the buy box and delivery notes out', () => {
+    // A WooCommerce-like product: gallery captions, price, variant picker, delivery and returns
+    // notes around the description tab. The page says it is a product (og:type), and the
+    // description holds a good share of the product's text.
+    const head = `<head><meta charset="utf-8"><title>Fell Pack 40</title>
+      <meta property="og:type" content="product"></head>`;
+    const html = `<!DOCTYPE html><html>${head}<body>${NAV}
+      <main><div id="product-381" class="product type-product instock">
+      <div class="product-gallery"><figure><img src="/img/pack-1.jpg" alt="Fell Pack 40, front"><figcaption>Shown in moss green</figcaption></figure></div>
+      <div class="summary entry-summary"><h1 class="product_title">Fell Pack 40</h1><p class="price">£149.00</p>
+      <p class="stock in-stock">In stock, ready to ship today from our warehouse.</p>
+      <table class="variations"><tr><th>Colour</th><td>Moss green, Slate grey, Rust orange</td></tr></table>
+      <p>Free UK delivery on orders over £50. Returns accepted within 30 days of delivery, unworn and with tags attached.</p>
+      <p>Pay in three interest-free instalments of £49.67 at checkout.</p></div>
+      <div class="woocommerce-tabs"><ul class="tabs"><li><a href="#tab-description">Description</a></li>
+      <li><a href="#tab-additional">Additional information</a></li></ul>
+      <div class="woocommerce-Tabs-panel woocommerce-Tabs-panel--description" id="tab-description">
+      <h2>Description</h2><p>The Fell Pack 40 is built for long days on the hill: a 40 litre roll-top body in waxed
+      canvas, a padded hip belt that carries the load on your hips rather than your shoulders, and a back panel that
+      lets air move on warm climbs.</p><p>Two side pockets take a litre bottle each, the lid pocket holds a map and a
+      phone, and the daisy chains on the front take an ice axe or trekking poles.</p>
+      <ul><li>Capacity: 40 litres</li><li>Weight: 1.3 kg</li><li>Fabric: 18 oz waxed cotton canvas</li></ul></div></div>
+      </div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('built for long days on the hill');
+    expect(r.text).toContain('Fabric: 18 oz waxed cotton canvas');
+    expect(r.text).not.toContain('Free UK delivery');
+    expect(r.text).not.toContain('interest-free instalments');
+    // The same markup on a page that does not say it is a product keeps the whole product.
+    expect(main(html.replace('<meta property="og:type" content="product">', '')).text).toContain('Free UK delivery');
+  });
 });
