@@ -138,6 +138,13 @@ export const FURNITURE_ALWAYS = tokens(
 );
 
 /**
+ * A class or id that is nothing but a furniture word ("sidebar", id="nav"): named for what it
+ * is, not qualifying a name of content, so furniture however long.
+ */
+export const FURNITURE_EXACT =
+  /^\s*(?:sidebar|side-?bar|aside|nav|navbar|navigation|menu|breadcrumbs?|pagination)\s*$/i;
+
+/**
  * Labels for screen readers, hidden from sight ("Original price was:", "Rated 4 out of 5"):
  * neither content nor furniture, wherever they sit (a product card holds several).
  */
@@ -263,6 +270,7 @@ const VOCABULARIES: [number, RegExp][] = [
   [NAME_CONTENT, CONTENT],
   [NAME_LABEL, LABELS],
   [NAME_FURNITURE_ALWAYS, FURNITURE_ALWAYS],
+  [NAME_FURNITURE_ALWAYS, FURNITURE_EXACT],
   [NAME_REVIEWS, REVIEWS],
   [NAME_DESCRIPTION, DESCRIPTION],
 ];

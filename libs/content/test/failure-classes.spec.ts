@@ -347,6 +347,33 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('Pile height');
     for (const t of reviews) expect(r.text).not.toContain(t);
   });
+  it('leaves out a long sidebar of testimonials named nothing but "sidebar"', () => {
+    // A theme's sidebar widget of reviews: 1,500+ characters of prose with few links, which
+    // a longer name ("toc-content-sidebar") would let count as content.
+    const quotes = Array.from(
+      { length: 11 },
+      (_, i) => `<div class="rpi-card"><p>We rented camping gear for trip number ${i + 1} and everything arrived early,
+      clean and complete. The staff explained how each piece worked and the return was simple and quick.</p>
+      <span class="rpi-name">Reviewer ${i + 1}</span></div>`,
+    ).join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div id="main-content"><div id="content-area">
+      <div id="left-area"><h1>Trail tent rental</h1><p>The trail tent sleeps two, weighs under two kilos and
+      pitches in five minutes. Rent it for a weekend or a fortnight; it comes with a footprint and spare pegs.</p>
+      <p>Each tent is inspected, cleaned and seam-sealed between rentals, and we ship it to your door or trailhead.</p>
+      ${Array.from(
+        { length: 9 },
+        (
+          _,
+          i,
+        ) => `<h2>Day ${i + 1} on the trail</h2><p>On day ${i + 1}, pitch the tent on flat ground with the door away from the wind,
+      stake the corners first, then clip the inner to the poles and tension the guy lines until the fly stands clear
+      of the inner all round, so that condensation runs off the outside rather than onto your sleeping bag.</p>`,
+      ).join('')}</div>
+      <div id="sidebar"><div class="textwidget"><h4>Google Reviews</h4>${quotes}</div></div></div></div>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('pitches in five minutes');
+    expect(r.text).not.toContain('Reviewer 3');
+  });
   it('keeps a short docs index rather than the long sidebar menu beside it', () => {
     // The sidebar <nav> holds most of the page's text, in items long enough to read as cards;
     // it is still a menu, and the index (a few lines) is the page.
