@@ -431,7 +431,9 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   if (tag === 'header' && inArticle(el)) flags |= Flag.ArticleHeader;
   else if (names & NAME_FURNITURE_ALWAYS) flags |= Flag.Boiler;
   else if (names & NAME_BOILERPLATE) flags |= Flag.Boiler | Flag.BoilerName;
-  if (names & NAME_LABEL) flags |= TUNING.labels ? Flag.Label : Flag.Boiler | Flag.BoilerName;
+  if (names & NAME_LABEL || (tag === 'a' && isSkipLink(el))) {
+    flags |= TUNING.labels ? Flag.Label : Flag.Boiler | Flag.BoilerName;
+  }
   if (names & NAME_COMMENTS) flags |= Flag.Comments;
   if (names & NAME_REVIEWS) flags |= Flag.Comments | Flag.Reviews;
   if (names & NAME_CONTENT) flags |= Flag.Content;
@@ -441,6 +443,17 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   }
   return flags;
 }
+
+/**
+ * A keyboard user's shortcut ("Skip to main content", "Skip to product list"): a link to a
+ * place on the same page, read by screen readers and shown on focus only.
+ */
+function isSkipLink(el: Element): boolean {
+  const href = el.getAttribute('href');
+  return !!href && href.length > 1 && href.charCodeAt(0) === 35 && SKIP_TEXT.test(el.textContent ?? '');
+}
+
+const SKIP_TEXT = /^\s*skip\s+(?:to|navigation|listing|the)\b/i;
 
 /** Whether a <header> heads an <article> (its title and byline), not the page. */
 function inArticle(el: Element): boolean {

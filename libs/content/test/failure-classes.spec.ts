@@ -374,6 +374,18 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('pitches in five minutes');
     expect(r.text).not.toContain('Reviewer 3');
   });
+  it('leaves out skip links ("Skip to product list") inside the content', () => {
+    const items = PRODUCTS.map(
+      ([name, price], i) => `<li class="product"><a href="/p/${i}">${name}</a> <span>${price}</span></li>`,
+    ).join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><a class="hidden-link" href="#product-list">Skip to product list</a>
+      <h1>Rugs</h1><p>Hand-tufted and flatweave rugs in wool and cotton, every one of them washable at home.</p>
+      <ul id="product-list">${items}</ul><a href="#top">Skip listing</a></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Juniper Sage Runner');
+    expect(r.text).not.toContain('Skip to product list');
+    expect(r.text).not.toContain('Skip listing');
+  });
   it('keeps a short docs index rather than the long sidebar menu beside it', () => {
     // The sidebar <nav> holds most of the page's text, in items long enough to read as cards;
     // it is still a menu, and the index (a few lines) is the page.
