@@ -785,15 +785,28 @@ function gatherSiblings(stats: Stats, best: number): { root: number; dropped: El
  * and buy box around the description the shop wrote. When the page declares itself a product
  * page (JSON-LD, Open Graph) and the winner holds an element named or marked up as a
  * description with a real share of its text, the largest such element is the content (a
- * one-line summary under the title is not).
+ * one-line summary under the title is not). Without one, the smallest element named as content
+ * ("tab-content", "rte-text") that shows the description the page declares in its JSON-LD is.
  */
 function productDescription(stats: Stats, root: number): number {
-  let best = -1;
   const { flags, text, end } = stats;
-  for (let i = root + 1; i < end[root]!; i++) {
-    if (!(flags[i]! & Flag.Description) || text[i]! < TUNING.descriptionMinChars) continue;
-    if (isFurniture(i, stats, text[root]!) || flags[i]! & Flag.Comments) continue;
-    if (best < 0 || text[i]! > text[best]!) best = i;
+  const pick = (ok: (i: number) => boolean): number => {
+    let best = -1;
+    for (let i = root + 1; i < end[root]!; i++) {
+      if (!ok(i) || text[i]! < TUNING.descriptionMinChars) continue;
+      if (isFurniture(i, stats, text[root]!) || flags[i]! & Flag.Comments) continue;
+      if (best < 0 || text[i]! > text[best]!) best = i;
+    }
+    return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
+  };
+  const named = pick((i) => (flags[i]! & Flag.Description) !== 0);
+  if (named >= 0 || !stats.anchored.size) return named;
+  // No element named as the description: the smallest element named as content that holds
+  // the declared description's opening.
+  let best = -1;
+  for (const i of stats.anchored) {
+    if (i <= root || i >= end[root]! || !(flags[i]! & Flag.Content) || text[i]! < TUNING.descriptionMinChars) continue;
+    if (best < 0 || text[i]! < text[best]!) best = i;
   }
   return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
 }

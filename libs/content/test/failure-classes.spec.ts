@@ -492,6 +492,18 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(r.text).toContain('Cable: 2 m braided cotton');
   });
 
+  it('narrows to the content block that shows the declared description when none is named so', () => {
+    const html = `<!DOCTYPE html><html>${productHead}<body>${NAV}
+      <main><div class="product-page">${buyBox}
+      <div class="shipping-info"><p>Order before 2pm for same-day dispatch. Returns are free within 60 days, and every lamp
+      carries a five-year guarantee on its wiring and switch.</p></div>
+      <div class="tab-content">${details}</div></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain(DESCRIPTION);
+    expect(r.text).toContain('Cable: 2 m braided cotton');
+    expect(r.text).not.toContain('same-day dispatch');
+  });
+
   it('does not take the product for furniture when its class holds a furniture word', () => {
     // A mega menu makes the product a small part of the page, as on a real shop.
     const menu = Array.from({ length: 40 }, (_, i) => `<li><a href="/c/${i}">Lighting collection ${i}</a></li>`).join(
