@@ -4,7 +4,7 @@
 // runs from the crawl's start to its end: Crawlee's from crawler.run, ours from POST /v1/crawl to
 // the poll that sees it ended (the fleet is a service already running, as Crawlee's module is
 // already loaded); start-up is outside both.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { startTestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
 
@@ -22,9 +22,32 @@ const syscalls = () => {
   return { w: n('syscw'), r: n('syscr') };
 };
 let io0 = { w: 0, r: 0 };
+/**
+ * CPU seconds spent so far by the servers both sides lean on differently (PostgreSQL's processes
+ * and NATS; the fleet stores through them, Crawlee does not), read from /proc: a page's whole cost
+ * is the side's own CPU plus theirs. Backends that exited during the crawl are not counted.
+ */
+const serverCpu = (): number => {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name !== 'postgres' && name !== 'nats-server') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  return ticks / 100; // USER_HZ
+};
+let server0 = 0;
 /** Taken when the crawl is seen ended, before the fleet stops (its stop is not the crawl's time). */
-let end: { at: number; cpu: NodeJS.CpuUsage; io: { w: number; r: number } } | undefined;
-const ended = () => (end = { at: performance.now(), cpu: process.cpuUsage(cpu0), io: syscalls() });
+let end: { at: number; cpu: NodeJS.CpuUsage; io: { w: number; r: number }; serverCpu: number } | undefined;
+const ended = () =>
+  (end = { at: performance.now(), cpu: process.cpuUsage(cpu0), io: syscalls(), serverCpu: serverCpu() - server0 });
 
 const crawlee = async (): Promise<number> => {
   const { CheerioCrawler, Configuration } = await import('crawlee');
@@ -46,6 +69,7 @@ const crawlee = async (): Promise<number> => {
   t0 = performance.now();
   cpu0 = process.cpuUsage();
   io0 = syscalls();
+  server0 = serverCpu();
   await crawler.run([seed!]);
   ended();
   return pages;
@@ -63,6 +87,7 @@ const tidemark = async (): Promise<number> => {
     t0 = performance.now();
     cpu0 = process.cpuUsage();
     io0 = syscalls();
+    server0 = serverCpu();
     const res = await t.call('POST', '/crawl', {
       key: ws.apiKey,
       body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },
@@ -94,6 +119,6 @@ const seconds = (end!.at - t0) / 1000;
 const cpuSeconds = (end!.cpu.user + end!.cpu.system) / 1e6;
 const writesPerPage = (end!.io.w - io0.w) / pages;
 process.stdout.write(
-  `${JSON.stringify({ pages, seconds, cpuSeconds, writesPerPage, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  `${JSON.stringify({ pages, seconds, cpuSeconds, serverCpuSeconds: end!.serverCpu, writesPerPage, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
 );
 process.exit(0);

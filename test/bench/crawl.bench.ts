@@ -17,6 +17,8 @@ interface Side {
   pages: number;
   seconds: number;
   cpuSeconds: number;
+  /** CPU of PostgreSQL and NATS over the side's crawl. */
+  serverCpuSeconds: number;
   /** Write syscalls of the side's process per page (sockets, pipes, thread wake-ups). */
   writesPerPage: number;
   maxRssMb: number;
@@ -47,9 +49,9 @@ export async function benchCrawl(): Promise<string> {
   web.addSite('127.0.0.1', benchSite(Math.ceil(PAGES * 1.5)));
   const seed = `http://127.0.0.1:${web.port}/`;
   const rate = (s: Side) => s.pages / s.seconds;
-  // CPU of the side's own process (PostgreSQL and NATS are outside it), per page.
+  // CPU of the side's own process, then PostgreSQL's and NATS's over its crawl, per page.
   const perPage = (s: Side) =>
-    `${((s.cpuSeconds * 1000) / s.pages).toFixed(1)} CPU ms/page, ${s.writesPerPage.toFixed(1)} writes/page`;
+    `${((s.cpuSeconds * 1000) / s.pages).toFixed(1)} CPU ms/page (+${((s.serverCpuSeconds * 1000) / s.pages).toFixed(1)} PostgreSQL and NATS), ${s.writesPerPage.toFixed(1)} writes/page`;
   const lines = [
     `crawl of ${PAGES + 1} pages of a ${Math.ceil(PAGES * 1.5)}-page local news site (15-40 KB a page, mean ~28 KB, 16-29 in-site links), ${CONCURRENCY} in flight, each side in its own process`,
   ];
