@@ -132,7 +132,7 @@ export const buildApp = async (
             concurrency: cfg.SCRAPE_CONCURRENCY,
           },
           scrapeCrawlHandler({ bus, pages: pageRepo, ladder }),
-          scrapeCrawlGiveUp({ bus, pages: pageRepo }),
+          scrapeCrawlGiveUp({ bus, pages: pageRepo, ladder }),
         ),
       );
       watchdogTimer = setInterval(() => void watchdog.sweep(), cfg.JOB_WATCHDOG_MS);

@@ -20,9 +20,14 @@ describe('a crawl page redelivered after its row was written', () => {
   let fetches = 0;
   const url = 'https://tides.test/a';
 
+  /** Charges sent again from a stored row: [position, credits]. */
+  const chargedAgain: [number, number][] = [];
   // Each fetch reads a page of a different length, so a row shows which fetch wrote it.
   const ladder = {
     scrape: async () => readResult(url, 100 + 10 * ++fetches),
+    chargeAgain: async (page: { position: number }, row: { credits: number }) => {
+      chargedAgain.push([page.position, row.credits]);
+    },
   } as unknown as LadderService;
 
   const message = (attempt: number): ScrapeCrawlPageMessage => ({
@@ -68,8 +73,11 @@ describe('a crawl page redelivered after its row was written', () => {
   it('fetches a first attempt once, however often it is delivered', async () => {
     const handle = scrapeCrawlHandler({ bus, pages, ladder });
     await handle(message(0), { deliveryCount: 1, subject: 'work.scrape.crawl' });
+    expect(chargedAgain).toEqual([]);
     await handle(message(0), { deliveryCount: 2, subject: 'work.scrape.crawl' });
     expect(fetches).toBe(1);
+    // Its worker may have died before its charge was written: charged again from the row.
+    expect(chargedAgain).toEqual([[3, 1]]);
     expect(await row()).toMatchObject({ attempt: 0, data: expect.objectContaining({ words: 110 }) });
   });
 

@@ -216,6 +216,43 @@ describe('LadderService', () => {
     expect(fetches('pages.test', '/article') - before).toBe(1);
   });
 
+  it('answers a crawl page with its charge on its way; charged again from its row, nothing changes', async () => {
+    const jobId = newId('job');
+    const options = resolveOptions(scrapeRequestSchema.parse({ url: page('/article'), formats: 'markdown' }));
+    const ledger = () =>
+      db.prisma.ledgerEntry.findMany({ where: { workspaceId, reference: { startsWith: `page:${jobId}:` } } });
+    const results = await Promise.all(
+      [0, 1, 2].map((position) =>
+        ladder.scrape({ workspaceId, jobId, position, url: page('/article'), creditBlock: true }, options),
+      ),
+    );
+    // The pages were answered with their charges on their way (lingering for company).
+    expect(results.map((r) => [r.row.verdict, r.row.credits])).toEqual([
+      ['ok', 1],
+      ['ok', 1],
+      ['ok', 1],
+    ]);
+    expect(results.every((r) => r.charged instanceof Promise)).toBe(true);
+    await Promise.all(results.map((r) => r.charged));
+    const charged = (await ledger()).map((e) => [e.reference, e.credits]).sort();
+    expect(charged).toEqual([0, 1, 2].map((p) => [`page:${jobId}:${p}:http`, -1]));
+    // A redelivered page whose worker died after its row was written is charged from the row:
+    // by the same reference, so a charge that was written stays the only one.
+    await ladder.chargeAgain({ workspaceId, jobId, position: 1 }, results[1]!.row);
+    expect((await ledger()).length).toBe(3);
+    // One that had not been charged is.
+    await ladder.chargeAgain({ workspaceId, jobId, position: 7 }, results[1]!.row);
+    expect((await ledger()).map((e) => e.reference).sort()).toContain(`page:${jobId}:7:http`);
+    expect(
+      (
+        await db.prisma.ledgerEntry.aggregate({
+          where: { workspaceId, reference: { startsWith: `page:${jobId}:` } },
+          _sum: { credits: true },
+        })
+      )._sum.credits,
+    ).toBe(-4);
+  });
+
   describe('an app shell', () => {
     it('climbs to the browser, which reads it: charged the browser price alone', async () => {
       const before = fetches('pages.test', '/app');

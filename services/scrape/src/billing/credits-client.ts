@@ -12,6 +12,12 @@ export const BLOCK_CREDITS = 32;
 const IDLE_RELEASE_MS = 3000;
 /** After the balance could not pay for a block, units of that pool hold one by one for this long. */
 const LOW_BALANCE_MS = 5000;
+/**
+ * How long a charge drawn on a block waits for others to share its call. A crawl's page is
+ * charged after its result is handed back (nothing waits on it but the ack of its message), so
+ * its charges go to billing a few at a time: one call and one statement for several pages.
+ */
+const POOL_CHARGE_LINGER_MS = 25;
 
 interface Block {
   workspaceId: string;
@@ -36,6 +42,8 @@ interface Block {
 export class BatchingCredits implements CreditsPort {
   private readonly holds: CallBatcher<billingV1.AuthorizeRequest, billingV1.AuthorizeOutcome>;
   private readonly charges: CallBatcher<billingV1.ChargeRequest, number>;
+  /** Charges drawn on a block: they linger for company (POOL_CHARGE_LINGER_MS). */
+  private readonly poolCharges: CallBatcher<billingV1.ChargeRequest, number>;
   private readonly live = new Map<string, Block>();
   private readonly reserving = new Map<string, Promise<Block | null>>();
   private readonly lowUntil = new Map<string, number>();
@@ -51,7 +59,10 @@ export class BatchingCredits implements CreditsPort {
     private readonly logger: Logger,
   ) {
     this.holds = new CallBatcher(async (items) => (await billing.call('authorizeMany', { items })).outcomes, 2, 256);
-    this.charges = new CallBatcher(async (items) => (await billing.call('chargeMany', { items })).charged, 2, 256);
+    const chargeMany = async (items: billingV1.ChargeRequest[]) =>
+      (await billing.call('chargeMany', { items })).charged;
+    this.charges = new CallBatcher(chargeMany, 2, 256);
+    this.poolCharges = new CallBatcher(chargeMany, 2, 256, POOL_CHARGE_LINGER_MS);
     this.sweeper = setInterval(() => this.releaseIdle(), 1000);
     this.sweeper.unref();
   }
@@ -88,7 +99,7 @@ export class BatchingCredits implements CreditsPort {
     this.drawn.delete(reference);
     const { block } = draw;
     try {
-      const charged = await this.charges.call({
+      const charged = await this.poolCharges.call({
         workspaceId,
         reference,
         credits,

@@ -34,7 +34,10 @@ export interface CachePort {
 }
 
 export interface PageRef {
-  /** A crawl's page: its credits are drawn on a block held for the crawl's pages. */
+  /**
+   * A crawl's page: its credits are drawn on a block held for the crawl's pages, and its charge
+   * is left running (PageResult.charged) for the caller to await once the result is handed on.
+   */
   creditBlock?: boolean;
   workspaceId: string;
   jobId: string;
@@ -57,6 +60,12 @@ export interface PageResult {
   screenshot?: Buffer;
   /** Billing refused a rung because the workspace's credits ran out (a crawl stops on it). */
   creditsExhausted?: boolean;
+  /**
+   * A crawl page's charge (PageRef.creditBlock), still on its way to billing: the caller awaits
+   * it before its work is acknowledged, so a worker that dies first leaves the page to a
+   * redelivery that charges it again (a page's charge is idempotent by its reference).
+   */
+  charged?: Promise<void>;
 }
 
 type LadderStop = { code: 'TIER_LIMIT' | 'BUDGET_EXHAUSTED'; reason: string; creditsExhausted?: boolean };
@@ -308,7 +317,14 @@ export class LadderService {
     const credits = document ? documentCredits(document.pages) : (priced?.credits ?? 0);
     // One charge for the page; every other hold is released.
     const chargedRef = priced ? `page:${page.jobId}:${page.position}:${priced.rung}` : undefined;
-    await Promise.all(holds.map((ref) => this.credits.charge(page.workspaceId, ref, ref === chargedRef ? credits : 0)));
+    const charging = Promise.all(
+      holds.map((ref) => this.credits.charge(page.workspaceId, ref, ref === chargedRef ? credits : 0)),
+    ).then(() => undefined);
+    // A crawl page's charge goes on while its row is written and its result handed on: the
+    // caller awaits it (a failure seen before then is not an unhandled rejection).
+    if (page.creditBlock) charging.catch(() => undefined);
+    else await charging;
+    const charged = page.creditBlock ? { charged: charging } : {};
 
     const crawledAt = new Date().toISOString();
     const evidence = attempts.map((a) => ({
@@ -337,6 +353,7 @@ export class LadderService {
         },
         bodies: {},
         ...exhausted,
+        ...charged,
       };
     }
 
@@ -402,7 +419,19 @@ export class LadderService {
       bodies,
       ...(rendered?.screenshot ? { screenshot: rendered.screenshot } : {}),
       ...(stoppedClimbing ? exhausted : {}),
+      ...charged,
     };
+  }
+
+  /**
+   * A crawl page's charge sent again, from its stored row (a redelivered page whose worker died
+   * after writing the row and before its charge was written): the same reference as the first
+   * time, so a charge that was written is not written twice.
+   */
+  async chargeAgain(page: Omit<PageRef, 'url'>, row: Pick<PageResult['row'], 'method' | 'billedAs' | 'credits'>) {
+    const rung = row.billedAs ?? row.method;
+    if (!rung || row.credits <= 0) return;
+    await this.credits.charge(page.workspaceId, `page:${page.jobId}:${page.position}:${rung}`, row.credits);
   }
 }
 

@@ -84,6 +84,9 @@ export const scrapeCrawlHandler = (deps: {
     if (stored) {
       result = { row: stored.data as unknown as PageResult['row'], bodies: {} };
       links = storedBodies(stored).links ?? [];
+      // Its worker may have died before the page's charge was written: sent again (idempotent).
+      result.charged = deps.ladder.chargeAgain(ref, result.row);
+      result.charged.catch(() => undefined);
     } else {
       const opts = msg.robotsDisallowed ? null : options.get(msg);
       result = msg.robotsDisallowed
@@ -96,11 +99,18 @@ export const scrapeCrawlHandler = (deps: {
       await storing(fetched, async () => {
         if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, fetched, msg.attempt);
         else await rows.insert(ref, fetched);
+      }).catch(async (err: unknown) => {
+        // A row that could not be stored keeps its cost (gaveUpResult): its charge is seen through.
+        await fetched.charged?.catch(() => undefined);
+        throw err;
       });
     }
     await deps.bus.publishWork('work.crawl.page', toResultMessage(msg, result, links), {
       msgId: `${msg.jobId}:${msg.position}:${msg.attempt}:settled`,
     });
+    // The crawl goes on with the result while the charge is written with other pages' charges;
+    // the message is acked only once it is (a failure: redelivered, and charged from its row).
+    await result.charged;
   };
 };
 
@@ -110,7 +120,11 @@ export const scrapeCrawlHandler = (deps: {
  * given up so the crawl settles the URL without trying it again.
  */
 export const scrapeCrawlGiveUp =
-  (deps: { bus: Bus; pages: PageRepository }): GiveUpHandler<'work.scrape.crawl'> =>
+  (deps: {
+    bus: Bus;
+    pages: PageRepository;
+    ladder: Pick<LadderService, 'chargeAgain'>;
+  }): GiveUpHandler<'work.scrape.crawl'> =>
   async (msg, ctx) => {
     const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
     const result = gaveUpResult(msg.url, ctx);
@@ -120,6 +134,9 @@ export const scrapeCrawlGiveUp =
       // The row may be what cannot be written: the result reaches the crawl even then.
       await deps.pages.giveUpCrawlRow(ref, result, msg.attempt).catch(() => undefined);
       stored = null;
+    } else {
+      // Its row stands, and so does its cost: a last try at the charge its deliveries could not write.
+      await deps.ladder.chargeAgain(ref, stored.data as unknown as PageResult['row']).catch(() => undefined);
     }
     const answer = stored ? { row: stored.data as unknown as PageResult['row'], bodies: {} } : result;
     await deps.bus.publishWork(

@@ -1,0 +1,65 @@
+import { describe, expect, it } from '@jest/globals';
+import { CallBatcher } from '../src/batching/call-batcher.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A batcher over a send that records each call's items and answers each item doubled. */
+const recording = (maxInFlight: number, maxBatch: number, lingerMs = 0) => {
+  const calls: number[][] = [];
+  const batcher = new CallBatcher<number, number>(
+    async (items) => {
+      calls.push(items);
+      await sleep(5);
+      return items.map((i) => i * 2);
+    },
+    maxInFlight,
+    maxBatch,
+    lingerMs,
+  );
+  return { calls, batcher };
+};
+
+describe('CallBatcher', () => {
+  it('sends an item at once when no call is out, and what arrives meanwhile in the next call', async () => {
+    const { calls, batcher } = recording(1, 10);
+    const answers = await Promise.all([1, 2, 3].map((i) => batcher.call(i)));
+    expect(answers).toEqual([2, 4, 6]);
+    expect(calls).toEqual([[1], [2, 3]]);
+  });
+
+  it('with a linger, holds the first item for company and sends those that came within it together', async () => {
+    const { calls, batcher } = recording(2, 10, 40);
+    const first = batcher.call(1);
+    await sleep(10);
+    const second = batcher.call(2);
+    expect(calls).toEqual([]);
+    expect(await Promise.all([first, second])).toEqual([2, 4]);
+    expect(calls).toEqual([[1, 2]]);
+  });
+
+  it('with a linger, sends as soon as a full batch waits', async () => {
+    const { calls, batcher } = recording(2, 3, 10_000);
+    // (A batch that waited out its 10 s linger would fail this test by jest's 5 s timeout.)
+    expect(await Promise.all([1, 2, 3].map((i) => batcher.call(i)))).toEqual([2, 4, 6]);
+    expect(calls).toEqual([[1, 2, 3]]);
+  });
+
+  it('fails every item of a call that fails, and goes on with the next', async () => {
+    let fail = true;
+    const batcher = new CallBatcher<number, number>(
+      async (items) => {
+        if (fail) {
+          fail = false;
+          throw new Error('billing down');
+        }
+        return items;
+      },
+      1,
+      10,
+      5,
+    );
+    const outcomes = await Promise.allSettled([batcher.call(1), batcher.call(2)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await batcher.call(3)).toBe(3);
+  });
+});
