@@ -6,6 +6,7 @@ import {
   NAME_DESCRIPTION,
   NAME_FURNITURE_ALWAYS,
   NAME_LABEL,
+  NAME_PURCHASE,
   NAME_REVIEWS,
   NameMatcher,
 } from './patterns.js';
@@ -94,6 +95,10 @@ export const TUNING = {
   descriptionMinChars: 200,
   /** …and from this share of the winner's text (a one-line summary is not the description). */
   descriptionMinShare: 0.25,
+  /** A product page's purchase widget inside the winner is left out below this share of it. */
+  purchaseMaxShare: 0.3,
+  /** Characters up to which an item of a repeated structure around a widget is a card. */
+  purchaseCardChars: 600,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
   /** Winner's link density from which its link lists are its content and stay. */
@@ -171,6 +176,8 @@ const enum Flag {
   ArticleHeader = 512,
   /** Named or marked up as a description (a product's, on a product page). */
   Description = 1024,
+  /** Named as a purchase widget (price, buy box, variant picker), read on product pages. */
+  Purchase = 2048,
 }
 
 /**
@@ -213,6 +220,10 @@ class Stats {
   card = new Set<number>();
   /** The elements around a block showing the page's declared description (never pruned). */
   anchored = new Set<number>();
+  /** The page declares itself a product page (purchase widgets are flagged). */
+  product = false;
+  /** A product page's purchase widgets inside the winner (pruned). */
+  purchase = new Set<number>();
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
 
@@ -272,7 +283,9 @@ export function findMainContent(
   hints: { product?: boolean } = {},
 ): MainContent {
   const stats = new Stats();
+  stats.product = productPage = !!hints.product;
   measure(body, -1, 0, false, -1, 0, stats, names);
+  productPage = false;
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
   score(stats, pageText, stats.own);
@@ -376,6 +389,9 @@ function measure(
 const MAX_DEPTH = 1500;
 const NOT_BLANK_RE = /\S/;
 
+/** The page being measured is a product page: purchase widgets are looked for. */
+let productPage = false;
+
 /** What readText found besides the length: bits of NOT_BLANK (\S) and PUNCTUATED. */
 let textSeen = 0;
 const NOT_BLANK = 1;
@@ -424,7 +440,8 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
       NAME_LABEL |
       NAME_FURNITURE_ALWAYS |
       NAME_REVIEWS |
-      NAME_DESCRIPTION,
+      NAME_DESCRIPTION |
+      (productPage ? NAME_PURCHASE : 0),
   );
   const role = el.getAttribute('role');
   if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role))) flags |= Flag.Boiler;
@@ -438,6 +455,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
   if (names & NAME_REVIEWS) flags |= Flag.Comments | Flag.Reviews;
   if (names & NAME_CONTENT) flags |= Flag.Content;
   if (names & NAME_DESCRIPTION || el.getAttribute('itemprop') === 'description') flags |= Flag.Description;
+  if (names & NAME_PURCHASE) flags |= Flag.Purchase;
   if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
   }
@@ -842,6 +860,8 @@ function prune(root: number, stats: Stats): Set<Element> {
     } else c++;
   }
   stats.besideComments = text[root]! - comments;
+  // A winner found by the listing reading is a grid: its prices are its cards'.
+  if (stats.product && !stats.listingChosen) purchaseWidgets(root, stats);
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {
       if (shouldPrune(c, root, stats) || (repeated(c) && !stats.anchored.has(c))) {
@@ -854,6 +874,63 @@ function prune(root: number, stats: Stats): Set<Element> {
   visit(root);
   return pruned;
 }
+
+/**
+ * A product page's purchase widgets inside the winner (its price, buy box, variant pickers),
+ * the outermost of each, unless they repeat: a grid of products shows a price on every card.
+ */
+function purchaseWidgets(root: number, stats: Stats): void {
+  const { flags, text, end } = stats;
+  const found: number[] = [];
+  for (let i = root + 1; i < end[root]!;) {
+    const f = flags[i]!;
+    // A large element named after one (a "product-price-and-cart" wrapper around the
+    // description) is looked into.
+    if (
+      f & Flag.Purchase &&
+      !(f & (Flag.Description | Flag.Content)) &&
+      text[i]! > 0 &&
+      text[i]! < TUNING.purchaseMaxShare * text[root]!
+    ) {
+      found.push(i);
+      i = end[i]!;
+    } else i++;
+  }
+  // The same widget (by class) three times or more, or in an item of a repeated structure, is
+  // a card's: a grid or carousel of products shows a price on every card.
+  const count = new Map<string, number>();
+  const key = (i: number): string => stats.el[i]!.getAttributeNode('class')?.value ?? '';
+  for (const i of found) count.set(key(i), (count.get(key(i)) ?? 0) + 1);
+  for (const i of found) {
+    if (count.get(key(i))! >= TUNING.repeatMin || inRepeatedItem(i, root, stats)) continue;
+    stats.purchase.add(i);
+  }
+}
+
+/**
+ * Whether an element sits in one of several siblings of one shape (a card of a grid, a row of
+ * a list): `repeatMin` or more, named by a class or list-like (li, article, tr).
+ */
+function inRepeatedItem(i: number, root: number, stats: Stats): boolean {
+  const { parent, end, el } = stats;
+  for (let a = i; a !== root && a >= 0; a = parent[a]!) {
+    const p = parent[a]!;
+    if (p < 0) break;
+    const e = el[a]!;
+    if (stats.text[a]! > TUNING.purchaseCardChars) break; // a column of the page, not a card
+    // A card links to its product; the rows of a buy box (size, quantity) do not.
+    if (stats.link[a] === 0 || (!e.hasAttribute('class') && !ITEM_TAGS.has(e.localName))) continue;
+    const shape = shapeOf(e);
+    let same = 0;
+    for (let c = p + 1; c < end[p]! && same < TUNING.repeatMin; c = end[c]!) {
+      if (stats.text[c]! > 0 && shapeOf(el[c]!) === shape) same++;
+    }
+    if (same >= TUNING.repeatMin) return true;
+  }
+  return false;
+}
+
+const ITEM_TAGS = new Set(['li', 'article', 'tr']);
 
 function shouldPrune(i: number, root: number, stats: Stats): boolean {
   const { text, link, flags } = stats;
@@ -868,6 +945,7 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   )
     return true;
   if (flags[i]! & Flag.Reviews && share < TUNING.reviewsMaxShare) return true;
+  if (stats.purchase.has(i)) return true;
   if (flags[i]! & (Flag.Heading | Flag.Pre)) return false;
   if (share < 0.3 && opensWithAsideHeading(i, stats)) return true;
   // Link lists go as a whole (a block of "related" links); single items and cells of a list

@@ -202,6 +202,39 @@ export const CONTENT = tokens(
 /** A product's description (and its abbreviations): on a product page, the content itself. */
 export const DESCRIPTION = tokens(['(?:product-?)?description', '(?:product-?)?desc'].join('|'));
 
+/**
+ * A product page's purchase widgets: prices, the buy box, quantity and variant pickers, payment
+ * and delivery notes, stock and wishlist buttons (the description and specifications are the
+ * page's content; these are the shop's controls around them).
+ */
+export const PURCHASE = tokens(
+  [
+    '(?:product-?)?prices?',
+    'price-?(?:box|wrapper|container|block)',
+    'add-?to-?(?:cart|bag|basket)',
+    'addtocart',
+    'cart',
+    'buy-?(?:box|buttons?|now)',
+    'product-?form',
+    'quantity',
+    'qty',
+    'options',
+    'swatch(?:es)?',
+    'variants?',
+    'variant-?(?:picker|selector|options)',
+    'afterpay',
+    'klarna',
+    'payments?',
+    'shipping',
+    'delivery',
+    'stock',
+    'availability',
+    'wishlist',
+    'size-?guide',
+    'sticky',
+  ].join('|'),
+);
+
 export const BOILERPLATE_ROLES = new Set([
   'navigation',
   'banner',
@@ -225,6 +258,7 @@ export const NAME_LABEL = 32;
 export const NAME_FURNITURE_ALWAYS = 64;
 export const NAME_REVIEWS = 128;
 export const NAME_DESCRIPTION = 256;
+export const NAME_PURCHASE = 512;
 
 /**
  * The vocabularies above matched against an element's class and id. A page repeats the same
@@ -273,4 +307,5 @@ const VOCABULARIES: [number, RegExp][] = [
   [NAME_FURNITURE_ALWAYS, FURNITURE_EXACT],
   [NAME_REVIEWS, REVIEWS],
   [NAME_DESCRIPTION, DESCRIPTION],
+  [NAME_PURCHASE, PURCHASE],
 ];

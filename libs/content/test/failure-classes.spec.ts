@@ -555,4 +555,47 @@ describe('the description a product page declares in its JSON-LD is its content'
     // The same markup on a page that does not say it is a product keeps the whole product.
     expect(main(html.replace('<meta property="og:type" content="product">', '')).text).toContain('Free UK delivery');
   });
+
+  it('leaves out the purchase widgets around a product whose description is not named as one', () => {
+    // A Shopify-like product: price, variant swatches, quantity and add-to-cart form, a payment
+    // note and a shipping note sit in the same column as the copy and the specifications, and no
+    // element is named as the description.
+    const head = `<head><meta charset="utf-8"><title>Harbour Mug</title>
+      <meta property="og:type" content="product"></head>`;
+    const html = `<!DOCTYPE html><html>${head}<body>${NAV}
+      <main><div class="product-single"><h1 class="product-single__title">Harbour Mug</h1>
+      <div class="product__price"><span class="price-item">£24.00</span> <span class="price-item--sale">Sale price £19.00, save 20 per cent</span></div>
+      <form class="product-form" action="/cart/add"><div class="swatches"><span>Sea green</span><span>Chalk white</span><span>Ink blue</span></div>
+      <div class="quantity"><span>Quantity: 1</span></div><span class="add-to-cart">Add to cart, then check out in one step</span></form>
+      <div class="payment-terms">Pay in 3 interest-free payments of £6.33 with our payment partner at checkout.</div>
+      <div class="shipping-note">Free delivery on orders over £40, dispatched from our pottery within two working days.</div>
+      <div class="rte"><p>Thrown by hand on the wheel in our Cornish pottery, the Harbour mug holds a generous 350 ml
+      and sits comfortably in two hands on a cold morning.</p><p>Each one is glazed in small batches, so the colour
+      pools a little differently at the rim of every mug, and no two are quite the same.</p>
+      <ul><li>Capacity: 350 ml</li><li>Height: 9.5 cm</li><li>Dishwasher and microwave safe</li></ul></div>
+      </div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Thrown by hand on the wheel');
+    expect(r.text).toContain('Dishwasher and microwave safe');
+    expect(r.text).not.toContain('interest-free payments');
+    expect(r.text).not.toContain('dispatched from our pottery');
+    expect(r.text).not.toContain('Add to cart');
+    // The same markup on a page that does not say it is a product keeps the whole product.
+    expect(main(html.replace('<meta property="og:type" content="product">', '')).text).toContain('interest-free');
+  });
+
+  it('keeps the prices of a grid on a category page that calls itself a product page', () => {
+    const head = `<head><meta charset="utf-8"><title>Rugs</title><meta property="og:type" content="product"></head>`;
+    const cards = PRODUCTS.map(
+      ([name, price], i) =>
+        `<div class="product-card"><a href="/p/${i}"><img src="/i/${i}.jpg" alt="${name}"><h3>${name}</h3></a>
+        <div class="price"><span>${price}</span> <span>or 4 payments of ${price}</span></div></div>`,
+    ).join('');
+    const html = `<!DOCTYPE html><html>${head}<body>${NAV}<main><h1>Rugs</h1>
+      <p>Hand-tufted, flatweave and washable rugs for every room, in wool, jute and recycled cotton.</p>
+      <div class="product-grid">${cards}</div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Odessa Navy Medallion Rug');
+    expect(r.text).toContain('$229.00');
+  });
 });
