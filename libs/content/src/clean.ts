@@ -299,6 +299,8 @@ function resolveAttr(el: Element, attr: string, base: string): void {
   else el.removeAttribute(attr); // javascript: links become plain text
 }
 
+const SRCSET_IN_SRC = /^\s*(\S.*?)\s+\d+(?:\.\d+)?[wx]\s*(?:,|$)/;
+
 /** Lazy-loaded images carry the real URL in a data attribute and a placeholder in src. */
 function fixImage(img: Element, opts: CleanOptions, resolveUrls: boolean): boolean {
   const src = img.getAttribute('src') ?? '';
@@ -311,7 +313,14 @@ function fixImage(img: Element, opts: CleanOptions, resolveUrls: boolean): boole
       }
     }
   }
-  const finalSrc = img.getAttribute('src') ?? '';
+  let finalSrc = img.getAttribute('src') ?? '';
+  // Some themes write a srcset list into src ("a.jpg 1000w, b.jpg 2000w"): its first candidate
+  // is the image (file names may hold spaces, so the list is read by its descriptors).
+  const listed = finalSrc.length > 40 ? SRCSET_IN_SRC.exec(finalSrc) : null;
+  if (listed) {
+    finalSrc = listed[1]!;
+    img.setAttribute('src', finalSrc);
+  }
   if (finalSrc.startsWith('data:')) {
     if (opts.removeBase64Images) {
       opts.onRemove?.(img, 'base64 image');
