@@ -89,6 +89,8 @@ export const TUNING = {
   listingLinkPenalty: 0,
   /** Characters from which a block repeated word for word inside the winner is kept once. */
   repeatedBlockChars: 80,
+  /** …and from which one is when the copy is inside a quote (a reply quoting an earlier post). */
+  repeatedShortChars: 40,
   /** Extra weight, per character, of the block showing the page's declared description. */
   declaredWeight: 1,
   /** Characters from which a product page's description, inside the winner, is the content. */
@@ -829,6 +831,16 @@ function productDescription(stats: Stats, root: number): number {
   return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
 }
 
+/** Whether an element is inside a quotation (a <blockquote>, a forum's "quote" box) below root. */
+function inQuote(i: number, root: number, stats: Stats): boolean {
+  for (let a = i; a > root; a = stats.parent[a]!) {
+    const e = stats.el[a]!;
+    if (e.localName === 'blockquote' || QUOTE_NAME.test(e.getAttributeNode('class')?.value ?? '')) return true;
+  }
+  return false;
+}
+const QUOTE_NAME = /(?:^|[\s_-])(?:quote|quotecontent)(?:$|[\s_-])/i;
+
 /** Furniture and link lists inside the winner; comment sections unless they are the page. */
 function prune(root: number, stats: Stats): Set<Element> {
   const pruned = new Set<Element>();
@@ -838,7 +850,7 @@ function prune(root: number, stats: Stats): Set<Element> {
   const seen = new Map<string, number>();
   const { text, link, pieces, end } = stats;
   const repeated = (c: number): boolean => {
-    if (text[c]! < TUNING.repeatedBlockChars || stats.flags[c]! & Flag.Pre) return false;
+    if (text[c]! < TUNING.repeatedShortChars || stats.flags[c]! & Flag.Pre) return false;
     // Items, cells and code repeat in reference pages (the same parameter for two calls).
     if (REPEATABLE.has(stats.el[c]!.localName)) return false;
     const key = `${text[c]} ${link[c]} ${pieces[c]}`;
@@ -849,6 +861,9 @@ function prune(root: number, stats: Stats): Set<Element> {
     }
     // The same figures for an element and its only child: not a repeat.
     if (end[first]! > c) return false;
+    // A shorter block repeated is a copy only inside a quote (a reply quoting a post); elsewhere
+    // it is the page's template (a card's delivery note, a pricing tier's features).
+    if (text[c]! < TUNING.repeatedBlockChars && !inQuote(c, root, stats)) return false;
     return stats.el[first]!.textContent === stats.el[c]!.textContent;
   };
   // The text of the winner outside its comment sections: an article when long.

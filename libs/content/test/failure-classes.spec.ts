@@ -283,6 +283,31 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('tough enough to keep up');
   });
 
+  it('keeps a sentence once when a reply quotes it, but a line every card repeats on each card', () => {
+    // A forum reply quotes one line of the opening post (under 80 characters, shorter than
+    // the blocks deduplicated anywhere): the quote is a copy. A line repeated in the same place
+    // of every pricing tier is each tier's.
+    const quoted = 'The battery lasts about nine hours on a full charge.';
+    const perk = 'Two rounds of revisions included with every plan';
+    const post = (who: string, body: string) =>
+      `<article class="post"><div class="author">${who}</div><div class="post-body">${body}</div></article>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main>
+      <h1>How long does the battery really last?</h1>
+      ${post('marta', `<p>${quoted}</p><p>That is with the screen at half brightness and wifi on, mostly writing in a text editor and some browsing in the evening.</p>`)}
+      ${post('jonas', `<blockquote class="quote"><p>${quoted}</p></blockquote><p>Mine gets closer to seven, but I keep the screen brighter and run a couple of containers for work most of the day.</p>`)}
+      ${post('li', '<p>Seven to eight here too. The newer firmware helped a little with standby drain overnight, so update it first.</p>')}
+      <section class="plans">${['Basic', 'Plus', 'Pro']
+        .map(
+          (p) =>
+            `<div class="plan"><h3>${p}</h3><p>${perk}</p><p>A plan for ${p.toLowerCase()} needs, billed monthly.</p></div>`,
+        )
+        .join('')}</section></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text!.split(quoted).length - 1).toBe(1);
+    expect(r.text).toContain('Mine gets closer to seven');
+    expect(r.text!.split(perk).length - 1).toBe(3);
+  });
+
   it('does not take a footer of testimonials for the page when it holds most of the text', () => {
     const quotes = [
       'Ordered the linen dress for a wedding and it arrived in three days, beautifully wrapped with a handwritten note.',
