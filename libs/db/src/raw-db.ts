@@ -64,6 +64,23 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
+export interface TransactionOptions<T> {
+  /** Past this its statements fail and it rolls back (default 30 s). */
+  timeoutMs?: number;
+  /**
+   * A statement without parameters sent with BEGIN, in one round trip (a lock the transaction
+   * takes first). Its text is the caller's own, never a value from outside.
+   */
+  first?: string;
+  /**
+   * Whether the commit waits for its WAL to reach the disk (default yes). `false` for work
+   * whose loss in a crash of PostgreSQL itself (the last ~0.6 s of such commits; never a torn
+   * state, and any later flushed commit flushes it too) is redone by the caller's own recovery:
+   * a crawl's settle step, whose lost results come back through the stale-page sweep.
+   */
+  flush?: (result: T) => boolean;
+}
+
 export class TransactionTimedOut extends Error {
   constructor(ms: number) {
     super(`the transaction ran past ${ms} ms and was rolled back`);
@@ -106,7 +123,7 @@ export class RawDb implements RawSql {
    * it throws. Past `timeoutMs` its statements fail and it rolls back (as Prisma's interactive
    * transactions do), so a stuck step cannot hold its locks for ever.
    */
-  async transaction<T>(fn: (tx: RawSql) => Promise<T>, opts: { timeoutMs?: number } = {}): Promise<T> {
+  async transaction<T>(fn: (tx: RawSql) => Promise<T>, opts: TransactionOptions<T> = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const client = await this.pool.connect();
     let expired = false;
@@ -115,10 +132,12 @@ export class RawDb implements RawSql {
       expired ? Promise.reject(new TransactionTimedOut(timeoutMs)) : client.query(text, values.map(param));
     let broken: unknown = undefined;
     try {
-      await client.query('BEGIN');
+      // The first statement goes in BEGIN's round trip (one simple query: no parameters).
+      await client.query(opts.first ? `BEGIN; ${opts.first}` : 'BEGIN');
       const result = await fn(rawSqlOver(run));
       if (expired) throw new TransactionTimedOut(timeoutMs);
-      await client.query('COMMIT');
+      // Not waiting for the WAL's flush: see TransactionOptions.flush.
+      await client.query(opts.flush?.(result) === false ? 'SET LOCAL synchronous_commit = off; COMMIT' : 'COMMIT');
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));

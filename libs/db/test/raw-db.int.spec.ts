@@ -57,6 +57,38 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
     expect(await db.raw.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
   });
 
+  it('runs a first statement with BEGIN inside the transaction, and commits without a flush only when told, for that transaction alone', async () => {
+    const lockKey = 424242;
+    const heldInside = await db.raw.transaction(
+      async (tx) => {
+        const [row] = await tx.$queryRaw<{ held: boolean }[]>`
+          SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ${lockKey}
+                          AND pid = pg_backend_pid() AND granted) AS held`;
+        await tx.$executeRaw`INSERT INTO t (id) VALUES (6)`;
+        return row!.held;
+      },
+      { first: `SELECT pg_advisory_xact_lock(${lockKey})`, flush: () => false },
+    );
+    expect(heldInside).toBe(true);
+    // Committed (not flushed at once), the lock gone with the transaction, the setting with it.
+    expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 6`).toEqual([{ id: 6 }]);
+    const settings = await Promise.all(
+      Array.from(
+        { length: 6 },
+        () => db.raw.$queryRaw<{ v: string }[]>`SELECT current_setting('synchronous_commit') AS v`,
+      ),
+    );
+    expect(settings.flat().every((s) => s.v === 'on')).toBe(true);
+    const [free] = await db.raw.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${lockKey}`;
+    expect(free!.n).toBe(0);
+    // A first statement that fails rolls the transaction back.
+    await expect(
+      db.raw.transaction((tx) => tx.$executeRaw`INSERT INTO t (id) VALUES (7)`, { first: 'SELECT 1/0' }),
+    ).rejects.toThrow(/division by zero/);
+    expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 7`).toEqual([]);
+  });
+
   it('reads a page, a job and a project with PAGE_COLUMNS, JOB_COLUMNS and PROJECT_COLUMNS as Prisma reads them', async () => {
     // Every column set, bytes included: a column the lists miss (or misname) fails here.
     await db.prisma.workspace.create({ data: { id: 'ws_cols', name: 'cols' } });

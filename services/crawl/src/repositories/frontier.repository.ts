@@ -61,6 +61,9 @@ const columnsOf = (t = '') => {
 };
 const columns = columnsOf();
 
+/** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
+const quoteLiteral = (s: string) => `'${storableText(s).replaceAll("'", "''")}'`;
+
 // Timestamps are UTC without a zone (Prisma's DateTime); raw SQL says so rather than trusting
 // the session's time zone. done_at is clock_timestamp(), taken under the run's lock, so pages
 // settle in the order their transactions commit and a cursor over done_at never skips one.
@@ -76,21 +79,31 @@ export class FrontierRepository {
     private readonly raw: RawDb,
   ) {}
 
-  /** Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken. */
-  async locked<T>(runId: string, fn: (tx: Tx) => Promise<T>, tryOnly = false): Promise<T | null> {
-    return this.raw.transaction(
-      async (tx) => {
-        if (tryOnly) {
+  /**
+   * Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken.
+   * `flush` (RawDb's TransactionOptions): whether its commit waits for the disk (default yes).
+   */
+  async locked<T>(
+    runId: string,
+    fn: (tx: Tx) => Promise<T>,
+    tryOnly = false,
+    flush?: (result: T | null) => boolean,
+  ): Promise<T | null> {
+    if (tryOnly)
+      return this.raw.transaction(
+        async (tx) => {
           const [row] = await tx.$queryRaw<{ ok: boolean }[]>`
             SELECT pg_try_advisory_xact_lock(hashtext('crawl:' || ${runId})) AS ok`;
-          if (!row?.ok) return null;
-        } else {
-          await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('crawl:' || ${runId}))::text`;
-        }
-        return fn(tx);
-      },
-      { timeoutMs: 30_000 },
-    );
+          return row?.ok ? fn(tx) : null;
+        },
+        { timeoutMs: 30_000, ...(flush ? { flush } : {}) },
+      );
+    // The lock goes with BEGIN (one round trip; a run id is ours, quoted as a literal anyway).
+    return this.raw.transaction(fn, {
+      timeoutMs: 30_000,
+      first: `SELECT pg_advisory_xact_lock(hashtext('crawl:' || ${quoteLiteral(runId)}))`,
+      ...(flush ? { flush } : {}),
+    });
   }
 
   /** Rows in the frontier (every state): what `progress.total` counts. */
