@@ -101,6 +101,10 @@ export const TUNING = {
   purchaseMaxShare: 0.3,
   /** Characters up to which an item of a repeated structure around a widget is a card. */
   purchaseCardChars: 600,
+  /** Characters from which a link repeated on its own (same address and text) is kept once. */
+  repeatedLinkChars: 8,
+  /** …when the smallest element holding both copies has at most this many characters (a card). */
+  repeatedLinkCard: 600,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
   /** Winner's link density from which its link lists are its content and stay. */
@@ -831,6 +835,37 @@ function productDescription(stats: Stats, root: number): number {
   return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
 }
 
+/**
+ * A link shown on its own (nothing else in its block: a card's title, a heading's link) that
+ * repeats an earlier one of the winner, same address and same text: a card that names its
+ * product over its image, in its heading and in a hidden label for another layout.
+ */
+function repeatedLinks(root: number, stats: Stats): Set<number> {
+  const { text, link, end, parent, el } = stats;
+  const seen = new Map<string, number>();
+  const copies = new Set<number>();
+  for (let i = root + 1; i < end[root]!; i++) {
+    if (text[i]! < TUNING.repeatedLinkChars || link[i] !== text[i] || el[i]!.localName !== 'a') continue;
+    const href = el[i]!.getAttribute('href');
+    if (!href || href.charCodeAt(0) === 35) continue;
+    let top = i;
+    while (parent[top]! > root && text[parent[top]!] === text[i]) top = parent[top]!;
+    // Only a link that is its block's whole text: dropping it leaves no sentence broken.
+    if (top === i && !BLOCK.has(el[parent[i]!]!.localName) && text[parent[i]!] !== text[i]) continue;
+    const key = `${href}\n${(el[i]!.textContent ?? '').replace(/\s+/g, ' ').trim()}`;
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, top);
+      continue;
+    }
+    // Within one card (the smallest element holding both is short), not two mentions far apart.
+    let both = parent[first]!;
+    while (both > root && end[both]! <= top) both = parent[both]!;
+    if (text[both]! <= TUNING.repeatedLinkCard) copies.add(top);
+  }
+  return copies;
+}
+
 /** Whether an element is inside a quotation (a <blockquote>, a forum's "quote" box) below root. */
 function inQuote(i: number, root: number, stats: Stats): boolean {
   for (let a = i; a > root; a = stats.parent[a]!) {
@@ -877,9 +912,10 @@ function prune(root: number, stats: Stats): Set<Element> {
   stats.besideComments = text[root]! - comments;
   // A winner found by the listing reading is a grid: its prices are its cards'.
   if (stats.product && !stats.listingChosen) purchaseWidgets(root, stats);
+  const copies = repeatedLinks(root, stats);
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {
-      if (shouldPrune(c, root, stats) || (repeated(c) && !stats.anchored.has(c))) {
+      if (shouldPrune(c, root, stats) || copies.has(c) || (repeated(c) && !stats.anchored.has(c))) {
         pruned.add(stats.el[c]!);
         continue;
       }

@@ -308,6 +308,37 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text!.split(perk).length - 1).toBe(3);
   });
 
+  it("keeps a card's title once when the card repeats its link for another layout", () => {
+    // A Shopify-like grid: each card names its product in a link over the image and again in
+    // its heading (one of them shown by the theme's CSS), same address, same text. The same
+    // link twice far apart in a text stays.
+    const cards = PRODUCTS.map(
+      ([name, price], i) =>
+        `<div class="card-wrapper"><div class="card__media"><a href="/p/${i}" class="media_link">${name}</a>
+        <img src="/i/${i}.jpg" alt=""></div><div class="card__content"><h3 class="card__heading">
+        <a href="/p/${i}">${name}</a></h3><div class="price">${price}</div></div></div>`,
+    ).join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Rugs</h1>
+      <div class="product-grid">${cards}</div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text!.split('Odessa Navy Medallion Rug').length - 1).toBe(1);
+    expect(r.text).toContain('$229.00');
+    const article = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article><h1>Choosing a rug</h1>
+      <p><a href="/guide/sizes">Our sizing guide</a></p>
+      <p>Measure the room first, then leave a border of bare floor around the rug: about forty centimetres in a
+      living room, a little less in a bedroom, so that the rug frames the furniture rather than fighting it.</p>
+      <p>Wool wears best in halls and living rooms, jute suits quieter rooms, and washable cotton is the answer for a
+      kitchen or a house with young children and pets who treat every rug as their own.</p>
+      <p>Pile height matters too: a low pile sits under doors and chairs, a deep shag belongs where feet are bare and
+      nothing needs to slide over it, and a flatweave can be turned when one side fades.</p>
+      <p>Underlays are worth their small cost: they stop a rug from creeping across a wooden floor, add a little
+      cushioning underfoot, and let air move beneath the rug so that it dries quickly after it has been cleaned.</p>
+      <p>Finally, think about light. A rug in a sunny room will fade unevenly over a few summers; turning it every few
+      months keeps the colour even, and natural dyes tend to age more gracefully than synthetic ones do.</p>
+      <p><a href="/guide/sizes">Our sizing guide</a></p></article></main>${FOOTER}</body></html>`;
+    expect(main(article).text!.split('Our sizing guide').length - 1).toBe(2);
+  });
+
   it('does not take a footer of testimonials for the page when it holds most of the text', () => {
     const quotes = [
       'Ordered the linen dress for a wedding and it arrived in three days, beautifully wrapped with a handwritten note.',
