@@ -157,14 +157,19 @@ export class RawDb implements RawSql {
   }
 }
 
-/** A pool of its own beside Prisma's (connections are opened as statements need them). */
-export const createRawDb = (databaseUrl: string, poolSize = 6): RawDb =>
+/**
+ * A pool of its own beside Prisma's (connections are opened as statements need them).
+ * `flushCommits: false`: its commits do not wait for the WAL to reach the disk, for writes whose
+ * loss in a crash of PostgreSQL itself is recovered by their owner (ADR 12).
+ */
+export const createRawDb = (databaseUrl: string, poolSize = 6, opts: { flushCommits?: boolean } = {}): RawDb =>
   new RawDb(
     new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,
       connectionTimeoutMillis: 30_000,
       idleTimeoutMillis: 30_000,
+      ...(opts.flushCommits === false ? { options: '-c synchronous_commit=off' } : {}),
       types,
     }),
   );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JOB_COLUMNS, PAGE_COLUMNS, PROJECT_COLUMNS, Prisma } from '../src/index.js';
+import { createRawDb, JOB_COLUMNS, PAGE_COLUMNS, PROJECT_COLUMNS, Prisma } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../testkit/src/index.js';
 
 describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () => {
@@ -87,6 +87,20 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
       db.raw.transaction((tx) => tx.$executeRaw`INSERT INTO t (id) VALUES (7)`, { first: 'SELECT 1/0' }),
     ).rejects.toThrow(/division by zero/);
     expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 7`).toEqual([]);
+  });
+
+  it('opens a pool whose commits do not wait for the disk only when asked', async () => {
+    const unflushed = createRawDb(db.url, 1, { flushCommits: false });
+    try {
+      const setting = (raw: typeof db.raw) =>
+        raw.$queryRaw<{ v: string }[]>`SELECT current_setting('synchronous_commit') AS v`;
+      expect(await setting(unflushed)).toEqual([{ v: 'off' }]);
+      expect(await setting(db.raw)).toEqual([{ v: 'on' }]);
+      await unflushed.$executeRaw`INSERT INTO t (id) VALUES (8)`;
+      expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 8`).toEqual([{ id: 8 }]);
+    } finally {
+      await unflushed.end();
+    }
   });
 
   it('reads a page, a job and a project with PAGE_COLUMNS, JOB_COLUMNS and PROJECT_COLUMNS as Prisma reads them', async () => {

@@ -61,6 +61,12 @@ const columnsOf = (t = '') => {
 };
 const columns = columnsOf();
 
+/** The next queued URLs of run $1 in crawl order, at most $2 (see nextQueued). */
+const nextQueuedSql = (order: 'links' | 'sitemap_first') =>
+  `SELECT ${columns} FROM crawl_url
+    WHERE run_id = $1 AND state = 'queued' AND (not_before IS NULL OR not_before <= (clock_timestamp() AT TIME ZONE 'utc'))
+    ORDER BY ${order === 'sitemap_first' ? 'in_sitemap DESC, position' : 'depth, position'} LIMIT $2`;
+
 /** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
 const quoteLiteral = (s: string) => `'${storableText(s).replaceAll("'", "''")}'`;
 
@@ -262,14 +268,35 @@ export class FrontierRepository {
    * sitemap_first, every sitemap URL before any other. Only those whose not_before has passed.
    */
   async nextQueued(tx: Tx, runId: string, order: 'links' | 'sitemap_first', take: number): Promise<FrontierRow[]> {
-    const orderBy = order === 'sitemap_first' ? 'in_sitemap DESC, position' : 'depth, position';
-    return tx.$queryRawUnsafe<FrontierRow[]>(
-      `SELECT ${columns} FROM crawl_url
-        WHERE run_id = $1 AND state = 'queued' AND (not_before IS NULL OR not_before <= (clock_timestamp() AT TIME ZONE 'utc'))
-        ORDER BY ${orderBy} LIMIT $2`,
+    return tx.$queryRawUnsafe<FrontierRow[]>(nextQueuedSql(order), runId, take);
+  }
+
+  /**
+   * What a dispatch reads, in one round trip (a step's statements run one after another, and the
+   * crawl's pages wait on its steps): `inFlight` and `nextQueued` together.
+   */
+  async forDispatch(
+    tx: Tx,
+    runId: string,
+    order: 'links' | 'sitemap_first',
+    take: number,
+  ): Promise<{ inFlight: Map<string, number>; queued: FrontierRow[] }> {
+    const rows = await tx.$queryRawUnsafe<(FrontierRow & { inFlightByHost: Record<string, number> })[]>(
+      `WITH flying AS (
+         SELECT COALESCE(json_object_agg(host, n), '{}'::json) AS by_host
+           FROM (SELECT host, count(*)::int AS n FROM crawl_url
+                  WHERE run_id = $1 AND state = 'dispatched' GROUP BY host) h
+       )
+       SELECT flying.by_host AS "inFlightByHost", q.* FROM flying
+         LEFT JOIN LATERAL (${nextQueuedSql(order)}) q ON true`,
       runId,
       take,
     );
+    return {
+      inFlight: new Map(Object.entries(rows[0]?.inFlightByHost ?? {})),
+      // No queued URL: the one row carries the counts alone.
+      queued: rows.filter((r) => r.url !== null).map(({ inFlightByHost: _counts, ...row }) => row),
+    };
   }
 
   async markDispatched(tx: Tx, runId: string, positions: number[]): Promise<void> {

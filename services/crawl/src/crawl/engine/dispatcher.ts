@@ -24,17 +24,15 @@ export class Dispatcher {
   /** Hands out the next URLs within the crawl's concurrency and each host's politeness. */
   async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
     const perHost = ctx.options.config.fetch.concurrency;
-    const inFlight = await this.frontier.inFlight(tx, job.runId);
-    let busy = [...inFlight.values()].reduce((a, b) => a + b, 0);
-    const room = this.maxInFlight - busy;
-    if (room <= 0) return job;
-    const candidates = await this.frontier.nextQueued(
+    // Candidates for as much room as there can be, read with what is in flight (one round trip).
+    const { inFlight, queued: candidates } = await this.frontier.forDispatch(
       tx,
       job.runId,
       ctx.options.config.scope.crawl_mode,
-      Math.min(room * 4, 1000),
+      Math.min(this.maxInFlight * 4, 1000),
     );
-    if (!candidates.length) return job;
+    let busy = [...inFlight.values()].reduce((a, b) => a + b, 0);
+    if (busy >= this.maxInFlight || !candidates.length) return job;
     const hostNextAt = { ...stateOf(job).hostNextAt };
     const now = Date.now();
     const picked: FrontierRow[] = [];
