@@ -301,6 +301,16 @@ function resolveAttr(el: Element, attr: string, base: string): void {
 
 const SRCSET_IN_SRC = /^\s*(\S.*?)\s+\d+(?:\.\d+)?[wx]\s*(?:,|$)/;
 
+/**
+ * Whether an image's alt text is already the text of the link or figure around it (a card's
+ * caption): the image then adds nothing when it is not shown.
+ */
+function captioned(img: Element, alt: string): boolean {
+  if (img.getAttribute('aria-hidden') === 'true') return true; // decorative: its alt is not read
+  const holder = img.closest('a') ?? img.closest('figure, li');
+  return !!holder && (holder.textContent ?? '').includes(alt);
+}
+
 /** Lazy-loaded images carry the real URL in a data attribute and a placeholder in src. */
 function fixImage(img: Element, opts: CleanOptions, resolveUrls: boolean): boolean {
   const src = img.getAttribute('src') ?? '';
@@ -325,7 +335,7 @@ function fixImage(img: Element, opts: CleanOptions, resolveUrls: boolean): boole
     if (opts.removeBase64Images) {
       opts.onRemove?.(img, 'base64 image');
       const alt = (img.getAttribute('alt') ?? '').trim();
-      if (alt) img.replaceWith(img.ownerDocument.createTextNode(alt));
+      if (alt && !captioned(img, alt)) img.replaceWith(img.ownerDocument.createTextNode(alt));
       else img.remove();
     }
     return false;
