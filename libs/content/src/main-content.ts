@@ -850,8 +850,9 @@ function repeatedLinks(root: number, stats: Stats): Set<number> {
     if (!href || href.charCodeAt(0) === 35) continue;
     let top = i;
     while (parent[top]! > root && text[parent[top]!] === text[i]) top = parent[top]!;
-    // Only a link that is its block's whole text: dropping it leaves no sentence broken.
-    if (top === i && !BLOCK.has(el[parent[i]!]!.localName) && text[parent[i]!] !== text[i]) continue;
+    // Only a link on its own (its block's whole text, or beside blocks only): dropping it leaves
+    // no sentence broken.
+    if (top === i && (!BLOCK.has(el[parent[i]!]!.localName) || inSentence(el[i]!))) continue;
     const key = `${href}\n${(el[i]!.textContent ?? '').replace(/\s+/g, ' ').trim()}`;
     const first = seen.get(key);
     if (first === undefined) {
@@ -865,6 +866,20 @@ function repeatedLinks(root: number, stats: Stats): Set<number> {
   }
   return copies;
 }
+
+/** Whether text or an inline element with text stands right beside an element (a sentence). */
+function inSentence(e: Element): boolean {
+  let before = e.previousSibling;
+  while (before && before.nodeType === 3 && !NOT_BLANK_RE.test((before as Text).data)) before = before.previousSibling;
+  let after = e.nextSibling;
+  while (after && after.nodeType === 3 && !NOT_BLANK_RE.test((after as Text).data)) after = after.nextSibling;
+  return isInlineText(before) || isInlineText(after);
+}
+
+const isInlineText = (n: ChildNode | null): boolean =>
+  !!n &&
+  (n.nodeType === 3 ||
+    (n.nodeType === 1 && !BLOCK.has((n as Element).localName) && NOT_BLANK_RE.test(n.textContent ?? '')));
 
 /** Whether an element is inside a quotation (a <blockquote>, a forum's "quote" box) below root. */
 function inQuote(i: number, root: number, stats: Stats): boolean {
