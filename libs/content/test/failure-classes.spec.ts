@@ -337,6 +337,12 @@ describe('boilerplate does not win or stay', () => {
       months keeps the colour even, and natural dyes tend to age more gracefully than synthetic ones do.</p>
       <p><a href="/guide/sizes">Our sizing guide</a></p></article></main>${FOOTER}</body></html>`;
     expect(main(article).text!.split('Our sizing guide').length - 1).toBe(2);
+    // Nor does a link inside a sentence, however close the other.
+    const sentence = article.replace(
+      '<p><a href="/guide/sizes">Our sizing guide</a></p>',
+      '<p>Read <a href="/guide/care">the rug care guide</a> first, and keep <a href="/guide/care">the rug care guide</a> to hand.</p>',
+    );
+    expect(main(sentence).text!.split('the rug care guide').length - 1).toBe(2);
   });
 
   it("keeps a tile's caption once when its placeholder image carries the same alt text", () => {
