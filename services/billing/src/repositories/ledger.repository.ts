@@ -106,54 +106,21 @@ export class LedgerRepository {
   }
 
   /**
-   * Holds for several units of work of one workspace in one transaction under its lock: the
-   * balance is read once and each hold, in the order given, is placed while what is left pays
-   * for it. Answers per unit: `held` (new or renewed), `charged` (already charged: nothing
-   * held) or `refused`.
+   * Holds for several units of work of one workspace in one statement under its lock (the
+   * `credit_hold_many` function): the balance is read once and each hold, in the order given, is
+   * placed while what is left pays for it. Answers per unit: `held` (new or renewed), `charged`
+   * (already charged: nothing held) or `refused`.
    */
   async holdManyIfAffordable(
     workspaceId: string,
     holds: { reference: string; reason: string; credits: number }[],
     ttlMs: number,
   ): Promise<('held' | 'charged' | 'refused')[]> {
-    const refs = holds.map((h) => h.reference);
-    return this.raw.transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${workspaceId}, 0))`;
-      const [sums] = await tx.$queryRaw<{ ledger: bigint; held: bigint; charged: string[]; mine: unknown }[]>`
-        SELECT COALESCE((SELECT total FROM credit_balance WHERE workspace_id = ${workspaceId}), 0)::bigint AS ledger,
-               (SELECT COALESCE(SUM(credits), 0) FROM credit_hold
-                 WHERE workspace_id = ${workspaceId} AND expires_at > now())::bigint AS held,
-               ARRAY(SELECT reference FROM ledger_entry
-                      WHERE workspace_id = ${workspaceId} AND reference = ANY(${refs}::text[])) AS charged,
-               (SELECT COALESCE(json_object_agg(reference, credits), '{}'::json) FROM credit_hold
-                 WHERE workspace_id = ${workspaceId} AND expires_at > now() AND reference = ANY(${refs}::text[])) AS mine`;
-      const charged = new Set(sums!.charged);
-      const existing = sums!.mine as Record<string, number>;
-      let left = Number(sums!.ledger) - Number(sums!.held);
-      const placed: typeof holds = [];
-      const outcomes = holds.map((h): 'held' | 'charged' | 'refused' => {
-        if (charged.has(h.reference)) return 'charged';
-        // A renewed hold frees what it held before.
-        const need = h.credits - (existing[h.reference] ?? 0);
-        if (h.credits > left + (existing[h.reference] ?? 0)) return 'refused';
-        left -= need;
-        existing[h.reference] = h.credits;
-        placed.push(h);
-        return 'held';
-      });
-      if (placed.length) {
-        // One row per reference (a statement may not upsert a row twice); the last ask wins.
-        placed.splice(0, placed.length, ...new Map(placed.map((h) => [h.reference, h])).values());
-        await tx.$executeRaw`
-          INSERT INTO credit_hold (workspace_id, reference, reason, credits, expires_at)
-          SELECT ${workspaceId}, t.ref, t.reason, t.credits, now() + make_interval(secs => ${ttlMs / 1000})
-            FROM unnest(${placed.map((h) => h.reference)}::text[], ${placed.map((h) => h.reason)}::text[],
-                        ${placed.map((h) => h.credits)}::int[]) AS t(ref, reason, credits)
-          ON CONFLICT (workspace_id, reference) DO UPDATE
-             SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at`;
-      }
-      return outcomes;
-    });
+    const [row] = await this.raw.$queryRaw<{ outcomes: ('held' | 'charged' | 'refused')[] }[]>`
+      SELECT credit_hold_many(${workspaceId}, ${holds.map((h) => h.reference)}::text[],
+                              ${holds.map((h) => h.reason)}::text[], ${holds.map((h) => h.credits)}::int[],
+                              ${Math.round(ttlMs)}::int) AS outcomes`;
+    return row!.outcomes;
   }
 
   /**
