@@ -341,10 +341,19 @@ export function blocksToMarkdown(blocks: ContentBlock[], keepDataImages: boolean
   for (const block of blocks) {
     const tree = blockTree(block, resolve);
     const md = (tree ? renderTree(converter, tree) : translate(converter, blockHtml(block, resolve))).trim();
-    if (md) parts.push(md);
+    if (md) parts.push(md.includes('\\_') && !md.includes('`') ? md.replace(SPLIT_IDENTIFIER, unescapeRun) : md);
   }
   return tidyMarkdown(parts.join('\n\n'));
 }
+
+/**
+ * Underscores escaped inside a word: markup split the identifier into pieces
+ * (`balance<!-- -->_<wbr>transaction`), and each piece was escaped without seeing its
+ * neighbours. Between letters or digits an underscore run neither opens nor closes emphasis, so
+ * it is written as it is (blocks with code, whose backslashes are the code's, are left alone).
+ */
+const SPLIT_IDENTIFIER = /(?<=[\p{L}\p{N}])(?:\\_)+(?=[\p{L}\p{N}])/gu;
+const unescapeRun = (run: string): string => run.replace(/\\/g, '');
 
 /**
  * NHM's visitor, told where its output ends. After every piece it appends, NHM's visitor reads

@@ -29,6 +29,7 @@ const TECHNICAL_POST = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-
 <p>Lower <code>autovacuum_vacuum_scale_factor</code> to 0.01 on the orders table, and raise
 autovacuum_vacuum_cost_limit to 2000; the defaults suit small tables only. The __init__ hook of the
 worker (see worker_pool.py) reads them at start.</p>
+<h4><span>balance<!-- -->_<wbr>transaction</span> <span>nullable string</span></h4>
 <p>1. This paragraph starts with a number and a dot, but it is not a list.</p>
 <p>- Nor is this one, which starts with a dash; # nor is a hash * star _ underscore a heading or emphasis.</p>
 <p>Costs went from ~120 ms to ~15 ms. Use *args and **kwargs, a [bracketed] note, a literal &lt;div&gt; tag,
@@ -86,6 +87,11 @@ describe('markdown ready for models and search', () => {
     expect(md).toContain(
       'a literal \\<div> tag, the entity text \\&amp; and a path like C:\\Users\\pg\\data or a\\\\\\*b.',
     );
+  });
+
+  it('writes an identifier that markup splits into pieces as it is', () => {
+    // API references break long names with <wbr> and comments: each piece was escaped alone.
+    expect(md).toContain('#### balance_transaction nullable string');
   });
 
   it('keeps one table row per line', () => {
