@@ -64,7 +64,7 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
-export interface TransactionOptions<T> {
+export interface TransactionOptions {
   /** Past this its statements fail and it rolls back (default 30 s). */
   timeoutMs?: number;
   /**
@@ -72,13 +72,6 @@ export interface TransactionOptions<T> {
    * takes first). Its text is the caller's own, never a value from outside.
    */
   first?: string;
-  /**
-   * Whether the commit waits for its WAL to reach the disk (default yes). `false` for work
-   * whose loss in a crash of PostgreSQL itself (the last ~0.6 s of such commits; never a torn
-   * state, and any later flushed commit flushes it too) is redone by the caller's own recovery:
-   * a crawl's settle step, whose lost results come back through the stale-page sweep.
-   */
-  flush?: (result: T) => boolean;
 }
 
 export class TransactionTimedOut extends Error {
@@ -123,7 +116,7 @@ export class RawDb implements RawSql {
    * it throws. Past `timeoutMs` its statements fail and it rolls back (as Prisma's interactive
    * transactions do), so a stuck step cannot hold its locks for ever.
    */
-  async transaction<T>(fn: (tx: RawSql) => Promise<T>, opts: TransactionOptions<T> = {}): Promise<T> {
+  async transaction<T>(fn: (tx: RawSql) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const client = await this.pool.connect();
     let expired = false;
@@ -136,8 +129,7 @@ export class RawDb implements RawSql {
       await client.query(opts.first ? `BEGIN; ${opts.first}` : 'BEGIN');
       const result = await fn(rawSqlOver(run));
       if (expired) throw new TransactionTimedOut(timeoutMs);
-      // Not waiting for the WAL's flush: see TransactionOptions.flush.
-      await client.query(opts.flush?.(result) === false ? 'SET LOCAL synchronous_commit = off; COMMIT' : 'COMMIT');
+      await client.query('COMMIT');
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));
@@ -157,19 +149,14 @@ export class RawDb implements RawSql {
   }
 }
 
-/**
- * A pool of its own beside Prisma's (connections are opened as statements need them).
- * `flushCommits: false`: its commits do not wait for the WAL to reach the disk, for writes whose
- * loss in a crash of PostgreSQL itself is recovered by their owner (ADR 12).
- */
-export const createRawDb = (databaseUrl: string, poolSize = 6, opts: { flushCommits?: boolean } = {}): RawDb =>
+/** A pool of its own beside Prisma's (connections are opened as statements need them). */
+export const createRawDb = (databaseUrl: string, poolSize = 6): RawDb =>
   new RawDb(
     new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,
       connectionTimeoutMillis: 30_000,
       idleTimeoutMillis: 30_000,
-      ...(opts.flushCommits === false ? { options: '-c synchronous_commit=off' } : {}),
       types,
     }),
   );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createRawDb, JOB_COLUMNS, PAGE_COLUMNS, PROJECT_COLUMNS, Prisma } from '../src/index.js';
+import { JOB_COLUMNS, PAGE_COLUMNS, PROJECT_COLUMNS, Prisma } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../testkit/src/index.js';
 
 describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () => {
@@ -57,7 +57,7 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
     expect(await db.raw.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
   });
 
-  it('runs a first statement with BEGIN inside the transaction, and commits without a flush only when told, for that transaction alone', async () => {
+  it('runs a first statement with BEGIN, inside the transaction', async () => {
     const lockKey = 424242;
     const heldInside = await db.raw.transaction(
       async (tx) => {
@@ -67,18 +67,11 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
         await tx.$executeRaw`INSERT INTO t (id) VALUES (6)`;
         return row!.held;
       },
-      { first: `SELECT pg_advisory_xact_lock(${lockKey})`, flush: () => false },
+      { first: `SELECT pg_advisory_xact_lock(${lockKey})` },
     );
     expect(heldInside).toBe(true);
-    // Committed (not flushed at once), the lock gone with the transaction, the setting with it.
+    // Committed, and the lock gone with the transaction.
     expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 6`).toEqual([{ id: 6 }]);
-    const settings = await Promise.all(
-      Array.from(
-        { length: 6 },
-        () => db.raw.$queryRaw<{ v: string }[]>`SELECT current_setting('synchronous_commit') AS v`,
-      ),
-    );
-    expect(settings.flat().every((s) => s.v === 'on')).toBe(true);
     const [free] = await db.raw.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${lockKey}`;
     expect(free!.n).toBe(0);
@@ -87,20 +80,6 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
       db.raw.transaction((tx) => tx.$executeRaw`INSERT INTO t (id) VALUES (7)`, { first: 'SELECT 1/0' }),
     ).rejects.toThrow(/division by zero/);
     expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 7`).toEqual([]);
-  });
-
-  it('opens a pool whose commits do not wait for the disk only when asked', async () => {
-    const unflushed = createRawDb(db.url, 1, { flushCommits: false });
-    try {
-      const setting = (raw: typeof db.raw) =>
-        raw.$queryRaw<{ v: string }[]>`SELECT current_setting('synchronous_commit') AS v`;
-      expect(await setting(unflushed)).toEqual([{ v: 'off' }]);
-      expect(await setting(db.raw)).toEqual([{ v: 'on' }]);
-      await unflushed.$executeRaw`INSERT INTO t (id) VALUES (8)`;
-      expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 8`).toEqual([{ id: 8 }]);
-    } finally {
-      await unflushed.end();
-    }
   });
 
   it('reads a page, a job and a project with PAGE_COLUMNS, JOB_COLUMNS and PROJECT_COLUMNS as Prisma reads them', async () => {

@@ -40,10 +40,6 @@ export const buildApp = async (
   const prisma = overrides.prisma ?? createPrismaClient(cfg.DATABASE_URL);
   // A crawl's page rows are written on node-postgres (RawDb): one statement per batch of pages.
   const raw = createRawDb(cfg.DATABASE_URL);
-  // A crawl's new rows commit without waiting for the disk: lost in a crash of PostgreSQL, so is
-  // every later commit, the crawl's step that settled them included, and the crawl fetches them
-  // again (ADR 12).
-  const crawlRowsDb = createRawDb(cfg.DATABASE_URL, 2, { flushCommits: false });
   const bus =
     overrides.bus ?? (await Bus.connect({ url: cfg.NATS_URL, prefix: cfg.NATS_PREFIX, name: 'scrape', logger }));
   const billing = connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing');
@@ -56,7 +52,7 @@ export const buildApp = async (
 
   const credits = new BatchingCredits(billing, 'page', logger.child({ module: 'credits' }));
   const jobRepo = new JobRepository(prisma, raw);
-  const pageRepo = new PageRepository(prisma, raw, crawlRowsDb);
+  const pageRepo = new PageRepository(prisma, raw);
   // Seals job webhook secrets; opens the fetch.headers values the gateway sealed.
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const reader = new PageReaderPool({
@@ -158,7 +154,6 @@ export const buildApp = async (
       if (!overrides.bus) await bus.close();
       if (!overrides.prisma) await prisma.$disconnect();
       await raw.end();
-      await crawlRowsDb.end();
     },
   };
 };

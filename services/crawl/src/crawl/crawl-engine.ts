@@ -137,37 +137,28 @@ export class CrawlEngine {
     const job = await this.runOf(items[0]!.msg.jobId);
     if (!job) return;
     const note = items.find((i) => i.note)?.note;
-    const ended = await this.frontier.locked(
-      job.runId,
-      async (tx) => {
-        const view = await this.jobs.lockedView(tx, job.id);
-        if (!view) return null;
-        const ctx = this.contexts.of(view);
-        const after = await this.settler.settle(
-          tx,
-          view,
-          ctx,
-          items.map((i) => i.msg),
-          note,
-        );
-        if (!after) return null;
-        const now = Date.now();
-        const waitsOnClock = ctx.delayMs > 0 || Object.values(stateOf(after).hostNextAt ?? {}).some((t) => t > now);
-        if (waitsOnClock) this.steppedAt.delete(job.id);
-        else {
-          // Crawls that end in another worker leave their entry: the oldest goes past 4096.
-          if (this.steppedAt.size >= 4096) this.steppedAt.delete(this.steppedAt.keys().next().value!);
-          this.steppedAt.set(job.id, now);
-        }
-        return this.advance(tx, after, ctx);
-      },
-      false,
-      // A step that does not end the crawl commits without waiting for the disk: lost in a crash
-      // of PostgreSQL itself, its results' pages are dispatched again by the stale-page sweep
-      // (they stay `dispatched`) and its own dispatches settle from the queue; a step that ends
-      // the crawl announces it, so it waits (and flushes every step before it).
-      (ended) => ended !== null,
-    );
+    const ended = await this.frontier.locked(job.runId, async (tx) => {
+      const view = await this.jobs.lockedView(tx, job.id);
+      if (!view) return null;
+      const ctx = this.contexts.of(view);
+      const after = await this.settler.settle(
+        tx,
+        view,
+        ctx,
+        items.map((i) => i.msg),
+        note,
+      );
+      if (!after) return null;
+      const now = Date.now();
+      const waitsOnClock = ctx.delayMs > 0 || Object.values(stateOf(after).hostNextAt ?? {}).some((t) => t > now);
+      if (waitsOnClock) this.steppedAt.delete(job.id);
+      else {
+        // Crawls that end in another worker leave their entry: the oldest goes past 4096.
+        if (this.steppedAt.size >= 4096) this.steppedAt.delete(this.steppedAt.keys().next().value!);
+        this.steppedAt.set(job.id, now);
+      }
+      return this.advance(tx, after, ctx);
+    });
     if (ended) {
       this.steppedAt.delete(job.id);
       await this.events.publishEnd(job, ended);

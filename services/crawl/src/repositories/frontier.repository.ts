@@ -85,16 +85,8 @@ export class FrontierRepository {
     private readonly raw: RawDb,
   ) {}
 
-  /**
-   * Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken.
-   * `flush` (RawDb's TransactionOptions): whether its commit waits for the disk (default yes).
-   */
-  async locked<T>(
-    runId: string,
-    fn: (tx: Tx) => Promise<T>,
-    tryOnly = false,
-    flush?: (result: T | null) => boolean,
-  ): Promise<T | null> {
+  /** Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken. */
+  async locked<T>(runId: string, fn: (tx: Tx) => Promise<T>, tryOnly = false): Promise<T | null> {
     if (tryOnly)
       return this.raw.transaction(
         async (tx) => {
@@ -102,13 +94,12 @@ export class FrontierRepository {
             SELECT pg_try_advisory_xact_lock(hashtext('crawl:' || ${runId})) AS ok`;
           return row?.ok ? fn(tx) : null;
         },
-        { timeoutMs: 30_000, ...(flush ? { flush } : {}) },
+        { timeoutMs: 30_000 },
       );
     // The lock goes with BEGIN (one round trip; a run id is ours, quoted as a literal anyway).
     return this.raw.transaction(fn, {
       timeoutMs: 30_000,
       first: `SELECT pg_advisory_xact_lock(hashtext('crawl:' || ${quoteLiteral(runId)}))`,
-      ...(flush ? { flush } : {}),
     });
   }
 

@@ -49,8 +49,6 @@ export class PageRepository {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly raw: RawDb,
-    /** Where a crawl's new rows are written: a pool whose commits need not wait for the disk (ADR 12). */
-    private readonly crawlRows: RawDb = raw,
   ) {}
 
   /**
@@ -137,7 +135,7 @@ export class PageRepository {
         ${c.status}, ${c.httpStatus}, ${c.verdict}, ${c.errorCode}, ${c.tier}, ${c.credits},
         ${JSON.stringify(c.data)}::jsonb, ${c.bodies}, ${c.screenshot}, ${c.crawledAt})`;
     });
-    const written = await this.crawlRows.$queryRaw<{ job_id: string; position: number }[]>`
+    const written = await this.raw.$queryRaw<{ job_id: string; position: number }[]>`
       INSERT INTO page (id, workspace_id, run_id, job_id, position, url, status, http_status, verdict, error_code,
                         tier, credits, data, bodies, screenshot, crawled_at)
       VALUES ${Prisma.join(values)}
