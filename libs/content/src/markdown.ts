@@ -341,7 +341,7 @@ export function blocksToMarkdown(blocks: ContentBlock[], keepDataImages: boolean
   for (const block of blocks) {
     const tree = blockTree(block, resolve);
     const md = (tree ? renderTree(converter, tree) : translate(converter, blockHtml(block, resolve))).trim();
-    if (md) parts.push(md.includes('\\_') && !md.includes('`') ? md.replace(SPLIT_IDENTIFIER, unescapeRun) : md);
+    if (md) parts.push(unsplitIdentifiers(md));
   }
   return tidyMarkdown(parts.join('\n\n'));
 }
@@ -350,10 +350,20 @@ export function blocksToMarkdown(blocks: ContentBlock[], keepDataImages: boolean
  * Underscores escaped inside a word: markup split the identifier into pieces
  * (`balance<!-- -->_<wbr>transaction`), and each piece was escaped without seeing its
  * neighbours. Between letters or digits an underscore run neither opens nor closes emphasis, so
- * it is written as it is (blocks with code, whose backslashes are the code's, are left alone).
+ * it is written as it is (not in code spans and fences, whose backslashes are the code's).
  */
 const SPLIT_IDENTIFIER = /(?<=[\p{L}\p{N}])(?:\\_)+(?=[\p{L}\p{N}])/gu;
 const unescapeRun = (run: string): string => run.replace(/\\/g, '');
+/** Code spans and fences (a backtick run to the next run of the same length), or other text. */
+const CODE_OR_TEXT = /(`+)[\s\S]*?\1|[^`]+/g;
+
+function unsplitIdentifiers(md: string): string {
+  // An escaped backtick would be taken for a code span's: such a block is left as it is.
+  if (!md.includes('\\_') || md.includes('\\`')) return md;
+  return md.replace(CODE_OR_TEXT, (part, ticks?: string) =>
+    ticks ? part : part.replace(SPLIT_IDENTIFIER, unescapeRun),
+  );
+}
 
 /**
  * NHM's visitor, told where its output ends. After every piece it appends, NHM's visitor reads
