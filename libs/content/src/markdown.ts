@@ -180,6 +180,15 @@ interface ElementLike {
   getAttribute(name: string): string | null | undefined;
 }
 
+/** Whether an element holds an image (a link around a picture is not empty). */
+function hasImage(node: ElementLike): boolean {
+  for (const c of node.childNodes) {
+    if (c.nodeType !== 1) continue;
+    if ((c as unknown as { tagName: string }).tagName === 'IMG' || hasImage(c)) return true;
+  }
+  return false;
+}
+
 const CELL_BLOCKS = 'p,div,li,dt,dd,h1,h2,h3,h4,h5,h6,blockquote,section,figcaption';
 
 /** A table cell on one line (NHM escaped only the first | of a cell; processText escapes them all). */
@@ -208,6 +217,12 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   a: ({ node, options, visitor }) => {
     const href = node.getAttribute('href');
     if (!href) return {};
+    // A link that shows nothing but an icon (share buttons, social links) is not written: an
+    // empty link is noise to a model. Blank text inside it still separates words.
+    const text = node.textContent;
+    if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike)) {
+      return text ? { content: ' ' } : { ignore: true };
+    }
     const encoded = markdownUrl(href);
     if (node.textContent === href && options.useInlineLinks && /^[a-z][a-z0-9+.-]*:/i.test(encoded)) {
       return { content: `<${encoded}>` };

@@ -50,6 +50,7 @@ SELECT relname, n_dead_tup FROM pg_stat_user_tables;</code></pre>
 <li>Nested:<ul><li>inner item one</li><li>inner item two</li></ul></li></ul>
 <ol start="3"><li>Third step</li><li>Fourth step</li></ol>
 <blockquote><p>Vacuum early, vacuum often.</p></blockquote>
+<p>Share this post <a href="https://social.example/share?u=1" aria-label="Share"><span class="icon"><svg viewBox="0 0 24 24"><path d="M1 1h22"></path></svg></span></a><a href="https://social.example/follow"><span> </span></a>with your team.</p>
 <p>A line<br>broken in two, and text ending with a backslash \\</p>
 </article></main>
 <footer><p>© 2025 pgnotes</p></footer></body></html>`;
