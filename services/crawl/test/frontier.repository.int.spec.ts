@@ -506,23 +506,22 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       expect((await frontier.locked(runId, (tx) => frontier.at(tx, runId, 1)))!.attempts).toBe(2);
     });
 
-    it('reads what a dispatch needs in one statement: the same as inFlight and nextQueued', async () => {
+    it('reads what a dispatch needs in one statement: what is in flight, and the queued URLs that could go', async () => {
       const runId = await runWith(
         link('http://a.test/1'),
         link('http://a.test/2', { depth: 2 }),
         link('http://b.test/1', { depth: 1 }),
         link('http://c.test/1'),
+        link('http://a.test/3', { depth: 3 }),
       );
-      const [empty, both, separate, none] = await step(runId, async (tx) => {
-        const first = await frontier.forDispatch(tx, runId, 'links', 10);
+      const [empty, oneEach, roomForOne, none] = await step(runId, async (tx) => {
+        const first = await frontier.forDispatch(tx, runId, 'links', 10, 1);
         await frontier.markDispatched(tx, runId, [0, 2]);
-        const second = await frontier.forDispatch(tx, runId, 'links', 1);
-        const apart = {
-          inFlight: await frontier.inFlight(tx, runId),
-          queued: await frontier.nextQueued(tx, runId, 'links', 1),
-        };
-        await frontier.markDispatched(tx, runId, [1, 3]);
-        return [first, second, apart, await frontier.forDispatch(tx, runId, 'links', 10)];
+        const second = await frontier.forDispatch(tx, runId, 'links', 10, 1);
+        // Two in flight and room for one more (at most four candidates), no host at its limit.
+        const third = await frontier.forDispatch(tx, runId, 'links', 3, 5);
+        await frontier.markDispatched(tx, runId, [1, 3, 4]);
+        return [first, second, third, await frontier.forDispatch(tx, runId, 'links', 10, 5)];
       });
       // Nothing in flight: every queued URL in crawl order (depth, then position).
       expect(empty.inFlight).toEqual(new Map());
@@ -531,19 +530,21 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
         'http://b.test/1',
         'http://c.test/1',
         'http://a.test/2',
+        'http://a.test/3',
       ]);
-      expect(both).toEqual(separate);
-      expect(both.inFlight).toEqual(
+      // a.test and b.test have their one page in flight: only c.test's URL could go.
+      expect(oneEach.inFlight).toEqual(
         new Map([
           ['a.test', 1],
           ['b.test', 1],
         ]),
       );
-      expect(both.queued.map((r) => [r.url, r.attempts, r.doneAt])).toEqual([['http://c.test/1', 0, null]]);
+      expect(oneEach.queued.map((r) => [r.url, r.attempts, r.doneAt])).toEqual([['http://c.test/1', 0, null]]);
+      expect(roomForOne.queued.map((r) => r.url)).toEqual(['http://c.test/1', 'http://a.test/2', 'http://a.test/3']);
       // Nothing queued: the counts alone.
       expect(none).toEqual({
         inFlight: new Map([
-          ['a.test', 2],
+          ['a.test', 3],
           ['b.test', 1],
           ['c.test', 1],
         ]),

@@ -61,11 +61,12 @@ const columnsOf = (t = '') => {
 };
 const columns = columnsOf();
 
-/** The next queued URLs of run $1 in crawl order, at most $2 (see nextQueued). */
-const nextQueuedSql = (order: 'links' | 'sitemap_first') =>
+/** Queued URLs of run $1 whose time has come, in crawl order (see nextQueued), `also` and `limit` given. */
+const queuedSql = (order: 'links' | 'sitemap_first', also: string, limit: string) =>
   `SELECT ${columns} FROM crawl_url
     WHERE run_id = $1 AND state = 'queued' AND (not_before IS NULL OR not_before <= (clock_timestamp() AT TIME ZONE 'utc'))
-    ORDER BY ${order === 'sitemap_first' ? 'in_sitemap DESC, position' : 'depth, position'} LIMIT $2`;
+      ${also}
+    ORDER BY ${order === 'sitemap_first' ? 'in_sitemap DESC, position' : 'depth, position'} LIMIT ${limit}`;
 
 /** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
 const quoteLiteral = (s: string) => `'${storableText(s).replaceAll("'", "''")}'`;
@@ -259,29 +260,35 @@ export class FrontierRepository {
    * sitemap_first, every sitemap URL before any other. Only those whose not_before has passed.
    */
   async nextQueued(tx: Tx, runId: string, order: 'links' | 'sitemap_first', take: number): Promise<FrontierRow[]> {
-    return tx.$queryRawUnsafe<FrontierRow[]>(nextQueuedSql(order), runId, take);
+    return tx.$queryRawUnsafe<FrontierRow[]>(queuedSql(order, '', '$2'), runId, take);
   }
 
   /**
    * What a dispatch reads, in one round trip (a step's statements run one after another, and the
-   * crawl's pages wait on its steps): `inFlight` and `nextQueued` together.
+   * crawl's pages wait on its steps): the URLs in flight by host, and the next queued URLs in
+   * crawl order that could go: none of a host already at `perHost` in flight, and at most four
+   * for each place left under `maxInFlight` (hosts' politeness may pass some over).
    */
   async forDispatch(
     tx: Tx,
     runId: string,
     order: 'links' | 'sitemap_first',
-    take: number,
+    maxInFlight: number,
+    perHost: number,
   ): Promise<{ inFlight: Map<string, number>; queued: FrontierRow[] }> {
     const rows = await tx.$queryRawUnsafe<(FrontierRow & { inFlightByHost: Record<string, number> })[]>(
-      `WITH flying AS (
-         SELECT COALESCE(json_object_agg(host, n), '{}'::json) AS by_host
-           FROM (SELECT host, count(*)::int AS n FROM crawl_url
-                  WHERE run_id = $1 AND state = 'dispatched' GROUP BY host) h
+      `WITH h AS (
+         SELECT host, count(*)::int AS n FROM crawl_url WHERE run_id = $1 AND state = 'dispatched' GROUP BY host
+       ), flying AS (
+         SELECT COALESCE(json_object_agg(host, n), '{}'::json) AS by_host, COALESCE(sum(n), 0)::int AS busy FROM h
        )
        SELECT flying.by_host AS "inFlightByHost", q.* FROM flying
-         LEFT JOIN LATERAL (${nextQueuedSql(order)}) q ON true`,
+         LEFT JOIN LATERAL (
+           ${queuedSql(order, 'AND NOT EXISTS (SELECT 1 FROM h WHERE h.host = crawl_url.host AND h.n >= $3)', 'LEAST(GREATEST($2 - flying.busy, 0) * 4, 1000)')}
+         ) q ON true`,
       runId,
-      take,
+      maxInFlight,
+      perHost,
     );
     return {
       inFlight: new Map(Object.entries(rows[0]?.inFlightByHost ?? {})),

@@ -23,13 +23,15 @@ export class Dispatcher {
 
   /** Hands out the next URLs within the crawl's concurrency and each host's politeness. */
   async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
-    const perHost = ctx.options.config.fetch.concurrency;
-    // Candidates for as much room as there can be, read with what is in flight (one round trip).
+    // A politeness delay lets one page of a host go at a time.
+    const perHost = ctx.delayMs > 0 ? 1 : ctx.options.config.fetch.concurrency;
+    // What is in flight and the candidates that could go, in one round trip.
     const { inFlight, queued: candidates } = await this.frontier.forDispatch(
       tx,
       job.runId,
       ctx.options.config.scope.crawl_mode,
-      Math.min(this.maxInFlight * 4, 1000),
+      this.maxInFlight,
+      perHost,
     );
     let busy = [...inFlight.values()].reduce((a, b) => a + b, 0);
     if (busy >= this.maxInFlight || !candidates.length) return job;
@@ -39,7 +41,7 @@ export class Dispatcher {
     for (const row of candidates) {
       if (busy >= this.maxInFlight) break;
       const n = inFlight.get(row.host) ?? 0;
-      if (n >= (ctx.delayMs > 0 ? 1 : perHost)) continue;
+      if (n >= perHost) continue;
       if ((hostNextAt[row.host] ?? 0) > now) continue;
       if (ctx.delayMs > 0) hostNextAt[row.host] = now + ctx.delayMs;
       inFlight.set(row.host, n + 1);
