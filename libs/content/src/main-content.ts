@@ -98,7 +98,7 @@ export const TUNING = {
   /** …and from this share of the winner's text (a one-line summary is not the description). */
   descriptionMinShare: 0.25,
   /** A product page's purchase widget inside the winner is left out below this share of it. */
-  purchaseMaxShare: 0.3,
+  purchaseMaxShare: 0.5,
   /** Characters up to which an item of a repeated structure around a widget is a card. */
   purchaseCardChars: 600,
   /** Characters from which a link repeated on its own (same address and text) is kept once. */
