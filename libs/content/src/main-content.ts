@@ -842,7 +842,7 @@ function productDescription(stats: Stats, root: number): number {
  */
 function repeatedLinks(root: number, stats: Stats): Set<number> {
   const { text, link, end, parent, el } = stats;
-  const seen = new Map<string, number>();
+  const seen = new Map<string, [number, number]>();
   const copies = new Set<number>();
   for (let i = root + 1; i < end[root]!; i++) {
     if (text[i]! < TUNING.repeatedLinkChars || link[i] !== text[i] || el[i]!.localName !== 'a') continue;
@@ -853,19 +853,24 @@ function repeatedLinks(root: number, stats: Stats): Set<number> {
     // Only a link on its own (its block's whole text, or beside blocks only): dropping it leaves
     // no sentence broken.
     if (top === i && (!BLOCK.has(el[parent[i]!]!.localName) || inSentence(el[i]!))) continue;
-    const key = `${href}\n${(el[i]!.textContent ?? '').replace(/\s+/g, ' ').trim()}`;
-    const first = seen.get(key);
-    if (first === undefined) {
-      seen.set(key, top);
+    // The same address and as many characters; the texts are compared only then.
+    const key = `${text[i]} ${href}`;
+    const seenAt = seen.get(key);
+    if (seenAt === undefined) {
+      seen.set(key, [top, i]);
       continue;
     }
+    const [first, firstLink] = seenAt;
     // Within one card (the smallest element holding both is short), not two mentions far apart.
     let both = parent[first]!;
     while (both > root && end[both]! <= top) both = parent[both]!;
-    if (text[both]! <= TUNING.repeatedLinkCard) copies.add(top);
+    if (text[both]! <= TUNING.repeatedLinkCard && sameText(el[firstLink]!, el[i]!)) copies.add(top);
   }
   return copies;
 }
+
+const sameText = (a: Element, b: Element): boolean =>
+  (a.textContent ?? '').replace(/\s+/g, ' ').trim() === (b.textContent ?? '').replace(/\s+/g, ' ').trim();
 
 /** Whether text or an inline element with text stands right beside an element (a sentence). */
 function inSentence(e: Element): boolean {
