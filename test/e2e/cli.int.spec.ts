@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Tidemark } from '@tidemark/sdk';
-import { HANDBOOK, startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { HANDBOOK, startTestWeb, treeSite, type Site, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -31,6 +31,17 @@ const run = (command: string, args: string[], env: Record<string, string>): Prom
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 
+/** Every page of a site answered `ms` late. */
+const answeredLate = (site: Site, ms: number): Site =>
+  Object.fromEntries(
+    Object.entries(site).map(([path, page]) => [
+      path,
+      typeof page === 'function'
+        ? (req: Parameters<typeof page>[0]) => ({ ...page(req), delayMs: ms })
+        : { ...page, delayMs: ms },
+    ]),
+  );
+
 describe('pnpm tidemark, the CLI on libs/sdk', () => {
   let web: TestWeb;
   let t: TestFleet;
@@ -43,6 +54,9 @@ describe('pnpm tidemark, the CLI on libs/sdk', () => {
 
   beforeAll(async () => {
     web = await startTestWeb();
+    // tree.test with every page answered 300 ms late: a crawl of it lasts seconds however fast the
+    // fleet reads pages (a binary tree is crawled level by level), so --watch has frames to draw.
+    web.addSite('slow-tree.test', answeredLate(treeSite(2000), 300));
     t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '50' });
     const ws = await t.createWorkspace('cli');
     key = ws.apiKey;
@@ -78,7 +92,7 @@ describe('pnpm tidemark, the CLI on libs/sdk', () => {
 
   it('crawl --watch on a terminal draws a moving bar on stderr and ends with a summary line', async () => {
     // `script` runs the CLI under a pseudo-terminal, as a person's shell would.
-    const command = `node --import tsx deploy/local/src/cli.ts crawl ${web.url('tree.test')} --limit 60 --watch`;
+    const command = `node --import tsx deploy/local/src/cli.ts crawl ${web.url('slow-tree.test')} --limit 60 --watch`;
     const res = await run('script', ['-q', '-e', '-c', command, '/dev/null'], { ...env(), COLUMNS: '120' });
     expect(res.code).toBe(0);
     // Each frame is drawn over the last: carriage return, erase the line (ESC [2K), the bar and text.
