@@ -221,12 +221,12 @@ describe('LadderService', () => {
     const options = resolveOptions(scrapeRequestSchema.parse({ url: page('/article'), formats: 'markdown' }));
     const ledger = () =>
       db.prisma.ledgerEntry.findMany({ where: { workspaceId, reference: { startsWith: `page:${jobId}:` } } });
-    const results = await Promise.all(
-      [0, 1, 2].map((position) =>
-        ladder.scrape({ workspaceId, jobId, position, url: page('/article'), creditBlock: true }, options),
-      ),
-    );
-    // The pages were answered with their charges on their way (lingering for company).
+    // One after another, each answered before its charge is written (they linger for company).
+    const results: PageResult[] = [];
+    for (const position of [0, 1, 2])
+      results.push(
+        await ladder.scrape({ workspaceId, jobId, position, url: page('/article'), creditBlock: true }, options),
+      );
     expect(results.map((r) => [r.row.verdict, r.row.credits])).toEqual([
       ['ok', 1],
       ['ok', 1],
