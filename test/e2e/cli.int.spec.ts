@@ -157,10 +157,11 @@ describe('pnpm tidemark, the CLI on libs/sdk', () => {
     expect(badKey.stderr.trim().split('\n')).toHaveLength(1);
     const invalid = await cli('projects', 'create', 'not a url');
     expect(invalid.code).toBe(5);
-    // Two seconds between requests to the site: the first run is still going when the CLI asks.
+    // Ten seconds between requests to the site (its pages take a minute): the first run is still
+    // going when the CLI asks, however long the CLI takes to start on a busy machine.
     const project = await new Tidemark({ apiKey: key, baseUrl: t.apiUrl }).projects.create({
       seed: handbook(),
-      config: { delay: 2 },
+      config: { delay: 10 },
     });
     await new Tidemark({ apiKey: key, baseUrl: t.apiUrl }).runs.start(project.id);
     const busy = await cli('projects', 'run', project.id);
