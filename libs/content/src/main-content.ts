@@ -289,9 +289,8 @@ export function findMainContent(
   hints: { product?: boolean } = {},
 ): MainContent {
   const stats = new Stats();
-  stats.product = productPage = !!hints.product;
+  stats.product = !!hints.product;
   measure(body, -1, 0, false, -1, 0, stats, names);
-  productPage = false;
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
   score(stats, pageText, stats.own);
@@ -327,7 +326,7 @@ function measure(
   const tag = el.localName;
   const isBlock = BLOCK.has(tag);
   const linkHere = inLink || tag === 'a';
-  const me = stats.add(el, parent, depth, flagsOf(el, tag, names));
+  const me = stats.add(el, parent, depth, flagsOf(el, tag, names, stats.product));
   let own = slot;
   if (isBlock || slot < 0) {
     own = free++;
@@ -395,9 +394,6 @@ function measure(
 const MAX_DEPTH = 1500;
 const NOT_BLANK_RE = /\S/;
 
-/** The page being measured is a product page: purchase widgets are looked for. */
-let productPage = false;
-
 /** What readText found besides the length: bits of NOT_BLANK (\S) and PUNCTUATED. */
 let textSeen = 0;
 const NOT_BLANK = 1;
@@ -428,7 +424,8 @@ function readText(s: string): number {
   return n;
 }
 
-function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
+/** `product`: the page is a product page, and purchase widgets are looked for. */
+function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolean): number {
   let flags = 0;
   if (HEADING.has(tag)) flags |= Flag.Heading;
   if (tag === 'pre') flags |= Flag.Pre;
@@ -447,7 +444,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher): number {
       NAME_FURNITURE_ALWAYS |
       NAME_REVIEWS |
       NAME_DESCRIPTION |
-      (productPage ? NAME_PURCHASE : 0),
+      (product ? NAME_PURCHASE : 0),
   );
   const role = el.getAttribute('role');
   if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role))) flags |= Flag.Boiler;

@@ -167,7 +167,7 @@ export class LadderService {
         };
         break;
       }
-      const reference = `page:${page.jobId}:${page.position}:${rung.rung}`;
+      const reference = pageReference(page, rung.rung);
       try {
         await this.credits.authorize(
           page.workspaceId,
@@ -269,7 +269,7 @@ export class LadderService {
       delete attempt.reading;
       return { code: 'BUDGET_EXHAUSTED', reason: `${what}; maxCredits is ${opts.maxCreditsPerPage}` };
     }
-    const reference = `page:${page.jobId}:${page.position}:document`;
+    const reference = pageReference(page, 'document');
     try {
       await this.credits.authorize(page.workspaceId, reference, extra);
     } catch (err) {
@@ -316,7 +316,7 @@ export class LadderService {
     const document = chosen?.reading?.document;
     const credits = document ? documentCredits(document.pages) : (priced?.credits ?? 0);
     // One charge for the page; every other hold is released.
-    const chargedRef = priced ? `page:${page.jobId}:${page.position}:${priced.rung}` : undefined;
+    const chargedRef = priced ? pageReference(page, priced.rung) : undefined;
     const charging = Promise.all(
       holds.map((ref) => this.credits.charge(page.workspaceId, ref, ref === chargedRef ? credits : 0)),
     ).then(() => undefined);
@@ -431,9 +431,16 @@ export class LadderService {
   async chargeAgain(page: Omit<PageRef, 'url'>, row: Pick<PageResult['row'], 'method' | 'billedAs' | 'credits'>) {
     const rung = row.billedAs ?? row.method;
     if (!rung || row.credits <= 0) return;
-    await this.credits.charge(page.workspaceId, `page:${page.jobId}:${page.position}:${rung}`, row.credits);
+    await this.credits.charge(page.workspaceId, pageReference(page, rung), row.credits);
   }
 }
+
+/**
+ * What billing knows a page's hold or charge by: one per rung (and one for a document's extra
+ * pages). A charge sent again under the same reference is not written twice.
+ */
+const pageReference = (page: Pick<PageRef, 'jobId' | 'position'>, what: string): string =>
+  `page:${page.jobId}:${page.position}:${what}`;
 
 const reasonFor = (code: PageErrorCode, signals: string[]): string =>
   code === 'OK' ? 'read' : `${PAGE_ERROR_CODES[code]} (${signals.slice(0, 3).join(', ')})`;
