@@ -539,7 +539,9 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
           ['b.test', 1],
         ]),
       );
-      expect(oneEach.queued.map((r) => [r.url, r.attempts, r.doneAt])).toEqual([['http://c.test/1', 0, null]]);
+      expect(oneEach.queued).toEqual([
+        { url: 'http://c.test/1', host: 'c.test', position: 3, attempts: 0, foundVia: 'link' },
+      ]);
       expect(roomForOne.queued.map((r) => r.url)).toEqual(['http://c.test/1', 'http://a.test/2', 'http://a.test/3']);
       // Nothing queued: the counts alone.
       expect(none).toEqual({

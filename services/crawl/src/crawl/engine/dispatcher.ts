@@ -2,7 +2,13 @@ import type { Bus } from '@tidemark/bus';
 import type { ScrapeCrawlPageMessage } from '@tidemark/contracts';
 import { normalizeUrl } from '../../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
-import type { FrontierRepository, FrontierRow, NewUrl, Tx } from '../../repositories/frontier.repository.js';
+import type {
+  Dispatchable,
+  FrontierRepository,
+  FrontierRow,
+  NewUrl,
+  Tx,
+} from '../../repositories/frontier.repository.js';
 import { pageRequestFor } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
 import { logLine, progressOf, stateOf } from './crawl-state.js';
@@ -37,7 +43,7 @@ export class Dispatcher {
     if (busy >= this.maxInFlight || !candidates.length) return job;
     const hostNextAt = { ...stateOf(job).hostNextAt };
     const now = Date.now();
-    const picked: FrontierRow[] = [];
+    const picked: Dispatchable[] = [];
     for (const row of candidates) {
       if (busy >= this.maxInFlight) break;
       const n = inFlight.get(row.host) ?? 0;
