@@ -44,6 +44,36 @@ describe('one URL answered now: read where the call landed, queued when that rep
     expect(again.body).toMatchObject({ id: res.body.id, status: 'done', counts: { ok: 1 } });
   });
 
+  it('answers a one-URL scrape with exactly what it stored, hostile text sanitised the same way', async () => {
+    // NUL characters and a lone surrogate in the text, as pages from the web carry them: the
+    // stored row drops what PostgreSQL cannot hold, and the answer (built from memory, not read
+    // back) must say what GET reads from the row, body for body.
+    const filler = Array.from(
+      { length: 40 },
+      (_, i) => `<p>Paragraph ${i} of the tide table, with\u0000 a NUL and \ud800 a lone half.</p>`,
+    );
+    web.addSite('hostile.test', {
+      '/': {
+        type: 'text/html; charset=utf-8',
+        body: `<!doctype html><html><head><title>Tides\u0000</title></head><body><nav><a href="/a">A</a></nav><main><h1>Tides</h1>${filler.join('')}<a href="/b\u0000">b</a></main></body></html>`,
+      },
+    });
+    const res = await t.call('POST', '/scrape', {
+      key,
+      body: { url: web.url('hostile.test', '/'), formats: 'markdown,text,cleanHtml,rawHtml,links' },
+    });
+    expect(res.status).toBe(200);
+    const row = res.body.data[0];
+    expect(row).toMatchObject({ status: 'done', verdict: 'ok' });
+    expect(JSON.stringify(row)).not.toMatch(/\\u0000|\\ud800/);
+    for (const format of ['markdown', 'text', 'cleanHtml', 'html', 'links']) expect(row[format]).toBeTruthy();
+    const again = await t.call('GET', `/scrape/${res.body.id}`, { key });
+    const { data: storedData, ...storedJob } = again.body;
+    const { data: answeredData, ...answeredJob } = res.body;
+    expect(answeredData).toEqual(storedData);
+    expect(answeredJob).toEqual(storedJob);
+  });
+
   it('queues a one-URL scrape while every slot is busy, and answers it all the same', async () => {
     const before = await queuedPages();
     // The slow page (3 s) holds the one slot.

@@ -10,14 +10,14 @@ import {
   type ScrapeFormat,
   type ScrapeRequest,
 } from '@tidemark/contracts';
-import type { Job } from '@tidemark/db';
+import { newId, type Job } from '@tidemark/db';
 import { ConflictError, NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import { z } from 'zod';
 import type { PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions } from '../ladder/options.js';
-import type { JobProgress, JobRepository } from '../repositories/job.repository.js';
-import { toRow, type PageRepository } from '../repositories/page.repository.js';
+import type { JobAfterPage, JobProgress, JobRepository } from '../repositories/job.repository.js';
+import { storedRow, toRow, type PageRepository } from '../repositories/page.repository.js';
 
 export type JobKind = 'scrape' | 'playground';
 export const jobKind = (kind: string | undefined): JobKind => (kind === 'playground' ? 'playground' : 'scrape');
@@ -104,17 +104,23 @@ export class JobService {
     requestId: string | null,
     kind: JobKind,
   ): Promise<Job> {
-    const job = await this.jobs.create({
-      workspaceId,
-      kind,
-      total: 1,
-      request: { ...raw, batch: false },
-      requestId,
-      // Sealed as start() seals a batch's (a one-URL scrape's answer does not show it).
-      secret: request.webhook_url ? this.box.seal(`whsec_${randomBytes(24).toString('base64')}`) : null,
-      taken: true,
-    });
-    await this.pages.createQueued(workspaceId, job.id, [url], 'running');
+    // The job and its row go in together (two connections, one round trip's wait): nothing reads
+    // either before the call that creates them answers.
+    const id = newId('job');
+    const [job] = await Promise.all([
+      this.jobs.create({
+        id,
+        workspaceId,
+        kind,
+        total: 1,
+        request: { ...raw, batch: false },
+        requestId,
+        // Sealed as start() seals a batch's (a one-URL scrape's answer does not show it).
+        secret: request.webhook_url ? this.box.seal(`whsec_${randomBytes(24).toString('base64')}`) : null,
+        taken: true,
+      }),
+      this.pages.createQueued(workspaceId, id, [url], 'running'),
+    ]);
     return job;
   }
 
@@ -147,28 +153,34 @@ export class JobService {
   }
 
   async envelope(job: Job, after = 0, limit = 100): Promise<JobEnvelope> {
-    const request = scrapeRequestSchema.parse(stripInternal(job.request));
-    // A playground job shows every body it kept and the evidence.
-    const formats = job.kind === 'playground' ? 'all' : resolveOptions(request).formats;
+    const formats = this.formatsOf(job);
     const rows = await this.pages.list(job.id, after, limit + 1);
     const more = rows.length > limit;
     const shown = more ? rows.slice(0, limit) : rows;
-    const progress = job.progress as JobEnvelope['progress'];
-    return {
-      id: job.id,
-      kind: job.kind,
-      status: job.status as JobEnvelope['status'],
-      progress,
-      creditsUsed: job.creditsUsed,
-      counts: job.counts as Record<string, number>,
-      data: shown.map((p) => toRow(p, formats)),
-      next: null,
-      cursor: more ? String(shown.length ? shown.at(-1)!.position + 1 : after) : null,
-      stop: job.stop,
-      request_id: job.requestId,
-      error: job.error === null ? null : String((job.error as { message?: string }).message ?? job.error),
-      createdAt: job.createdAt.toISOString(),
-    };
+    return envelopeOf(
+      job,
+      shown.map((p) => toRow(p, formats)),
+      more ? String(shown.length ? shown.at(-1)!.position + 1 : after) : null,
+    );
+  }
+
+  /**
+   * The envelope of a one-page job whose page this replica just read and stored: the job as its
+   * page left it and the row as stored, without reading either back.
+   */
+  envelopeRead(job: Job, after: JobAfterPage, result: PageResult): JobEnvelope {
+    const state = { ...job, status: after.status, progress: after.progress, creditsUsed: after.creditsUsed };
+    return envelopeOf(
+      { ...state, counts: after.counts, stop: after.stop, error: after.error } as Job,
+      [storedRow(result, this.formatsOf(job))],
+      null,
+    );
+  }
+
+  /** The bodies a job's rows show: a playground job shows every body it kept and the evidence. */
+  private formatsOf(job: Job): ScrapeFormat[] | 'all' {
+    if (job.kind === 'playground') return 'all';
+    return resolveOptions(scrapeRequestSchema.parse(stripInternal(job.request))).formats;
   }
 
   /** Rows of any job of the workspace by position, with the bodies asked for ("all": every one kept). */
@@ -200,11 +212,20 @@ export class JobService {
   }
 
   /** Counts a settled page into its job; the last one finishes the job and tells everyone. */
-  async settled(job: Job, result: PageResult): Promise<void> {
+  /**
+   * Counts a settled page into its job; the last one ends the job and announces it (its events
+   * and the done broadcast). `announce: 'behind'`: the caller has its answer and does not wait for
+   * the announcement (a one-URL scrape's events are the webhook's, not the caller's).
+   */
+  async settled(job: Job, result: PageResult, announce: 'wait' | 'behind' = 'wait'): Promise<JobAfterPage> {
     const key = result.row.status === 'error' ? 'error' : (result.row.verdict ?? 'error');
     const after = await this.jobs.recordPage(job.id, result.row.credits, key);
-    if (!after.finishedNow) return;
-    await this.announceEnd(job, after, (after.counts.error ?? 0) === after.progress.total);
+    if (after.finishedNow) {
+      const announcing = this.announceEnd(job, after, (after.counts.error ?? 0) === after.progress.total);
+      if (announce === 'wait') await announcing;
+      else announcing.catch((err: unknown) => this.logger.error({ err, jobId: job.id }, 'job end not announced'));
+    }
+    return after;
   }
 
   /**
@@ -246,6 +267,23 @@ export class JobService {
     this.bus.broadcast(jobDoneSubject(job.id), { jobId: job.id, status: after.status });
   }
 }
+
+/** A job's envelope with the rows shown (`cursor`: where the next page of rows starts, if any). */
+const envelopeOf = (job: Job, data: PageRow[], cursor: string | null): JobEnvelope => ({
+  id: job.id,
+  kind: job.kind,
+  status: job.status as JobEnvelope['status'],
+  progress: job.progress as JobEnvelope['progress'],
+  creditsUsed: job.creditsUsed,
+  counts: job.counts as Record<string, number>,
+  data,
+  next: null,
+  cursor,
+  stop: job.stop,
+  request_id: job.requestId,
+  error: job.error === null ? null : String((job.error as { message?: string }).message ?? job.error),
+  createdAt: job.createdAt.toISOString(),
+});
 
 const isFormat = (f: string): f is ScrapeFormat => (SCRAPE_FORMATS as readonly string[]).includes(f);
 

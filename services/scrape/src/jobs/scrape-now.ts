@@ -1,9 +1,9 @@
 import type { Bus } from '@tidemark/bus';
-import type { ScrapeRequest } from '@tidemark/contracts';
+import type { JobEnvelope, ScrapeRequest } from '@tidemark/contracts';
 import type { Job } from '@tidemark/db';
 import type { Logger } from '@tidemark/telemetry';
 import { readJobPage, type JobPageDeps } from './job-page.js';
-import type { JobKind } from './job.service.js';
+import { jobKind, type JobKind } from './job.service.js';
 
 /**
  * `ScrapeNow`, one URL answered within the caller's wait: a call that wants its answer now, so
@@ -31,11 +31,11 @@ export class ScrapeNow {
     requestId: string | null,
     kind: JobKind,
     waitMs: number,
-  ): Promise<Job> {
+  ): Promise<JobEnvelope> {
     const jobs = this.deps.jobService;
     if (this.inFlight >= this.slots) {
       const { job } = await jobs.start(workspaceId, [url], request, raw, requestId, kind);
-      return jobs.waitForEnd(workspaceId, job.id, waitMs, kind);
+      return jobs.envelope(await jobs.waitForEnd(workspaceId, job.id, waitMs, kind));
     }
     const until = Date.now() + waitMs;
     this.inFlight++;
@@ -53,16 +53,23 @@ export class ScrapeNow {
       new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), waitMs))),
     ]);
     clearTimeout(timer);
-    // Read here: the job ended. Queued: a worker reads it, and the call waits out its time.
-    if (outcome === 'queued') return jobs.waitForEnd(workspaceId, job.id, Math.max(0, until - Date.now()), kind);
-    return jobs.get(workspaceId, job.id, kind);
+    // Read here: the answer is what was just stored. Queued: a worker reads it, and the call
+    // waits out its time. Still reading when the caller's time is up: the job as it stands.
+    if (outcome === 'queued')
+      return jobs.envelope(await jobs.waitForEnd(workspaceId, job.id, Math.max(0, until - Date.now()), kind));
+    if (outcome === 'waiting') return jobs.envelope(await jobs.get(workspaceId, job.id, kind));
+    return outcome;
   }
 
-  /** Reads the page here; on a failure, hands it to the work stream ('queued'). */
-  private async read(job: Job, url: string): Promise<'read' | 'queued'> {
+  /** Reads the page here (its envelope); on a failure, hands it to the work stream ('queued'). */
+  private async read(job: Job, url: string): Promise<JobEnvelope | 'queued'> {
     try {
-      await readJobPage(this.deps, job, { position: 0, url }, async () => true);
-      return 'read';
+      const read = await readJobPage(this.deps, job, { position: 0, url }, async () => true, 'behind');
+      const jobs = this.deps.jobService;
+      // Not settled by this read (cancelled meanwhile): the job as it stands.
+      return read
+        ? jobs.envelopeRead(job, read.after, read.result)
+        : jobs.envelope(await jobs.get(job.workspaceId, job.id, jobKind(job.kind)));
     } catch (err) {
       this.deps.logger.warn({ err, jobId: job.id }, 'a one-URL scrape failed here; its page goes to the work stream');
       try {

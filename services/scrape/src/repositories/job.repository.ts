@@ -7,6 +7,14 @@ export interface JobProgress {
   counts: Record<string, number>;
 }
 
+/** A job as a page left it: what its envelope shows besides what it was created with. */
+export interface JobAfterPage extends JobProgress {
+  stop: string | null;
+  error: unknown;
+  /** This page was its last: the job ended with it. */
+  finishedNow: boolean;
+}
+
 /**
  * The only file of scrape that touches job. What every scrape does (create, read, count a page in)
  * runs on node-postgres (`RawDb`): through Prisma's engine each statement cost a scrape 2-6 ms of
@@ -19,6 +27,8 @@ export class JobRepository {
   ) {}
 
   async create(data: {
+    /** Given when the job's rows are written beside it, in the same moment (a one-URL scrape). */
+    id?: string;
     workspaceId: string;
     kind: string;
     total: number;
@@ -31,7 +41,7 @@ export class JobRepository {
     const progress = { done: 0, total: data.total, queued: data.taken ? 0 : data.total };
     const [job] = await this.raw.$queryRaw<Job[]>`
       INSERT INTO job (id, workspace_id, kind, status, progress, request, request_id, secret, created_at, updated_at)
-      VALUES (${newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
+      VALUES (${data.id ?? newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
               ${JSON.stringify(progress)}::jsonb,
               ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret},
               (now() AT TIME ZONE 'utc'), (now() AT TIME ZONE 'utc'))
@@ -71,8 +81,8 @@ export class JobRepository {
    * Counts one settled page into its job in a single statement (the row lock orders concurrent
    * workers) and finishes the job when it was the last; answers the job after the update.
    */
-  async recordPage(jobId: string, credits: number, countKey: string): Promise<JobProgress & { finishedNow: boolean }> {
-    const rows = await this.raw.$queryRaw<(JobProgress & { was: string })[]>`
+  async recordPage(jobId: string, credits: number, countKey: string): Promise<JobAfterPage> {
+    const rows = await this.raw.$queryRaw<(JobAfterPage & { was: string })[]>`
       WITH before AS (SELECT status AS was FROM job WHERE id = ${jobId} FOR UPDATE)
       UPDATE job SET
         progress = jsonb_build_object(
@@ -91,7 +101,7 @@ export class JobRepository {
         updated_at = (now() AT TIME ZONE 'utc')
       FROM before
       WHERE id = ${jobId}
-      RETURNING status, progress, credits_used AS "creditsUsed", counts, before.was`;
+      RETURNING status, progress, credits_used AS "creditsUsed", counts, stop, error, before.was`;
     const row = rows[0]!;
     return { ...row, finishedNow: row.status === 'done' && row.was !== 'done' };
   }

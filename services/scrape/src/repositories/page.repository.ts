@@ -234,12 +234,36 @@ export class PageRepository {
 export const storedBodies = (page: Page): Bodies => decodeBodies(page.bodies);
 
 /** A stored page as a row of the API, with the bodies the caller asked for. */
-export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {
-  const row = { ...(page.data as unknown as RowData), status: page.status as PageRow['status'] } as PageRow;
+export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow =>
+  apiRow(
+    page.data as unknown as RowData,
+    page.status,
+    page.bodies ? decodeBodies(page.bodies) : null,
+    page.screenshot,
+    formats,
+  );
+
+/**
+ * A page just read and stored, as `toRow` would read it back: the same `storable` form the row
+ * was written in, without the round trip and the bodies' decompression (a one-URL scrape's answer).
+ */
+export const storedRow = (result: PageResult, formats: ScrapeFormat[] | 'all'): PageRow => {
+  // Through JSON as jsonb keeps it: no undefined members, dates as strings.
+  const data = JSON.parse(JSON.stringify(storable(result.row))) as RowData;
+  return apiRow(data, data.status, storable(result.bodies), result.screenshot ?? null, formats);
+};
+
+const apiRow = (
+  data: RowData,
+  status: string,
+  bodies: Bodies | null,
+  screenshot: Uint8Array | null,
+  formats: ScrapeFormat[] | 'all',
+): PageRow => {
+  const row = { ...data, status: status as PageRow['status'] } as PageRow;
   // The rung-by-rung evidence is the playground's; scrape rows stay lean.
   if (formats !== 'all') delete row.attempts;
-  if (page.bodies) {
-    const bodies = decodeBodies(page.bodies);
+  if (bodies) {
     const want = (f: ScrapeFormat) => formats === 'all' || formats.includes(f);
     if (want('markdown') && bodies.markdown !== undefined) row.markdown = bodies.markdown;
     if (want('text') && bodies.text !== undefined) row.text = bodies.text;
@@ -247,10 +271,10 @@ export const toRow = (page: Page, formats: ScrapeFormat[] | 'all'): PageRow => {
     if (want('rawHtml') && bodies.html !== undefined) row.html = bodies.html;
     if (want('links') && bodies.links !== undefined) row.links = bodies.links;
   }
-  if (page.screenshot && (formats === 'all' || formats.includes('screenshot'))) {
+  if (screenshot && (formats === 'all' || formats.includes('screenshot'))) {
     // JPEG or PNG, as the screenshot was asked for (a PNG starts with byte 0x89).
-    const type = page.screenshot[0] === 0x89 ? 'image/png' : 'image/jpeg';
-    row.screenshot = `data:${type};base64,${Buffer.from(page.screenshot).toString('base64')}`;
+    const type = screenshot[0] === 0x89 ? 'image/png' : 'image/jpeg';
+    row.screenshot = `data:${type};base64,${Buffer.from(screenshot).toString('base64')}`;
   }
   return row;
 };

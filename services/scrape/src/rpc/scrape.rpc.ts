@@ -18,7 +18,7 @@ export const scrapeRpc = (jobs: JobService, now: ScrapeNow) => ({
   scrapeNow: async (req: scrapeV1.ScrapeNowRequest): Promise<scrapeV1.ScrapeNowResponse> => {
     const { request, raw } = parseRequest(req.request);
     const kind = jobKind(req.kind);
-    const ended = await now.run(
+    const envelope = await now.run(
       req.workspaceId,
       req.url || request.url!,
       request,
@@ -27,10 +27,9 @@ export const scrapeRpc = (jobs: JobService, now: ScrapeNow) => ({
       kind,
       req.waitMs,
     );
-    const envelope = await jobs.envelope(ended);
     return {
-      jobId: ended.id,
-      done: !['queued', 'running'].includes(ended.status),
+      jobId: envelope.id,
+      done: !['queued', 'running'].includes(envelope.status),
       envelope: jobEnvelopeToProto(envelope),
       credits: envelope.creditsUsed,
     };
