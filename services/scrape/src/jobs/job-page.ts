@@ -29,14 +29,19 @@ export interface JobPageDeps {
  * takes the row (`take`: false leaves it, e.g. the job was cancelled meanwhile), runs the ladder,
  * writes the row and counts it into the job (the last page ends the job and announces it).
  * Answers the page's result and the job as the page left it, or null when the row was not taken
- * or was settled meanwhile. `announce` as JobService.settled takes it.
+ * or was settled meanwhile.
+ *
+ * `now` (a one-URL scrape, whose caller waits): the row is written while billing writes the
+ * charge, and the job's end is announced behind the answer. A charge that fails undoes the row
+ * it raced (the page is open again, as before its reading), so the page's fallback through the
+ * work stream reads and charges it as if it had never been read here.
  */
 export const readJobPage = async (
   deps: JobPageDeps,
   job: Job,
   page: { position: number; url: string },
   take: () => Promise<boolean>,
-  announce: 'wait' | 'behind' = 'wait',
+  mode: 'worker' | 'now' = 'worker',
 ): Promise<{ result: PageResult; after: JobAfterPage } | null> => {
   const opts = jobPageOptions(job);
   const result = await deps.hosts.run(
@@ -45,11 +50,27 @@ export const readJobPage = async (
     async (): Promise<PageResult | null> => {
       if (!(await take())) return null;
       return deps.ladder.scrape(
-        { workspaceId: job.workspaceId, jobId: job.id, position: page.position, url: page.url },
+        {
+          workspaceId: job.workspaceId,
+          jobId: job.id,
+          position: page.position,
+          url: page.url,
+          ...(mode === 'now' ? { chargeBehind: true } : {}),
+        },
         opts,
       );
     },
   );
-  if (!result || !(await storing(result, () => deps.pages.complete(job.id, page.position, result)))) return null;
-  return { result, after: await deps.jobService.settled(job, result, announce) };
+  if (!result) return null;
+  const [stored, charge] = await Promise.allSettled([
+    storing(result, () => deps.pages.complete(job.id, page.position, result)),
+    result.charged,
+  ]);
+  if (charge.status === 'rejected') {
+    if (stored.status === 'fulfilled' && stored.value) await deps.pages.reopen(job.id, page.position, page.url);
+    throw charge.reason;
+  }
+  if (stored.status === 'rejected') throw stored.reason;
+  if (!stored.value) return null;
+  return { result, after: await deps.jobService.settled(job, result, mode === 'now' ? 'behind' : 'wait') };
 };

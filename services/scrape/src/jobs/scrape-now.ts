@@ -64,7 +64,7 @@ export class ScrapeNow {
   /** Reads the page here (its envelope); on a failure, hands it to the work stream ('queued'). */
   private async read(job: Job, url: string): Promise<JobEnvelope | 'queued'> {
     try {
-      const read = await readJobPage(this.deps, job, { position: 0, url }, async () => true, 'behind');
+      const read = await readJobPage(this.deps, job, { position: 0, url }, async () => true, 'now');
       const jobs = this.deps.jobService;
       // Not settled by this read (cancelled meanwhile): the job as it stands.
       return read

@@ -39,6 +39,11 @@ export interface PageRef {
    * is left running (PageResult.charged) for the caller to await once the result is handed on.
    */
   creditBlock?: boolean;
+  /**
+   * Its charge is left running (PageResult.charged) whatever it draws on: a one-URL scrape writes
+   * its row while billing writes the charge, and answers once both are written.
+   */
+  chargeBehind?: boolean;
   workspaceId: string;
   jobId: string;
   position: number;
@@ -322,9 +327,10 @@ export class LadderService {
     ).then(() => undefined);
     // A crawl page's charge goes on while its row is written and its result handed on: the
     // caller awaits it (a failure seen before then is not an unhandled rejection).
-    if (page.creditBlock) charging.catch(() => undefined);
+    const behind = page.creditBlock === true || page.chargeBehind === true;
+    if (behind) charging.catch(() => undefined);
     else await charging;
-    const charged = page.creditBlock ? { charged: charging } : {};
+    const charged = behind ? { charged: charging } : {};
 
     const crawledAt = new Date().toISOString();
     const evidence = attempts.map((a) => ({

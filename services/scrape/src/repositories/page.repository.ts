@@ -122,6 +122,18 @@ export class PageRepository {
   }
 
   /**
+   * A row written by `complete` opened again as its reading left it taken (running, nothing
+   * read): what was written must not stand, e.g. its charge could not be written.
+   */
+  async reopen(jobId: string, position: number, url: string): Promise<void> {
+    await this.raw.$executeRaw`
+      UPDATE page SET status = 'running', http_status = NULL, verdict = NULL, error_code = NULL, tier = NULL,
+             credits = 0, data = ${JSON.stringify(emptyRow(url))}::jsonb, bodies = NULL, screenshot = NULL,
+             crawled_at = NULL
+       WHERE job_id = ${jobId} AND position = ${position}`;
+  }
+
+  /**
    * Crawl pages' first rows, several in one statement (the crawl's hot path: one round trip and
    * one call's overhead for the pages that settled together). Answers, per row in order, whether
    * it was written (false: a redelivered page whose row exists already).

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Job } from '@tidemark/db';
+import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
+import { readJobPage, type JobPageDeps } from '../src/jobs/job-page.js';
+import type { JobService } from '../src/jobs/job.service.js';
+import { HostLimiter } from '../src/ladder/host-limiter.js';
+import type { LadderService, PageRef } from '../src/ladder/ladder.service.js';
+import { PageRepository, storedBodies } from '../src/repositories/page.repository.js';
+import { readResult } from './support/read-result.js';
+
+// A one-URL scrape (`now`) writes its row while billing writes the page's charge. The charge is
+// what makes the row true: one that fails must leave the page open as it was before its reading,
+// so the fallback through the work stream (which claims open rows only) reads and charges it.
+
+describe('a page of a job read now: its row and its charge written side by side', () => {
+  let db: TestDatabase;
+  let pages: PageRepository;
+  const url = 'https://tides.test/table';
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    pages = new PageRepository(db.prisma, db.raw);
+    await db.prisma.workspace.create({ data: { id: 'ws_now', name: 'now' } });
+  });
+  afterAll(() => db.drop());
+
+  const jobWithRow = async (id: string): Promise<Job> => {
+    const job = await db.prisma.job.create({
+      data: { id, workspaceId: 'ws_now', kind: 'scrape', status: 'running', request: { url } },
+    });
+    await pages.createQueued('ws_now', id, [url], 'running');
+    return job;
+  };
+
+  /** The ladder as the one-URL path gets it: the page read, its charge still being written. */
+  const ladderCharging = (charged: Promise<void>, asked: PageRef[]) =>
+    ({
+      scrape: async (page: PageRef) => {
+        asked.push(page);
+        return { ...readResult(page.url, 300), charged };
+      },
+    }) as unknown as LadderService;
+
+  const deps = (ladder: LadderService, settled: { count: number }): JobPageDeps => ({
+    pages,
+    ladder,
+    hosts: new HostLimiter(4),
+    jobService: {
+      settled: async () => {
+        settled.count += 1;
+        return {
+          status: 'done',
+          progress: { done: 1, total: 1, queued: 0 },
+          creditsUsed: 1,
+          counts: { ok: 1 },
+          stop: 'completed',
+          error: null,
+          finishedNow: true,
+        };
+      },
+    } as unknown as JobService,
+  });
+
+  it('answers once the row and the charge are both written, the charge left running by the ladder', async () => {
+    const job = await jobWithRow('job_now_ok');
+    const asked: PageRef[] = [];
+    const settled = { count: 0 };
+    let chargeDone!: () => void;
+    const charged = new Promise<void>((resolve) => (chargeDone = resolve));
+    const reading = readJobPage(
+      deps(ladderCharging(charged, asked), settled),
+      job,
+      { position: 0, url },
+      async () => true,
+      'now',
+    );
+    // The row is written while the charge is still out; the page is not counted before it is.
+    for (let i = 0; i < 50 && (await pages.findAt(job.id, 0))?.status !== 'done'; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect((await pages.findAt(job.id, 0))?.status).toBe('done');
+    expect(settled.count).toBe(0);
+    chargeDone();
+    const read = await reading;
+    expect(asked[0]).toMatchObject({ chargeBehind: true, jobId: job.id });
+    expect(read?.after).toMatchObject({ status: 'done', finishedNow: true });
+    expect(settled.count).toBe(1);
+  });
+
+  it('opens the row again when the charge fails, and fails the page for its fallback', async () => {
+    const job = await jobWithRow('job_now_unbilled');
+    const settled = { count: 0 };
+    const charged = Promise.reject(new Error('billing is out of reach'));
+    charged.catch(() => undefined);
+    await expect(
+      readJobPage(deps(ladderCharging(charged, []), settled), job, { position: 0, url }, async () => true, 'now'),
+    ).rejects.toThrow('billing is out of reach');
+    const row = await pages.findAt(job.id, 0);
+    expect(row).toMatchObject({ status: 'running', verdict: null, credits: 0, bodies: null, crawledAt: null });
+    expect(storedBodies(row!)).toEqual({});
+    expect(settled.count).toBe(0);
+    // Open again: the work stream's worker can take it, as it takes any open row.
+    expect(await pages.claim(job.id, 0)).toBe(true);
+  });
+
+  it('leaves a worker-read page to the ladder: its charge is written before the row', async () => {
+    const job = await jobWithRow('job_worker');
+    const asked: PageRef[] = [];
+    const read = await readJobPage(
+      deps(ladderCharging(Promise.resolve(), asked), { count: 0 }),
+      job,
+      { position: 0, url },
+      async () => true,
+    );
+    expect(asked[0]?.chargeBehind).toBeUndefined();
+    expect(read?.result.row.verdict).toBe('ok');
+  });
+});
