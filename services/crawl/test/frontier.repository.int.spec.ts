@@ -4,7 +4,7 @@ import { createPrismaClient, createRawDb, newId, type PrismaClient, type RawDb }
 import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
 import { resolveCrawl } from '../src/crawl/crawl-options.js';
 import { normalizeUrl } from '../src/frontier/normalize-url.js';
-import { CrawlJobRepository } from '../src/repositories/crawl-job.repository.js';
+import { CrawlJobRepository, type CrawlJob } from '../src/repositories/crawl-job.repository.js';
 import {
   FrontierRepository,
   type FrontierRow,
@@ -552,6 +552,37 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
         ]),
         queued: [],
       });
+    });
+  });
+
+  describe("a crawl's robots.txt, kept with its run", () => {
+    it('is written once with the run and read back, NULs and all, while the job state never holds it', async () => {
+      const runId = await newRun();
+      const job = (await prisma.job.findFirstOrThrow({ where: { runId } })) as CrawlJob;
+      const robotsTxt = `User-agent: *\nDisallow: /private\u0000\n# ${'x'.repeat(100_000)}`;
+      await step(runId, (tx) => jobs.saveRobots(tx, runId, { robotsTxt, robotsStatus: 200 }));
+      const read = await step(runId, (tx) => jobs.robotsOf(tx, job));
+      expect(read).toEqual({ robotsTxt: robotsTxt.replace('\u0000', ''), robotsStatus: 200 });
+      // A step's job update writes the state whole: robots.txt is not in it.
+      const after = await step(runId, async (tx) =>
+        jobs.update(tx, (await jobs.lockedView(tx, job.id))!, { state: {} }),
+      );
+      expect(JSON.stringify(after.result)).not.toContain('Disallow');
+    });
+
+    it('reads a crawl started before robots.txt moved to the run from its state', async () => {
+      const runId = await newRun();
+      const job = (await prisma.job.findFirstOrThrow({ where: { runId } })) as CrawlJob;
+      const legacy = {
+        ...job,
+        result: { ...(job.result as object), robotsTxt: 'User-agent: *\nDisallow: /old', robotsStatus: 200 },
+      };
+      expect(await step(runId, (tx) => jobs.robotsOf(tx, legacy))).toEqual({
+        robotsTxt: 'User-agent: *\nDisallow: /old',
+        robotsStatus: 200,
+      });
+      // Neither: no robots.txt was read (robots not respected, no sitemap).
+      expect(await step(runId, (tx) => jobs.robotsOf(tx, job))).toEqual({ robotsTxt: '', robotsStatus: 0 });
     });
   });
 

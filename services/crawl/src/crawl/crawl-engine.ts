@@ -140,7 +140,7 @@ export class CrawlEngine {
     const ended = await this.frontier.locked(job.runId, async (tx) => {
       const view = await this.jobs.lockedView(tx, job.id);
       if (!view) return null;
-      const ctx = this.contexts.of(view);
+      const ctx = await this.contextOf(tx, view);
       const after = await this.settler.settle(
         tx,
         view,
@@ -235,7 +235,7 @@ export class CrawlEngine {
         let view = await this.jobs.lockedView(tx, jobId);
         if (!view || view.status !== 'running') return null;
         workspaceId = view.workspaceId;
-        const ctx = this.contexts.of(view);
+        const ctx = await this.contextOf(tx, view);
         view = await this.settler.recoverLost(tx, view, ctx);
         return this.advance(tx, view, ctx);
       },
@@ -247,6 +247,11 @@ export class CrawlEngine {
   /** Asks diff for the run's change record (a crawl kept after it ended). */
   handToDiff(job: Pick<CrawlJob, 'workspaceId' | 'runId'>): Promise<void> {
     return this.events.handToDiff(job);
+  }
+
+  /** The crawl's context: built once per crawl on this worker, its robots.txt read from its run then. */
+  private async contextOf(tx: Tx, view: CrawlJob): Promise<CrawlContext> {
+    return this.contexts.cached(view.id) ?? this.contexts.of(view, await this.jobs.robotsOf(tx, view));
   }
 
   /** Dispatches what may go, publishes crawl.page when due, and ends the crawl when nothing is left. */

@@ -5,6 +5,7 @@ import {
   newId,
   PROJECT_COLUMNS,
   storable,
+  storableText,
   type Job,
   type Prisma,
   type PrismaClient,
@@ -17,8 +18,9 @@ import type { PageCursor, Tx } from './frontier.repository.js';
 
 /** What a crawl keeps about itself beside the envelope (job.result); never shown to callers. */
 export interface CrawlState {
-  robotsTxt: string;
-  robotsStatus: number;
+  /** Crawls started before robots.txt moved to their run kept it here (RobotsRead). */
+  robotsTxt?: string;
+  robotsStatus?: number;
   /** URLs were found that the page limit left out. */
   limitReached: boolean;
   /** Links were found beyond max_depth. */
@@ -46,9 +48,13 @@ export interface CrawlState {
   log?: { at: string; message: string }[];
 }
 
+/** What a crawl read of the site's robots.txt at its start (status 0: no answer). */
+export interface RobotsRead {
+  robotsTxt: string;
+  robotsStatus: number;
+}
+
 export const initialState = (): CrawlState => ({
-  robotsTxt: '',
-  robotsStatus: 0,
   limitReached: false,
   depthReached: false,
   budgetHit: false,
@@ -125,6 +131,25 @@ export class CrawlJobRepository {
     const [job] = await this.raw.$queryRaw<CrawlJob[]>`
       SELECT ${JOB_COLUMNS} FROM job WHERE id = ${id} AND kind IN ('crawl', 'run')`;
     return job ?? null;
+  }
+
+  /**
+   * Keeps the robots.txt a crawl read at its start with its run, once: the job's state, which
+   * every settle step reads and writes whole, would carry it (up to 500 KB) through every step.
+   */
+  async saveRobots(tx: Tx, runId: string, robots: RobotsRead): Promise<void> {
+    await tx.$executeRaw`
+      UPDATE run SET robots_txt = ${storableText(robots.robotsTxt)}, robots_status = ${robots.robotsStatus}
+       WHERE id = ${runId}`;
+  }
+
+  /** What the crawl read of robots.txt at its start (a crawl started before it moved to the run: its state). */
+  async robotsOf(tx: Tx, job: CrawlJob): Promise<RobotsRead> {
+    const [row] = await tx.$queryRaw<{ robotsTxt: string | null; robotsStatus: number | null }[]>`
+      SELECT robots_txt AS "robotsTxt", robots_status AS "robotsStatus" FROM run WHERE id = ${job.runId}`;
+    if (row && row.robotsStatus !== null) return { robotsTxt: row.robotsTxt ?? '', robotsStatus: row.robotsStatus };
+    const state = (job.result ?? {}) as Partial<CrawlState>;
+    return { robotsTxt: state.robotsTxt ?? '', robotsStatus: state.robotsStatus ?? 0 };
   }
 
   /** The job as the run's lock holder sees it (read inside the locked transaction). */

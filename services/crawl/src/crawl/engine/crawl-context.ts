@@ -1,7 +1,7 @@
 import { crawlRequestSchema, type CrawlRequest } from '@tidemark/contracts';
 import { robotsFromResponse, type RobotsRules } from '@tidemark/robots';
 import { CrawlScope } from '../../frontier/scope.js';
-import type { CrawlJob, CrawlState } from '../../repositories/crawl-job.repository.js';
+import type { CrawlJob, RobotsRead } from '../../repositories/crawl-job.repository.js';
 import { resolveCrawl, type CrawlOptions } from '../crawl-options.js';
 
 /** Everything a worker derives from a crawl's stored request, built once per crawl. */
@@ -19,16 +19,17 @@ export class CrawlContexts {
 
   constructor(private readonly userAgent: string) {}
 
-  /** The crawl's context; `robots` given (its start), built again from that robots.txt. */
-  of(job: CrawlJob, robots?: { robotsTxt: string; robotsStatus: number }): CrawlContext {
-    const known = this.known.get(job.id);
-    if (known && !robots) return known;
+  /** The crawl's context when this worker has built it. */
+  cached(jobId: string): CrawlContext | undefined {
+    return this.known.get(jobId);
+  }
+
+  /** The crawl's context, built (again) from its request and the robots.txt it read at its start. */
+  of(job: CrawlJob, robots: RobotsRead): CrawlContext {
     const request = crawlRequestSchema.parse(job.request);
     const options = resolveCrawl(request);
-    const state = job.result as unknown as CrawlState;
-    const src = robots ?? { robotsTxt: state.robotsTxt, robotsStatus: state.robotsStatus };
     const rules = options.config.scope.respect_robots
-      ? robotsFromResponse(src.robotsStatus || null, src.robotsTxt, this.userAgent)
+      ? robotsFromResponse(robots.robotsStatus || null, robots.robotsTxt, this.userAgent)
       : null;
     const crawlDelay = rules?.crawlDelaySeconds ?? 0;
     const ctx: CrawlContext = {

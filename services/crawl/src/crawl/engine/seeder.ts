@@ -141,12 +141,11 @@ export class Seeder {
     const next: Partial<CrawlState> = {
       started: true,
       log: logLine(current, `started from ${request.url}${listedNote}${robotsNote}`),
-      robotsTxt: discovered?.robotsTxt ?? '',
-      robotsStatus,
       limitReached: overflow > 0 || first.overflow > 0,
       depthReached,
       sitemapUrls: sitemapKeys.length,
     };
+    await this.jobs.saveRobots(tx, view.runId, { robotsTxt: discovered?.robotsTxt ?? '', robotsStatus });
     const job = await this.jobs.update(tx, view, {
       status: 'running',
       progress: { done: 0, total, queued: total },
