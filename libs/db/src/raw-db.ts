@@ -72,6 +72,11 @@ export interface TransactionOptions {
    * takes first). Its text is the caller's own, never a value from outside.
    */
   first?: string;
+  /**
+   * A query without parameters sent in the same round trip after `first` (what the transaction
+   * reads under that lock); its rows are handed to `fn`. Its text is the caller's own.
+   */
+  read?: string;
 }
 
 export class TransactionTimedOut extends Error {
@@ -116,7 +121,7 @@ export class RawDb implements RawSql {
    * it throws. Past `timeoutMs` its statements fail and it rolls back (as Prisma's interactive
    * transactions do), so a stuck step cannot hold its locks for ever.
    */
-  async transaction<T>(fn: (tx: RawSql) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+  async transaction<T>(fn: (tx: RawSql, read: unknown[]) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const client = await this.pool.connect();
     let expired = false;
@@ -125,9 +130,11 @@ export class RawDb implements RawSql {
       expired ? Promise.reject(new TransactionTimedOut(timeoutMs)) : client.query(text, values.map(param));
     let broken: unknown = undefined;
     try {
-      // The first statement goes in BEGIN's round trip (one simple query: no parameters).
-      await client.query(opts.first ? `BEGIN; ${opts.first}` : 'BEGIN');
-      const result = await fn(rawSqlOver(run));
+      // The first statement and the read go in BEGIN's round trip (one simple query: no parameters).
+      const head = ['BEGIN', opts.first, opts.read].filter(Boolean).join('; ');
+      const answered = (await client.query(head)) as pg.QueryResult | pg.QueryResult[];
+      const read = opts.read ? ((Array.isArray(answered) ? answered.at(-1)?.rows : answered.rows) ?? []) : [];
+      const result = await fn(rawSqlOver(run), read);
       if (expired) throw new TransactionTimedOut(timeoutMs);
       await client.query('COMMIT');
       return result;

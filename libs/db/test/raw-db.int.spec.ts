@@ -82,6 +82,32 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
     expect(await db.raw.$queryRaw`SELECT id FROM t WHERE id = 7`).toEqual([]);
   });
 
+  it('reads under the first statement in the same round trip, its rows parsed as $queryRaw parses them', async () => {
+    const lockKey = 434343;
+    await db.prisma.workspace.create({ data: { id: 'ws_read', name: 'read' } });
+    await db.prisma.job.create({
+      data: { id: 'job_read', workspaceId: 'ws_read', kind: 'crawl', progress: { done: 2, total: 5, queued: 3 } },
+    });
+    const query = `SELECT ${JOB_COLUMNS.text} FROM job WHERE id = 'job_read'`;
+    const [read, separately, held] = await db.raw.transaction(
+      async (tx, rows) => {
+        const [lock] = await tx.$queryRaw<{ held: boolean }[]>`
+          SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ${lockKey}
+                          AND pid = pg_backend_pid() AND granted) AS held`;
+        return [rows, await tx.$queryRawUnsafe<unknown[]>(query), lock!.held];
+      },
+      { first: `SELECT pg_advisory_xact_lock(${lockKey})`, read: query },
+    );
+    expect(held).toBe(true);
+    expect(read).toHaveLength(1);
+    // Timestamps as Dates, json parsed, as the extended protocol answers them.
+    expect(read).toEqual(separately);
+    expect((read[0] as { createdAt: unknown }).createdAt).toBeInstanceOf(Date);
+    expect((read[0] as { progress: unknown }).progress).toEqual({ done: 2, total: 5, queued: 3 });
+    // Without a read, fn is handed no rows.
+    expect(await db.raw.transaction(async (_tx, rows) => rows, { first: 'SELECT 1' })).toEqual([]);
+  });
+
   it('reads a page, a job and a project with PAGE_COLUMNS, JOB_COLUMNS and PROJECT_COLUMNS as Prisma reads them', async () => {
     // Every column set, bytes included: a column the lists miss (or misname) fails here.
     await db.prisma.workspace.create({ data: { id: 'ws_cols', name: 'cols' } });

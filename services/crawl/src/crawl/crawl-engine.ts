@@ -136,33 +136,46 @@ export class CrawlEngine {
   private async settleStep(items: { msg: CrawlPageResultMessage; note?: string }[]): Promise<void> {
     const job = await this.runOf(items[0]!.msg.jobId);
     if (!job) return;
-    const note = items.find((i) => i.note)?.note;
-    const ended = await this.frontier.locked(job.runId, async (tx) => {
-      const view = await this.jobs.lockedView(tx, job.id);
-      if (!view) return null;
-      const ctx = await this.contextOf(tx, view);
-      const after = await this.settler.settle(
-        tx,
-        view,
-        ctx,
-        items.map((i) => i.msg),
-        note,
-      );
-      if (!after) return null;
-      const now = Date.now();
-      const waitsOnClock = ctx.delayMs > 0 || Object.values(stateOf(after).hostNextAt ?? {}).some((t) => t > now);
-      if (waitsOnClock) this.steppedAt.delete(job.id);
-      else {
-        // Crawls that end in another worker leave their entry: the oldest goes past 4096.
-        if (this.steppedAt.size >= 4096) this.steppedAt.delete(this.steppedAt.keys().next().value!);
-        this.steppedAt.set(job.id, now);
-      }
-      return this.advance(tx, after, ctx);
-    });
+    // The job is read in the round trip that takes the run's lock (the step's first).
+    const ended = await this.frontier.locked(
+      job.runId,
+      (tx, read) => this.step(tx, job, this.jobs.fromView(read), items),
+      false,
+      this.jobs.viewQuery(job.id),
+    );
     if (ended) {
       this.steppedAt.delete(job.id);
       await this.events.publishEnd(job, ended);
     }
+  }
+
+  /** One settle step under the run's lock: the results settled, then what may go dispatched. */
+  private async step(
+    tx: Tx,
+    job: Pick<CrawlJob, 'id'>,
+    view: CrawlJob | null,
+    items: { msg: CrawlPageResultMessage; note?: string }[],
+  ): Promise<CrawlEnd | null> {
+    if (!view) return null;
+    const ctx = await this.contextOf(tx, view);
+    const note = items.find((i) => i.note)?.note;
+    const after = await this.settler.settle(
+      tx,
+      view,
+      ctx,
+      items.map((i) => i.msg),
+      note,
+    );
+    if (!after) return null;
+    const now = Date.now();
+    const waitsOnClock = ctx.delayMs > 0 || Object.values(stateOf(after).hostNextAt ?? {}).some((t) => t > now);
+    if (waitsOnClock) this.steppedAt.delete(job.id);
+    else {
+      // Crawls that end in another worker leave their entry: the oldest goes past 4096.
+      if (this.steppedAt.size >= 4096) this.steppedAt.delete(this.steppedAt.keys().next().value!);
+      this.steppedAt.set(job.id, now);
+    }
+    return this.advance(tx, after, ctx);
   }
 
   /**

@@ -152,6 +152,18 @@ export class CrawlJobRepository {
     return { robotsTxt: state.robotsTxt ?? '', robotsStatus: state.robotsStatus ?? 0 };
   }
 
+  /**
+   * `lockedView` as a query without parameters, for FrontierRepository.locked's `read`: a settle
+   * step reads its job in the round trip that takes the run's lock. Its rows: `fromView`.
+   */
+  viewQuery(id: string): string {
+    return `SELECT ${JOB_COLUMNS.text} FROM job WHERE id = '${id.replaceAll("'", "''")}'`;
+  }
+
+  fromView(rows: unknown[]): CrawlJob | null {
+    return (rows[0] as CrawlJob | undefined) ?? null;
+  }
+
   /** The job as the run's lock holder sees it (read inside the locked transaction). */
   async lockedView(tx: Tx, id: string): Promise<CrawlJob | null> {
     const rows = await tx.$queryRaw<CrawlJob[]>`SELECT ${JOB_COLUMNS} FROM job WHERE id = ${id}`;

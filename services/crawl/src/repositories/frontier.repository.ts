@@ -90,14 +90,24 @@ export class FrontierRepository {
     private readonly raw: RawDb,
   ) {}
 
-  /** Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken. */
-  async locked<T>(runId: string, fn: (tx: Tx) => Promise<T>, tryOnly = false): Promise<T | null> {
+  /**
+   * Runs `fn` in a transaction holding the run's lock; null when `tryOnly` and it is taken.
+   * `read` (a query without parameters, e.g. CrawlJobRepository.viewQuery) runs under the lock in
+   * the same round trip as BEGIN and the lock, and its rows are handed to `fn`.
+   */
+  async locked<T>(
+    runId: string,
+    fn: (tx: Tx, read: unknown[]) => Promise<T>,
+    tryOnly = false,
+    read?: string,
+  ): Promise<T | null> {
     if (tryOnly)
       return this.raw.transaction(
         async (tx) => {
           const [row] = await tx.$queryRaw<{ ok: boolean }[]>`
             SELECT pg_try_advisory_xact_lock(hashtext('crawl:' || ${runId})) AS ok`;
-          return row?.ok ? fn(tx) : null;
+          if (!row?.ok) return null;
+          return fn(tx, read ? await tx.$queryRawUnsafe<unknown[]>(read) : []);
         },
         { timeoutMs: 30_000 },
       );
@@ -105,6 +115,7 @@ export class FrontierRepository {
     return this.raw.transaction(fn, {
       timeoutMs: 30_000,
       first: `SELECT pg_advisory_xact_lock(hashtext('crawl:' || ${quoteLiteral(runId)}))`,
+      ...(read ? { read } : {}),
     });
   }
 
