@@ -8,7 +8,7 @@ import type { LadderService, PageRef } from '../src/ladder/ladder.service.js';
 import { PageRepository, storedBodies } from '../src/repositories/page.repository.js';
 import { readResult } from './support/read-result.js';
 
-// A one-URL scrape (`now`) writes its row while billing writes the page's charge. The charge is
+// A page of a scrape job writes its row while billing writes the page's charge. The charge is
 // what makes the row true: one that fails must leave the page open as it was before its reading,
 // so the fallback through the work stream (which claims open rows only) reads and charges it.
 
@@ -102,16 +102,19 @@ describe('a page of a job read now: its row and its charge written side by side'
     expect(await pages.claim(job.id, 0)).toBe(true);
   });
 
-  it('leaves a worker-read page to the ladder: its charge is written before the row', async () => {
+  it("opens a worker's row again too when its charge fails: the message's redelivery reads it again", async () => {
     const job = await jobWithRow('job_worker');
     const asked: PageRef[] = [];
-    const read = await readJobPage(
-      deps(ladderCharging(Promise.resolve(), asked), { count: 0 }),
-      job,
-      { position: 0, url },
-      async () => true,
-    );
-    expect(asked[0]?.chargeBehind).toBeUndefined();
-    expect(read?.result.row.verdict).toBe('ok');
+    const charged = Promise.reject(new Error('billing is out of reach'));
+    charged.catch(() => undefined);
+    await expect(
+      readJobPage(deps(ladderCharging(charged, asked), { count: 0 }), job, { position: 0, url }, async () =>
+        pages.claim(job.id, 0),
+      ),
+    ).rejects.toThrow('billing is out of reach');
+    expect(asked[0]?.chargeBehind).toBe(true);
+    // The redelivered message claims it, as it claims a row whose worker died mid-page.
+    expect(await pages.claim(job.id, 0)).toBe(true);
+    expect((await pages.findAt(job.id, 0))?.verdict).toBeNull();
   });
 });

@@ -31,10 +31,12 @@ export interface JobPageDeps {
  * Answers the page's result and the job as the page left it, or null when the row was not taken
  * or was settled meanwhile.
  *
- * `now` (a one-URL scrape, whose caller waits): the row is written while billing writes the
- * charge, and the job's end is announced behind the answer. A charge that fails undoes the row
- * it raced (the page is open again, as before its reading), so the page's fallback through the
- * work stream reads and charges it as if it had never been read here.
+ * The row is written while billing writes the page's charge, and the page is counted once both
+ * are. A charge that fails undoes the row it raced (the page is open again, as before its
+ * reading), so the page is read and charged again as if it had not been: by its message's
+ * redelivery (a worker), or by the fallback through the work stream (a one-URL scrape), both of
+ * which take open rows only. `now` (a one-URL scrape, whose caller waits): the job's end is
+ * announced behind the answer.
  */
 export const readJobPage = async (
   deps: JobPageDeps,
@@ -55,7 +57,7 @@ export const readJobPage = async (
           jobId: job.id,
           position: page.position,
           url: page.url,
-          ...(mode === 'now' ? { chargeBehind: true } : {}),
+          chargeBehind: true,
         },
         opts,
       );
