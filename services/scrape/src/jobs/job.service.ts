@@ -169,12 +169,16 @@ export class JobService {
    * page left it and the row as stored, without reading either back.
    */
   envelopeRead(job: Job, after: JobAfterPage, result: PageResult): JobEnvelope {
-    const state = { ...job, status: after.status, progress: after.progress, creditsUsed: after.creditsUsed };
-    return envelopeOf(
-      { ...state, counts: after.counts, stop: after.stop, error: after.error } as Job,
-      [storedRow(result, this.formatsOf(job))],
-      null,
-    );
+    const counted: Job = {
+      ...job,
+      status: after.status,
+      progress: after.progress,
+      creditsUsed: after.creditsUsed,
+      counts: after.counts,
+      stop: after.stop,
+      error: after.error as Job['error'],
+    };
+    return envelopeOf(counted, [storedRow(result, this.formatsOf(job))], null);
   }
 
   /** The bodies a job's rows show: a playground job shows every body it kept and the evidence. */
@@ -211,7 +215,6 @@ export class JobService {
     return this.get(workspaceId, jobId);
   }
 
-  /** Counts a settled page into its job; the last one finishes the job and tells everyone. */
   /**
    * Counts a settled page into its job; the last one ends the job and announces it (its events
    * and the done broadcast). `announce: 'behind'`: the caller has its answer and does not wait for
