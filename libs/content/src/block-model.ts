@@ -20,19 +20,53 @@ export interface BlockModel {
   maxDrop: number;
 }
 
+/** The trees laid out in typed arrays, all nodes of all trees in one run (made once per model). */
+interface Compiled {
+  roots: Int32Array;
+  feature: Int32Array;
+  threshold: Float64Array;
+  left: Int32Array;
+  right: Int32Array;
+}
+const compiled = new WeakMap<BlockModel, Compiled>();
+
+function compile(model: BlockModel): Compiled {
+  const size = model.trees.reduce((s, t) => s + t.length / 4, 0);
+  const c: Compiled = {
+    roots: new Int32Array(model.trees.length),
+    feature: new Int32Array(size),
+    threshold: new Float64Array(size),
+    left: new Int32Array(size),
+    right: new Int32Array(size),
+  };
+  let at = 0;
+  model.trees.forEach((t, i) => {
+    c.roots[i] = at;
+    for (let k = 0; k < t.length / 4; k++) {
+      c.feature[at + k] = t[4 * k]!;
+      c.threshold[at + k] = t[4 * k + 1]!;
+      c.left[at + k] = at + t[4 * k + 2]!;
+      c.right[at + k] = at + t[4 * k + 3]!;
+    }
+    at += t.length / 4;
+  });
+  compiled.set(model, c);
+  return c;
+}
+
 /** The model's log-odds that the block at `row` of a feature matrix is boilerplate. */
 export function blockLogit(model: BlockModel, x: Float64Array, row: number): number {
-  const width = model.features.length;
-  const base = row * width;
+  const { roots, feature, threshold, left, right } = compiled.get(model) ?? compile(model);
+  const base = row * model.features.length;
   let sum = model.bias;
-  for (const t of model.trees) {
-    let n = 0;
-    let f = t[0]!;
+  for (let t = 0; t < roots.length; t++) {
+    let n = roots[t]!;
+    let f = feature[n]!;
     while (f >= 0) {
-      n = x[base + f]! <= t[4 * n + 1]! ? t[4 * n + 2]! : t[4 * n + 3]!;
-      f = t[4 * n]!;
+      n = x[base + f]! <= threshold[n]! ? left[n]! : right[n]!;
+      f = feature[n]!;
     }
-    sum += t[4 * n + 1]!;
+    sum += threshold[n]!;
   }
   return sum;
 }

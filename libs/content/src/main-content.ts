@@ -1224,6 +1224,8 @@ const ROOT_AT = CONTEXT_AT + CONTEXT.length;
 const isLeafBlock = (k: number, stats: Stats): boolean =>
   stats.ownText[k]! > 0 && stats.ownText[k] === stats.text[k] && BLOCK.has(stats.el[k]!.localName);
 
+let features = new Float64Array(64 * WIDTH);
+
 function refine(root: number, stats: Stats, pruned: Set<Element>): void {
   const { el, end, parent, text, link, ownText, ownLink } = stats;
   const blocks: number[] = [];
@@ -1261,14 +1263,29 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
   const shapes = new Map<string, number>();
   const sizes = new Map<number, number>();
   const shapeKey: string[] = [];
+  // Per parent (blocks share them: the items of one list): its shape and its children.
+  const parentShape = new Map<number, string>();
+  const children = new Map<number, number>();
   for (const k of blocks) {
-    const key = `${el[k]!.localName}>${shapeOf(el[parent[k]!]!)}`;
+    const p = parent[k]!;
+    let ps = parentShape.get(p);
+    if (ps === undefined) {
+      ps = shapeOf(el[p]!);
+      parentShape.set(p, ps);
+      let count = 0;
+      for (let c = p + 1; c < end[p]!; c = end[c]!) count++;
+      children.set(p, count);
+    }
+    const key = `${el[k]!.localName}>${ps}`;
     shapeKey.push(key);
     shapes.set(key, (shapes.get(key) ?? 0) + 1);
     const size = ownText[k]! * 4096 + ownLink[k]!;
     sizes.set(size, (sizes.get(size) ?? 0) + 1);
   }
-  const x = new Float64Array(n * WIDTH);
+  // One buffer for every page (a large listing has thousands of blocks).
+  if (features.length < n * WIDTH) features = new Float64Array(2 * n * WIDTH);
+  const x = features;
+  x.fill(0, 0, n * WIDTH);
   let sinceHeading = 100;
   let asideHeading = 0;
   for (let r = 0; r < n; r++) {
@@ -1281,9 +1298,8 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
       sinceHeading = 0;
       asideHeading = ASIDE_HEADING.test(el[k]!.textContent ?? '') ? 1 : 0;
     } else sinceHeading++;
-    let siblings = 0;
-    for (let c = p + 1; c < end[p]!; c = end[c]!) siblings++;
-    const words = readWords(el[k]!.textContent ?? '');
+    const siblings = children.get(p)!;
+    const words = readWords(el[k]!);
     x[o] = Math.log1p(t);
     x[o + 1] = ownLink[k]! / t;
     x[o + 2] = Math.log1p(stats.ownAnchors[k]!);
@@ -1352,30 +1368,41 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
 }
 
 /** Word figures of a block's text: words, letters, digits, capitalised words, a closing stop. */
-function readWords(s: string): { words: number; letters: number; digits: number; upper: number; endsSentence: number } {
-  let words = 0;
-  let letters = 0;
-  let digits = 0;
-  let upper = 0;
-  let inWord = false;
-  let last = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c <= 32 || c === 160) {
-      inWord = false;
+const words = { words: 0, letters: 0, digits: 0, upper: 0, endsSentence: 0, inWord: false, last: 0 };
+
+function readWords(block: Element): typeof words {
+  words.words = words.letters = words.digits = words.upper = words.last = 0;
+  words.inWord = false;
+  readWordsIn(block);
+  const last = words.last;
+  words.endsSentence = last === 46 || last === 33 || last === 63 || last === 0x3002 ? 1 : 0;
+  return words;
+}
+
+function readWordsIn(e: Element): void {
+  for (let n = e.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1) {
+      readWordsIn(n as Element);
       continue;
     }
-    last = c;
-    if (c >= 48 && c <= 57) digits++;
-    else letters++;
-    if (!inWord) {
-      words++;
-      inWord = true;
-      if (c >= 65 && c <= 90) upper++;
+    if (n.nodeType !== 3) continue;
+    const s = (n as Text).data;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c <= 32 || c === 160) {
+        words.inWord = false;
+        continue;
+      }
+      words.last = c;
+      if (c >= 48 && c <= 57) words.digits++;
+      else words.letters++;
+      if (!words.inWord) {
+        words.words++;
+        words.inWord = true;
+        if (c >= 65 && c <= 90) words.upper++;
+      }
     }
   }
-  const endsSentence = last === 46 || last === 33 || last === 63 || last === 0x3002 ? 1 : 0;
-  return { words, letters, digits, upper, endsSentence };
 }
 
 /** Iteration aid (explain-page.ts): the best candidates under both readings of the page. */
