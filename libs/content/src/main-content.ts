@@ -1225,6 +1225,8 @@ const isLeafBlock = (k: number, stats: Stats): boolean =>
   stats.ownText[k]! > 0 && stats.ownText[k] === stats.text[k] && BLOCK.has(stats.el[k]!.localName);
 
 let features = new Float64Array(64 * WIDTH);
+/** Models whose feature names were found to be BLOCK_FEATURES. */
+const checked = new WeakSet<BlockModel>();
 
 function refine(root: number, stats: Stats, pruned: Set<Element>): void {
   const { el, end, parent, text, link, ownText, ownLink } = stats;
@@ -1341,10 +1343,16 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
   if (REFINE.observe)
     REFINE.observe(
       blocks.map((k) => el[k]!),
-      x,
+      x.slice(0, n * WIDTH),
     );
   const model = REFINE.model;
   if (!model) return;
+  if (!checked.has(model)) {
+    if (model.features.join() !== BLOCK_FEATURES.join()) {
+      throw new Error('the block model was trained on other features: run scripts/train-block-model.ts');
+    }
+    checked.add(model);
+  }
   const cut = Math.log(model.threshold / (1 - model.threshold));
   const logit = new Float64Array(n);
   const order: number[] = [];
