@@ -7,6 +7,7 @@
 //        (then: batch-eval.ts --block-models /tmp/cv-models.json scores the real pipeline, each page
 //         with the model of the fold that did not see it)
 //   node --import tsx libs/content/scripts/train-block-model.ts fit --write  # all pages → weights
+//   node_modules/.bin/prettier --write libs/content/src/block-model.weights.ts
 //
 // Labels come from the ground truth by the benchmark's own metric: a block of the winner is
 // boilerplate when leaving it out alone raises the page's bag-of-words F1, and it weighs by how
