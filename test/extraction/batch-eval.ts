@@ -4,12 +4,18 @@
 // decimal); with two extractors (tidemark,readability) it prints EXTRACTION.md's table of both.
 //
 //   node --import tsx test/extraction/batch-eval.ts [--extractor tidemark,readability] [--type T]
-//        [--per-page FILE] [--ids 0003,0005] [--dump DIR]
+//        [--per-page FILE] [--ids 0003,0005] [--dump DIR] [--block-models FILE | --no-block-model]
+//
+// --block-models FILE: cross-validation of the block model (libs/content/src/block-model.ts):
+// FILE (written by libs/content/scripts/train-block-model.ts cv --models FILE) holds one model
+// per fold and each page's fold; every page is extracted with the model of the fold that did
+// not see it in training. --no-block-model: the rules alone.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { extractContent, parseDocument } from '../../libs/content/src/index.js';
-import { TUNING } from '../../libs/content/src/main-content.js';
+import type { BlockModel } from '../../libs/content/src/block-model.js';
+import { REFINE, TUNING } from '../../libs/content/src/main-content.js';
 import { readabilityMarkdown } from '../../libs/content/test/support/readability-baseline.js';
 
 const ROOT = process.env.WCXB_ROOT ?? '/work/shared/extraction/wcxb';
@@ -82,10 +88,21 @@ async function main(): Promise<void> {
   if (ids) pages = pages.filter((p) => ids.includes(p.id));
   const dump = arg('dump');
   if (dump) fs.mkdirSync(dump, { recursive: true });
+  const shipped = REFINE.model;
+  const cv = arg('block-models');
+  const folds = cv
+    ? (JSON.parse(fs.readFileSync(cv, 'utf8')) as { fold: Record<string, number>; models: BlockModel[] })
+    : null;
+  if (process.argv.includes('--no-block-model')) REFINE.model = null;
   const runs = new Map<string, Row[]>(names.map((n) => [n, []]));
   let empty = 0;
   for (const p of pages) {
     const html = zlib.gunzipSync(fs.readFileSync(p.file)).toString('utf8');
+    if (folds) {
+      const f = folds.fold[p.id];
+      if (f === undefined) throw new Error(`page ${p.id} has no fold in ${cv}`);
+      REFINE.model = folds.models[f]!;
+    }
     for (const name of names) {
       let out = '';
       try {
@@ -99,6 +116,7 @@ async function main(): Promise<void> {
       runs.get(name)!.push({ id: p.id, type: p.type, ...ev.wcxbPage(p.ref, stripped) });
     }
   }
+  REFINE.model = shipped;
   for (const name of names) report(name, runs.get(name)!);
   console.log(`${names[0]}: ${empty} pages with an empty output where the ground truth is not empty`);
   if (names.length > 1) console.log(markdownTable(names, runs));

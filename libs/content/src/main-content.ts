@@ -10,6 +10,8 @@ import {
   NAME_REVIEWS,
   NameMatcher,
 } from './patterns.js';
+import { blockLogit, type BlockModel } from './block-model.js';
+import { BLOCK_MODEL } from './block-model.weights.js';
 import { isSpace } from './text.js';
 
 // Finds the main content of a cleaned page.
@@ -212,6 +214,10 @@ class Stats {
   frag = new Uint8Array(INITIAL);
   /** Characters of link text in the block's own inline text. */
   ownLink = new Float64Array(INITIAL);
+  /** Characters of the block's own inline text, its anchors and its punctuated text nodes. */
+  ownText = new Float64Array(INITIAL);
+  ownAnchors = new Float64Array(INITIAL);
+  ownPuncts = new Float64Array(INITIAL);
   flags = new Int32Array(INITIAL);
   score = new Float64Array(INITIAL);
   /** Some text in the subtree that is not whitespace (textContent.trim() !== ''). */
@@ -259,6 +265,9 @@ class Stats {
     this.ownListing = grown(this.ownListing);
     this.frag = grown(this.frag);
     this.ownLink = grown(this.ownLink);
+    this.ownText = grown(this.ownText);
+    this.ownAnchors = grown(this.ownAnchors);
+    this.ownPuncts = grown(this.ownPuncts);
     this.flags = grown(this.flags);
     this.score = grown(this.score);
     this.hasText = grown(this.hasText);
@@ -305,6 +314,7 @@ export function findMainContent(
   const { root, dropped } = description >= 0 ? { root: description, dropped: [] } : gathered;
   const pruned = prune(root, stats);
   for (const el of dropped) pruned.add(el);
+  if (REFINE.model || REFINE.observe) refine(root, stats, pruned);
   return { root: stats.el[root]!, pruned };
 }
 
@@ -387,6 +397,9 @@ function measure(
     stats.ownListing[me] = blockValue(at, stats.flags[me]!, true);
     stats.frag[me] = blockFragment;
     stats.ownLink[me] = inline[at + LINK]!;
+    stats.ownText[me] = inline[at + TEXT]!;
+    stats.ownAnchors[me] = inline[at + ANCHORS]!;
+    stats.ownPuncts[me] = inline[at + PUNCTS]!;
   }
   return me;
 }
@@ -1061,6 +1074,343 @@ function firstHeadingUnmeasured(el: Element, depth: number): Element | null {
     if ((c.textContent ?? '').trim()) return null;
   }
   return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The learned refinement (block-model.ts): the winner's leaf blocks (p, li, td, headings, a div
+// with text of its own and no block inside) are described by the figures the walk measured and
+// where they sit, and a model trained on the development split leaves out those it judges
+// boilerplate. The features describe the page's structure, never a site.
+
+/** The shipped model, and an observer the training script reads the blocks and features with. */
+export const REFINE: {
+  model: BlockModel | null;
+  observe: ((blocks: Element[], features: Float64Array) => void) | null;
+} = { model: BLOCK_MODEL, observe: null };
+
+/** Ancestor marks (within the winner, the block itself included), one feature each. */
+const CONTEXT = [
+  'nav',
+  'aside',
+  'footer',
+  'header',
+  'form',
+  'li',
+  'table',
+  'link',
+  'quote',
+  'figure',
+  'dl',
+  'boiler',
+  'boiler_name',
+  'comments',
+  'reviews',
+  'content_name',
+  'semantic',
+  'description',
+  'purchase',
+  'article_header',
+  'anchored',
+  'card',
+] as const;
+const CONTEXT_TAGS: Record<string, number> = {
+  nav: 1 << 0,
+  aside: 1 << 1,
+  footer: 1 << 2,
+  header: 1 << 3,
+  form: 1 << 4,
+  li: 1 << 5,
+  td: 1 << 6,
+  th: 1 << 6,
+  table: 1 << 6,
+  a: 1 << 7,
+  blockquote: 1 << 8,
+  figure: 1 << 9,
+  figcaption: 1 << 9,
+  dl: 1 << 10,
+  dd: 1 << 10,
+  dt: 1 << 10,
+};
+const C_BOILER = 1 << 11;
+
+function contextOf(k: number, stats: Stats): number {
+  const f = stats.flags[k]!;
+  let b = CONTEXT_TAGS[stats.el[k]!.localName] ?? 0;
+  if (f & Flag.Boiler) b |= C_BOILER;
+  if (f & Flag.BoilerName) b |= 1 << 12;
+  if (f & Flag.Comments) b |= 1 << 13;
+  if (f & Flag.Reviews) b |= 1 << 14;
+  if (f & Flag.Content) b |= 1 << 15;
+  if (f & Flag.Semantic) b |= 1 << 16;
+  if (f & Flag.Description) b |= 1 << 17;
+  if (f & Flag.Purchase) b |= 1 << 18;
+  if (f & Flag.ArticleHeader) b |= 1 << 19;
+  if (stats.anchored.has(k)) b |= 1 << 20;
+  if (stats.card.has(k)) b |= 1 << 21;
+  return b;
+}
+
+/** Marks of the winner and the elements around it. */
+const ROOT_CONTEXT = ['root_boiler', 'root_comments', 'root_semantic', 'root_content_name', 'root_li', 'root_link'];
+const ROOT_BITS = [C_BOILER, 1 << 13, 1 << 16, 1 << 15, 1 << 5, 1 << 7];
+
+const TAGS = ['p', 'h1_h2', 'h3_h6', 'div', 'pre', 'cell', 'li', 'other'] as const;
+const tagIndex = (t: string): number =>
+  t === 'p'
+    ? 0
+    : t === 'h1' || t === 'h2'
+      ? 1
+      : HEADING.has(t)
+        ? 2
+        : t === 'div'
+          ? 3
+          : t === 'pre'
+            ? 4
+            : t === 'td' || t === 'th'
+              ? 5
+              : t === 'li'
+                ? 6
+                : 7;
+
+const NUMERIC = [
+  'log_chars',
+  'link_density',
+  'log_anchors',
+  'log_puncts',
+  'fragment',
+  'value_per_char',
+  'share_of_winner',
+  'position_in_winner',
+  'after_in_winner',
+  'position_in_page',
+  'depth_below_winner',
+  'rank_in_winner',
+  'parent_share',
+  'parent_link_density',
+  'parent_score_per_char',
+  'log_siblings',
+  'log_same_shape',
+  'log_same_size',
+  'winner_log_chars',
+  'winner_share_of_page',
+  'winner_link_density',
+  'page_link_density',
+  'relative_link_density',
+  'log_blocks',
+  'listing_reading',
+  'product_page',
+  'digit_share',
+  'upper_word_share',
+  'log_words',
+  'mean_word_chars',
+  'ends_sentence',
+  'log_blocks_since_heading',
+  'under_aside_heading',
+] as const;
+
+/** The features of a block, in the order of the columns blockFeatures fills. */
+export const BLOCK_FEATURES: readonly string[] = [
+  ...NUMERIC,
+  ...TAGS.map((t) => `tag_${t}`),
+  ...CONTEXT.map((c) => `in_${c}`),
+  ...ROOT_CONTEXT,
+];
+const WIDTH = BLOCK_FEATURES.length;
+const TAG_AT = NUMERIC.length;
+const CONTEXT_AT = TAG_AT + TAGS.length;
+const ROOT_AT = CONTEXT_AT + CONTEXT.length;
+
+/** A block with text of its own and no block with text inside: the unit the model judges. */
+const isLeafBlock = (k: number, stats: Stats): boolean =>
+  stats.ownText[k]! > 0 && stats.ownText[k] === stats.text[k] && BLOCK.has(stats.el[k]!.localName);
+
+let features = new Float64Array(64 * WIDTH);
+/** Models whose feature names were found to be BLOCK_FEATURES. */
+const checked = new WeakSet<BlockModel>();
+
+function refine(root: number, stats: Stats, pruned: Set<Element>): void {
+  const { el, end, parent, text, link, ownText, ownLink } = stats;
+  const blocks: number[] = [];
+  const context: number[] = [];
+  const before: number[] = [];
+  let seen = 0;
+  const walk = (i: number, ctx: number): void => {
+    for (let k = i + 1; k < end[i]!; k = end[k]!) {
+      if (text[k] === 0 || pruned.has(el[k]!)) continue;
+      const c = ctx | contextOf(k, stats);
+      if (isLeafBlock(k, stats)) {
+        blocks.push(k);
+        context.push(c);
+        before.push(seen);
+        seen += text[k]!;
+      } else walk(k, c);
+    }
+  };
+  if (isLeafBlock(root, stats)) return; // one block: nothing to weigh it against
+  walk(root, 0);
+  const n = blocks.length;
+  if (n < 2) return;
+  let rootCtx = 0;
+  for (let a = root; a >= 0; a = parent[a]!) rootCtx |= contextOf(a, stats);
+  // Characters of the page before the winner (its preceding siblings and theirs, upwards).
+  let pageBefore = 0;
+  for (let a = root; parent[a]! >= 0; a = parent[a]!) {
+    for (let c = parent[a]! + 1; c < a; c = end[c]!) pageBefore += text[c]!;
+  }
+  const pageText = Math.max(1, text[0]!);
+  const rootText = Math.max(1, seen);
+  const pageLd = link[0]! / pageText;
+  const rootLd = link[root]! / Math.max(1, text[root]!);
+  // Repetition inside the winner: blocks of one shape (tag and parent's shape), of one size.
+  const shapes = new Map<string, number>();
+  const sizes = new Map<number, number>();
+  const shapeKey: string[] = [];
+  // Per parent (blocks share them: the items of one list): its shape and its children.
+  const parentShape = new Map<number, string>();
+  const children = new Map<number, number>();
+  for (const k of blocks) {
+    const p = parent[k]!;
+    let ps = parentShape.get(p);
+    if (ps === undefined) {
+      ps = shapeOf(el[p]!);
+      parentShape.set(p, ps);
+      let count = 0;
+      for (let c = p + 1; c < end[p]!; c = end[c]!) count++;
+      children.set(p, count);
+    }
+    const key = `${el[k]!.localName}>${ps}`;
+    shapeKey.push(key);
+    shapes.set(key, (shapes.get(key) ?? 0) + 1);
+    const size = ownText[k]! * 4096 + ownLink[k]!;
+    sizes.set(size, (sizes.get(size) ?? 0) + 1);
+  }
+  // One buffer for every page (a large listing has thousands of blocks).
+  if (features.length < n * WIDTH) features = new Float64Array(2 * n * WIDTH);
+  const x = features;
+  x.fill(0, 0, n * WIDTH);
+  let sinceHeading = 100;
+  let asideHeading = 0;
+  for (let r = 0; r < n; r++) {
+    const k = blocks[r]!;
+    const o = r * WIDTH;
+    const t = ownText[k]!;
+    const tag = el[k]!.localName;
+    const p = parent[k]!;
+    if (HEADING.has(tag)) {
+      sinceHeading = 0;
+      asideHeading = ASIDE_HEADING.test(el[k]!.textContent ?? '') ? 1 : 0;
+    } else sinceHeading++;
+    const siblings = children.get(p)!;
+    const words = readWords(el[k]!);
+    x[o] = Math.log1p(t);
+    x[o + 1] = ownLink[k]! / t;
+    x[o + 2] = Math.log1p(stats.ownAnchors[k]!);
+    x[o + 3] = Math.log1p(stats.ownPuncts[k]!);
+    x[o + 4] = stats.frag[k]!;
+    x[o + 5] = stats.own[k]! / t;
+    x[o + 6] = t / rootText;
+    x[o + 7] = before[r]! / rootText;
+    x[o + 8] = (rootText - before[r]! - t) / rootText;
+    x[o + 9] = (pageBefore + before[r]!) / pageText;
+    x[o + 10] = stats.depth[k]! - stats.depth[root]!;
+    x[o + 11] = r / n;
+    x[o + 12] = text[p]! / rootText;
+    x[o + 13] = link[p]! / Math.max(1, text[p]!);
+    x[o + 14] = stats.score[p]! / Math.max(1, text[p]!);
+    x[o + 15] = Math.log1p(siblings);
+    x[o + 16] = Math.log1p(shapes.get(shapeKey[r]!)! - 1);
+    x[o + 17] = Math.log1p(sizes.get(t * 4096 + ownLink[k]!)! - 1);
+    x[o + 18] = Math.log1p(rootText);
+    x[o + 19] = rootText / pageText;
+    x[o + 20] = rootLd;
+    x[o + 21] = pageLd;
+    x[o + 22] = ownLink[k]! / t - pageLd;
+    x[o + 23] = Math.log1p(n);
+    x[o + 24] = stats.listingChosen ? 1 : 0;
+    x[o + 25] = stats.product ? 1 : 0;
+    x[o + 26] = words.digits / t;
+    x[o + 27] = words.upper / Math.max(1, words.words);
+    x[o + 28] = Math.log1p(words.words);
+    x[o + 29] = words.letters / Math.max(1, words.words);
+    x[o + 30] = words.endsSentence;
+    x[o + 31] = Math.log1p(sinceHeading);
+    x[o + 32] = asideHeading;
+    x[o + TAG_AT + tagIndex(tag)] = 1;
+    const c = context[r]!;
+    for (let b = 0; b < CONTEXT.length; b++) if (c & (1 << b)) x[o + CONTEXT_AT + b] = 1;
+    for (let b = 0; b < ROOT_BITS.length; b++) if (rootCtx & ROOT_BITS[b]!) x[o + ROOT_AT + b] = 1;
+  }
+  if (REFINE.observe)
+    REFINE.observe(
+      blocks.map((k) => el[k]!),
+      x.slice(0, n * WIDTH),
+    );
+  const model = REFINE.model;
+  if (!model) return;
+  if (!checked.has(model)) {
+    if (model.features.join() !== BLOCK_FEATURES.join()) {
+      throw new Error('the block model was trained on other features: run scripts/train-block-model.ts');
+    }
+    checked.add(model);
+  }
+  const cut = Math.log(model.threshold / (1 - model.threshold));
+  const logit = new Float64Array(n);
+  const order: number[] = [];
+  for (let r = 0; r < n; r++) {
+    // Headings and code stay whatever the model says: the benchmark's truths leave an
+    // article's title out, but the markdown is read without the page around it.
+    const tag = el[blocks[r]!]!.localName;
+    if (HEADING.has(tag) || tag === 'pre') continue;
+    logit[r] = blockLogit(model, x, r);
+    if (logit[r]! >= cut) order.push(r);
+  }
+  // The most certain first, until the share of the winner the model may leave out.
+  order.sort((a, b) => logit[b]! - logit[a]!);
+  let budget = model.maxDrop * rootText;
+  for (const r of order) {
+    const k = blocks[r]!;
+    if (text[k]! > budget) continue;
+    budget -= text[k]!;
+    pruned.add(el[k]!);
+  }
+}
+
+/** Word figures of a block's text: words, letters, digits, capitalised words, a closing stop. */
+const words = { words: 0, letters: 0, digits: 0, upper: 0, endsSentence: 0, inWord: false, last: 0 };
+
+function readWords(block: Element): typeof words {
+  words.words = words.letters = words.digits = words.upper = words.last = 0;
+  words.inWord = false;
+  readWordsIn(block);
+  const last = words.last;
+  words.endsSentence = last === 46 || last === 33 || last === 63 || last === 0x3002 ? 1 : 0;
+  return words;
+}
+
+function readWordsIn(e: Element): void {
+  for (let n = e.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 1) {
+      readWordsIn(n as Element);
+      continue;
+    }
+    if (n.nodeType !== 3) continue;
+    const s = (n as Text).data;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c <= 32 || c === 160) {
+        words.inWord = false;
+        continue;
+      }
+      words.last = c;
+      if (c >= 48 && c <= 57) words.digits++;
+      else words.letters++;
+      if (!words.inWord) {
+        words.words++;
+        words.inWord = true;
+        if (c >= 65 && c <= 90) words.upper++;
+      }
+    }
+  }
 }
 
 /** Iteration aid (explain-page.ts): the best candidates under both readings of the page. */
