@@ -17,17 +17,10 @@ import { extractContent, parseDocument } from '../../libs/content/src/index.js';
 import type { BlockModel } from '../../libs/content/src/block-model.js';
 import { REFINE, TUNING } from '../../libs/content/src/main-content.js';
 import { readabilityMarkdown } from '../../libs/content/test/support/readability-baseline.js';
+import { wcxbDevPages } from './wcxb-pages.js';
 
-const ROOT = process.env.WCXB_ROOT ?? '/work/shared/extraction/wcxb';
 const EVAL = process.env.WCXB_EVAL ?? '/work/shared/extraction/eval.mjs';
 
-interface Page {
-  id: string;
-  url: string;
-  type: string;
-  ref: string;
-  file: string;
-}
 interface Scores {
   precision: number;
   recall: number;
@@ -43,30 +36,6 @@ const arg = (name: string): string | undefined => {
   return i === -1 ? undefined : process.argv[i + 1];
 };
 
-function loadPages(): Page[] {
-  const dir = path.join(ROOT, 'dev', 'ground-truth');
-  const pages: Page[] = [];
-  for (const f of fs
-    .readdirSync(dir)
-    .filter((x) => x.endsWith('.json'))
-    .sort()) {
-    const d = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
-    const g = d.ground_truth;
-    if (!g || typeof g !== 'object') continue;
-    let type: string = d._internal?.page_type?.primary ?? 'article';
-    if (type === 'category') type = 'collection';
-    const id = f.slice(0, -5);
-    pages.push({
-      id,
-      url: d.url ?? '',
-      type,
-      ref: g.main_content ?? '',
-      file: path.join(ROOT, 'dev', 'html', `${id}.html.gz`),
-    });
-  }
-  return pages;
-}
-
 const extractors: Record<string, (html: string, url: string) => string> = {
   tidemark: (html, url) =>
     extractContent(parseDocument(html), { url, formats: ['markdown'], onlyMainContent: true }).markdown ?? '',
@@ -81,7 +50,7 @@ async function main(): Promise<void> {
   if (process.env.TUNE) Object.assign(TUNING, JSON.parse(process.env.TUNE));
   const names = (arg('extractor') ?? 'tidemark').split(',');
   for (const name of names) if (!extractors[name]) throw new Error(`unknown extractor ${name}`);
-  let pages = loadPages();
+  let pages = wcxbDevPages();
   const type = arg('type');
   if (type) pages = pages.filter((p) => p.type === type);
   const ids = arg('ids')?.split(',');

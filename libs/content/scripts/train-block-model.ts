@@ -23,8 +23,8 @@ import type { BlockModel } from '../src/block-model.js';
 import { extractContent } from '../src/extract-content.js';
 import { BLOCK_FEATURES, REFINE } from '../src/main-content.js';
 import { parseDocument } from '../src/parse-document.js';
+import { wcxbDevPages } from '../../../test/extraction/wcxb-pages.js';
 
-const ROOT = process.env.WCXB_ROOT ?? '/work/shared/extraction/wcxb';
 const EVAL = process.env.WCXB_EVAL ?? '/work/shared/extraction/eval.mjs';
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -56,7 +56,6 @@ const counts = (toks: string[]): Map<string, number> => {
 
 async function collect(): Promise<void> {
   const ev = (await import(EVAL)) as { stripMarkdown(md: string): string };
-  const dir = path.join(ROOT, 'dev', 'ground-truth');
   const pages: PageData[] = [];
   let blocks: Element[] = [];
   let features = new Float64Array(0);
@@ -65,18 +64,8 @@ async function collect(): Promise<void> {
     blocks = b;
     features = x;
   };
-  for (const f of fs
-    .readdirSync(dir)
-    .filter((x) => x.endsWith('.json'))
-    .sort()) {
-    const d = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
-    const g = d.ground_truth;
-    if (!g || typeof g !== 'object') continue;
-    const id = f.slice(0, -5);
-    let type: string = d._internal?.page_type?.primary ?? 'article';
-    if (type === 'category') type = 'collection';
-    const url: string = d.url ?? '';
-    const html = zlib.gunzipSync(fs.readFileSync(path.join(ROOT, 'dev', 'html', `${id}.html.gz`))).toString('utf8');
+  for (const { id, type, url, ref, file } of wcxbDevPages()) {
+    const html = zlib.gunzipSync(fs.readFileSync(file)).toString('utf8');
     blocks = [];
     features = new Float64Array(0);
     let md = '';
@@ -102,7 +91,7 @@ async function collect(): Promise<void> {
       id,
       type,
       host,
-      gt: counts(tokenize(g.main_content ?? '')),
+      gt: counts(tokenize(ref)),
       out: counts(tokenize(ev.stripMarkdown(md))),
       chars: blocks.map((_, r) => Math.round(Math.expm1(features[r * WIDTH]!))),
       tokens: texts.map(tokenize),
