@@ -40,8 +40,8 @@ export interface PageRef {
    */
   creditBlock?: boolean;
   /**
-   * Its charge is left running (PageResult.charged) whatever it draws on: a one-URL scrape writes
-   * its row while billing writes the charge, and answers once both are written.
+   * Its charge is left running (PageResult.charged) whatever it draws on: a scrape job's page
+   * (jobs/job-page.ts) writes its row while billing writes the charge, and is counted once both are.
    */
   chargeBehind?: boolean;
   workspaceId: string;
