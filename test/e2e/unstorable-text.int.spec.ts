@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { GUESTBOOK_ENTRIES, startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 import { expectStorable } from '../support/storable.js';
 
@@ -68,6 +68,21 @@ describe('text that PostgreSQL cannot hold, from pages and from callers', () => 
       expectStorable(res.body.data[0], 'row');
     });
 
+    it('reads a page whose markup nests 40,000 deep: every entry in its content, none lost to the stack', async () => {
+      const res = await t.call('POST', '/scrape', {
+        key,
+        body: { url: url('/guestbook'), formats: 'markdown,text,links' },
+      });
+      expect(res.status).toBe(200);
+      const row = res.body.data[0];
+      // Read as fetched: a page that cannot be read over http climbs to a browser, whose parser
+      // flattens the markup below its depth limit; this one needs no browser.
+      expect(row).toMatchObject({ status: 'done', verdict: 'ok', httpStatus: 200, tier: 'http' });
+      expect(row.markdown).toContain('Signed by every visitor since 1999.');
+      for (const i of [0, 1, 511, 512, 10_000, GUESTBOOK_ENTRIES - 1]) expect(row.text).toContain(`entry ${i} tide`);
+      expect(row.markdown).toContain('Last entry of the guestbook.');
+    });
+
     it('finishes a batch of such pages, every row readable', async () => {
       const res = await t.call('POST', '/scrape', {
         key,
@@ -97,7 +112,7 @@ describe('text that PostgreSQL cannot hold, from pages and from callers', () => 
       expect(job).toMatchObject({ status: 'done', stop: 'exhausted' });
       expect(job.progress.queued).toBe(0);
       const paths = job.data.map((r: { url: string }) => new URL(r.url).pathname).sort();
-      for (const p of ['/', '/nul-article', '/utf16', '/long-link', '/p/5', '/p/19'])
+      for (const p of ['/', '/nul-article', '/utf16', '/long-link', '/guestbook', '/p/5', '/p/19'])
         expect([p, paths.includes(p)]).toEqual([p, true]);
       // The campaign link is longer than any URL is kept: not followed (it would not fit the index).
       expect(paths.filter((p: string) => p.startsWith('/campaign/'))).toEqual([]);

@@ -8,7 +8,64 @@ import { parseHTML } from 'linkedom';
 export function parseDocument(html: string): Document {
   const doc = parseHTML(neutraliseCdata(html)).document as unknown as Document;
   normaliseDocument(doc);
+  capDepth(doc);
   return doc;
+}
+
+/**
+ * How deep a tree may nest: Chromium's parser's own limit (kMaximumHTMLParserDOMTreeDepth), so
+ * a page reads here as it renders in a browser.
+ */
+export const MAX_TREE_DEPTH = 512;
+
+/**
+ * Markup nested tens of thousands deep (hostile or broken: unclosed <div>s, <font>s, <b>s)
+ * would overflow the stack of every recursive walk after the parse (content, verdict features,
+ * markdown). Chromium's tree builder attaches whatever opens below its depth limit to the
+ * deepest element allowed, as siblings in document order; this does the same to the parsed
+ * tree, so every consumer sees a tree at most MAX_TREE_DEPTH deep and no text is lost. A tree
+ * within the limit (every real page) is only walked, not touched.
+ */
+export function capDepth(doc: Document, maxDepth = MAX_TREE_DEPTH): void {
+  const root = doc.documentElement;
+  if (!root) return;
+  // Iterative and allocation-free: the walk that guards against deep trees must not recurse, and
+  // it runs over every page (~1–2% of the parse).
+  let el: Element = root;
+  let depth = 1;
+  for (;;) {
+    let child: Element | null = null;
+    if (depth < maxDepth) child = el.firstElementChild;
+    else flattenInto(el);
+    if (child) {
+      el = child;
+      depth++;
+      continue;
+    }
+    let next: Element | null = null;
+    while (el !== root && !(next = el.nextElementSibling)) {
+      el = el.parentElement!;
+      depth--;
+    }
+    if (el === root || !next) return;
+    el = next;
+  }
+}
+
+/** Every descendant of `el` made its child, childless, in document order. */
+function flattenInto(el: Element): void {
+  if (!el.firstElementChild) return;
+  const order: Node[] = [];
+  const pending: Node[] = [];
+  for (let n = el.lastChild; n; n = n.previousSibling) pending.push(n);
+  while (pending.length) {
+    const n = pending.pop()!;
+    order.push(n);
+    for (let c = n.lastChild; c; c = c.previousSibling) pending.push(c);
+  }
+  // Appending in document order moves each node after the one before it; a node still holding
+  // its subtree gives it up as its descendants follow.
+  for (const n of order) el.appendChild(n);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'parse5';
 import { extractContent, parseDocument } from '../src/index.js';
+import { MAX_TREE_DEPTH } from '../src/parse-document.js';
 import { FIXTURE_URL } from './support/fixtures.js';
 
 // Pages that leave out or misplace <html>, <head> and <body>, as found on the web. The HTML
@@ -111,5 +112,58 @@ describe('parseDocument: the HTML standard’s document shape', () => {
     const html = `<!DOCTYPE html><html lang="en"><head>${HEAD}</head><body>${ARTICLE}</body></html>`;
     const doc = parseDocument(html);
     expect(doc.toString()).toBe(`<!DOCTYPE html>${html.slice('<!DOCTYPE html>'.length)}`);
+  });
+});
+
+/** The tree's greatest depth (<html> is 1), read without recursion. */
+function treeDepth(doc: Document): number {
+  let most = 0;
+  const stack: [Element, number][] = [[doc.documentElement, 1]];
+  while (stack.length) {
+    const [el, depth] = stack.pop()!;
+    most = Math.max(most, depth);
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) stack.push([c, depth + 1]);
+  }
+  return most;
+}
+
+describe('parseDocument: markup nested deeper than a browser builds it', () => {
+  // Unclosed inline tags (a guestbook whose entries each open a <font>) nest one level per entry.
+  const entries = 20_000;
+  const html =
+    '<!DOCTYPE html><html><head><title>Guestbook</title></head><body><nav><a href="/">Home</a></nav>' +
+    '<article><h1>Guestbook</h1><p>Signed by every visitor since 1999, in the order they came.</p>' +
+    Array.from({ length: entries }, (_, i) => `<font color="#336">entry ${i} <b>signed</b> `).join('') +
+    '<p>Last entry.</p></article><footer>© 1999</footer></body></html>';
+
+  it('holds the tree to the depth Chromium’s parser allows, keeping every text in document order', () => {
+    const doc = parseDocument(html);
+    expect(treeDepth(doc)).toBe(MAX_TREE_DEPTH + 1);
+    const text = doc.body.textContent!;
+    let at = 0;
+    for (let i = 0; i < entries; i += 997) {
+      const next = text.indexOf(`entry ${i} signed`, at);
+      expect([i, next >= at]).toEqual([i, true]);
+      at = next;
+    }
+    expect(text.endsWith('Last entry.© 1999')).toBe(true);
+  });
+
+  it('extracts the content of such a page', () => {
+    const out = extractContent(parseDocument(html), {
+      url: FIXTURE_URL,
+      formats: ['markdown', 'text', 'links'],
+      onlyMainContent: true,
+    });
+    expect(out.markdown).toContain('# Guestbook');
+    expect(out.text).toContain(`entry ${entries - 1} signed`);
+    expect(out.markdown).toContain('Last entry.');
+  });
+
+  it('leaves a tree at the limit as it is', () => {
+    const shallow = `<!DOCTYPE html><html><head></head><body>${'<div>'.repeat(MAX_TREE_DEPTH - 2)}deep${'</div>'.repeat(MAX_TREE_DEPTH - 2)}</body></html>`;
+    const doc = parseDocument(shallow);
+    expect(treeDepth(doc)).toBe(MAX_TREE_DEPTH);
+    expect(doc.toString()).toBe(shallow);
   });
 });

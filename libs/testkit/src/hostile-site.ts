@@ -5,8 +5,11 @@ import type { Page, Site } from './test-web.js';
  * bytes from a broken CMS export, JSON-LD written with `\u0000` and lone-surrogate escapes,
  * character references to NUL and to surrogates, bytes that are not UTF-8, a page declared
  * UTF-16 with a stray surrogate, a robots.txt and a sitemap with NULs, and a link far longer than
- * any URL should be. Each page is the size of a real one (nav, article, scripts, footer).
+ * any URL should be, and a guestbook whose entries each open a <font> they never close (markup
+ * nested 40,000 deep, past any recursive walk's stack). Each page is the size of a real one (nav, article, scripts, footer).
  */
+export const GUESTBOOK_ENTRIES = 40_000;
+
 export const hostileSite = (origin: string, articles = 20): Site => {
   const nav = [
     '<a href="/">Home</a>',
@@ -15,6 +18,7 @@ export const hostileSite = (origin: string, articles = 20): Site => {
     '<a href="/utf16">International</a>',
     '<a href="/long-link">Campaign</a>',
     '<a href="/poison">Press</a>',
+    '<a href="/guestbook">Guestbook</a>',
   ].join(' | ');
   const words = (seed: number, n: number) =>
     Array.from({ length: n }, (_, i) => `tide${(i * 13 + seed) % 89} harbour${(i + seed) % 17}`).join(' ');
@@ -65,6 +69,15 @@ ${paragraphs(7)}
 
   const longPath = `/campaign/${Array.from({ length: 800 }, (_, i) => ((i * 7919) % 100_003).toString(36)).join('-')}`;
 
+  // A guestbook from an old CMS: each entry opens a <font> it never closes, so the tree nests one
+  // level deeper per entry.
+  const guestbook = page(
+    'Guestbook',
+    `<article><h1>Guestbook</h1><p class="lede">Signed by every visitor since 1999.</p>` +
+      Array.from({ length: GUESTBOOK_ENTRIES }, (_, i) => `<font>entry ${i} tide${i % 89} `).join('') +
+      '<p>Last entry of the guestbook.</p></article>',
+  );
+
   const site: Site = {
     '/': htmlPage(page('Hostile Test Web', `<h1>Front page</h1>${paragraphs(1, 20)}`)),
     '/nul-article': htmlPage(nulArticle),
@@ -75,6 +88,7 @@ ${paragraphs(7)}
         `<article><h1>Campaign</h1>${paragraphs(3, 20)}<p><a href="${longPath}">Track this</a> and <a href="/p/4">Story four</a>.</p></article>`,
       ),
     ),
+    '/guestbook': htmlPage(guestbook),
     '/poison': htmlPage(page('Press', `<article><h1>Press room</h1>${paragraphs(5, 20)}</article>`)),
     '/robots.txt': {
       type: 'text/plain',
