@@ -205,3 +205,41 @@ describe('list items', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 });
+
+describe('long lists and tables', () => {
+  // Past the first kilobytes of output, each item and row is written apart and joined after
+  // (TailVisitor, which keeps the cost linear); what they give must be what they gave in place.
+  const nested = (i: number) => i % 500 === 1;
+
+  it('writes a list of 3,000 items, its numbering and nested lists, item after item', () => {
+    const items = Array.from(
+      { length: 3000 },
+      // An empty item is cut back out (NHM's RemoveNode), leaving the output as it found it.
+      (_, i) =>
+        `<li>Tide ${i} at <b>06:12</b>${nested(i) ? '<ul><li>neap</li></ul>' : ''}</li>${i % 700 === 3 ? '<li> </li>' : ''}`,
+    );
+    const expected = Array.from(
+      { length: 3000 },
+      (_, i) => `${i + 1}. Tide ${i} at **06:12**${nested(i) ? '\n    - neap' : ''}`,
+    ).join('\n');
+    expect(toMarkdown(`<ol>${items.join('')}</ol>`, false)).toBe(expected);
+    expect(toMarkdown(`<p>${'Lead words. '.repeat(500)}</p><ol>${items.join('')}</ol>`, false)).toBe(
+      `${'Lead words. '.repeat(500).trim()}\n\n${expected}`,
+    );
+  });
+
+  it('writes a table of 3,000 rows, row after row', () => {
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) => `<tr><td>Dover ${i}</td><td><a href="/t/${i}">06:${i}</a></td></tr>`,
+    );
+    const expected = [
+      '| Port | High water |',
+      '| --- | --- |',
+      ...Array.from({ length: 3000 }, (_, i) => `| Dover ${i} | [06:${i}](/t/${i}) |`),
+    ].join('\n');
+    expect(toMarkdown(`<table><tr><th>Port</th><th>High water</th></tr>${rows.join('')}</table>`, false)).toBe(
+      expected,
+    );
+  });
+});
