@@ -3,12 +3,18 @@ import { parseHTML } from 'linkedom';
 /**
  * Parses a page once; every later step (content, verdict features, links, fields) works on this
  * document. linkedom builds the tree the markup spells out, which is not always the HTML
- * standard's: the document is then put in the standard's shape (normaliseDocument).
+ * standard's: one walk over the new tree (surveyDocument) says whether it needs mending, which
+ * almost no page does; the document is then put in the standard's shape (normaliseDocument).
  */
 export function parseDocument(html: string): Document {
-  const doc = parseHTML(neutraliseCdata(html)).document as unknown as Document;
+  let doc = parseHTML(html).document as unknown as Document;
+  let survey = surveyDocument(doc);
+  if (survey.cdata) {
+    doc = parseHTML(neutraliseCdata(html)).document as unknown as Document;
+    survey = surveyDocument(doc);
+  }
+  if (survey.depth > MAX_TREE_DEPTH) capDepth(doc);
   normaliseDocument(doc);
-  capDepth(doc);
   return doc;
 }
 
@@ -18,19 +24,94 @@ export function parseDocument(html: string): Document {
  */
 export const MAX_TREE_DEPTH = 512;
 
+export interface DocumentSurvey {
+  /** The deepest element's depth (an element at the document's top is 1). */
+  depth: number;
+  /**
+   * Whether the markup had a CDATA marker outside text-only elements: linkedom reads it as a
+   * comment that runs to the next "]]>" (see neutraliseCdata).
+   */
+  cdata: boolean;
+}
+
+/** A node as linkedom links it: its type, and its links under linkedom's symbols. */
+interface Linked {
+  nodeType: number;
+  [link: symbol]: Linked | null;
+}
+
+/** linkedom's own links between nodes: found on a node, as linkedom exports no name for them. */
+interface Links {
+  next: symbol;
+  end: symbol;
+}
+const LINKS: Links | null = (() => {
+  const symbols = Object.getOwnPropertySymbols(parseHTML('<p></p>').document.createElement('p'));
+  const next = symbols.find((s) => s.description === 'next');
+  const end = symbols.find((s) => s.description === 'end');
+  return next && end ? { next, end } : null;
+})();
+const COMMENT_NODE = 8;
+const isCdata = (n: { nodeType: number }) =>
+  n.nodeType === COMMENT_NODE && (n as unknown as Comment).data.startsWith('[CDATA[');
+const END_NODE = -1; // linkedom's end marker of an element
+
+/**
+ * The tree's depth and whether it holds CDATA, in one pass. linkedom keeps a document as one list
+ * in document order (an element, its attributes and children, its end marker): following that
+ * list costs half of a walk through the DOM's getters, and this runs on every page. The DOM walk
+ * stands in if linkedom's links are ever not found.
+ */
+export function surveyDocument(doc: Document, links: Links | null = LINKS): DocumentSurvey {
+  let depth = 0;
+  let deepest = 0;
+  let cdata = false;
+  if (links) {
+    const stop = (doc as unknown as Linked)[links.end];
+    for (let n = (doc as unknown as Linked)[links.next]; n && n !== stop; n = n[links.next]!) {
+      const type = n.nodeType;
+      if (type === 1) {
+        if (++depth > deepest) deepest = depth;
+      } else if (type === END_NODE) depth--;
+      else if (type === COMMENT_NODE && !cdata) cdata = isCdata(n);
+    }
+    return { depth: deepest, cdata };
+  }
+  // Iterative: a walk that guards against deep trees must not recurse. The document's own
+  // children are read from childNodes (linkedom's doctype has no nextSibling).
+  for (const top of Array.from(doc.childNodes)) {
+    let n: Node | null = top;
+    depth = 1;
+    while (n) {
+      if (isCdata(n)) cdata = true;
+      else if (n.nodeType === 1) {
+        if (depth > deepest) deepest = depth;
+        if (n.firstChild) {
+          n = n.firstChild;
+          depth++;
+          continue;
+        }
+      }
+      while (n && n !== top && !n.nextSibling) {
+        n = n.parentNode;
+        depth--;
+      }
+      n = n && n !== top ? n.nextSibling : null;
+    }
+  }
+  return { depth: deepest, cdata };
+}
+
 /**
  * Markup nested tens of thousands deep (hostile or broken: unclosed <div>s, <font>s, <b>s)
  * would overflow the stack of every recursive walk after the parse (content, verdict features,
  * markdown). Chromium's tree builder attaches whatever opens below its depth limit to the
  * deepest element allowed, as siblings in document order; this does the same to the parsed
- * tree, so every consumer sees a tree at most MAX_TREE_DEPTH deep and no text is lost. A tree
- * within the limit (every real page) is only walked, not touched.
+ * tree, so every consumer sees a tree at most MAX_TREE_DEPTH deep and no text is lost.
  */
 export function capDepth(doc: Document, maxDepth = MAX_TREE_DEPTH): void {
   const root = doc.documentElement;
   if (!root) return;
-  // Iterative and allocation-free: the walk that guards against deep trees must not recurse, and
-  // it runs over every page (~1–2% of the parse).
   let el: Element = root;
   let depth = 1;
   for (;;) {
@@ -70,12 +151,13 @@ function flattenInto(el: Element): void {
 
 /**
  * Browsers read "<![CDATA[" in HTML markup as a bogus comment that ends at the next ">";
- * linkedom's parser opens a CDATA section that runs to "]]>", which can swallow a whole
- * <body> (seen on XenForo forums). Only occurrences right after a tag are touched: inside
- * scripts and JSON-LD the marker follows "//" or "/*" and is left alone.
+ * linkedom's parser reads a comment that runs to "]]>", which can swallow a whole <body> (seen
+ * on XenForo forums). The marker and what follows it up to the next ">" are made the comment a
+ * browser makes. Only occurrences right after a tag are touched: inside scripts and JSON-LD the
+ * marker follows "//" or "/*" and is left alone.
  */
 function neutraliseCdata(html: string): string {
-  return html.includes('<![CDATA[') ? html.replace(/(>\s*)<!\[CDATA\[/g, '$1<!--[CDATA[-->') : html;
+  return html.replace(/(>\s*)<!\[CDATA\[([^>]*)>/g, '$1<!--[CDATA[$2-->');
 }
 
 /** Elements the standard keeps in <head> when they come before the body's first content. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'parse5';
 import { extractContent, parseDocument } from '../src/index.js';
-import { MAX_TREE_DEPTH } from '../src/parse-document.js';
+import { MAX_TREE_DEPTH, surveyDocument } from '../src/parse-document.js';
+import { parseHTML } from 'linkedom';
 import { FIXTURE_URL } from './support/fixtures.js';
 
 // Pages that leave out or misplace <html>, <head> and <body>, as found on the web. The HTML
@@ -165,5 +166,52 @@ describe('parseDocument: markup nested deeper than a browser builds it', () => {
     const doc = parseDocument(shallow);
     expect(treeDepth(doc)).toBe(MAX_TREE_DEPTH);
     expect(doc.toString()).toBe(shallow);
+  });
+});
+
+describe('parseDocument: CDATA markers in HTML', () => {
+  it('reads "<![CDATA[" after a tag as a browser does, not as a section that swallows the body', () => {
+    // As on XenForo forums: a marker after a tag with no "]]>" before the page's end.
+    const html =
+      '<!DOCTYPE html><html><head><title>Thread</title></head><body><div class="js-data"><![CDATA[ window.xf = 1; </div>' +
+      '<article><h1>Tide tables in the Solent</h1><p>The spring tides were higher than the almanac said.</p></article>' +
+      '<footer>Forum software</footer></body></html>';
+    const doc = parseDocument(html);
+    expect(bodyText(doc)).toBe(standardBodyText(html));
+    expect(bodyText(doc)).toContain('The spring tides were higher than the almanac said.');
+  });
+
+  it('leaves a marker in text-only elements as their text, as a browser does', () => {
+    const html =
+      '<!DOCTYPE html><html><head><title><![CDATA[Harbour news]]></title></head><body><p>Text.</p></body></html>';
+    expect(parseDocument(html).title).toBe('<![CDATA[Harbour news]]>');
+  });
+});
+
+describe('surveyDocument: the tree’s depth and CDATA in one pass', () => {
+  const docs: Record<string, string> = {
+    'a page in shape':
+      '<!DOCTYPE html><html><head><title>t</title></head><body><div><p>a <b>b</b></p></div><p>c</p></body></html>',
+    'markup before <html>':
+      '<style>p{}</style><!DOCTYPE html><html><body><ul><li><a href="/">x</a></li></ul></body></html>',
+    'a CDATA section': '<html><body><div><![CDATA[ x ]]></div><p>y</p></body></html>',
+    'a fragment': 'text <i>only</i>',
+    'deep markup': `<html><body>${'<div>x'.repeat(700)}</body></html>`,
+  };
+  for (const [name, html] of Object.entries(docs)) {
+    it(`reads linkedom's links as the DOM walk does: ${name}`, () => {
+      const doc = parseHTML(html).document as unknown as Document;
+      const fast = surveyDocument(doc);
+      expect(fast).toEqual(surveyDocument(doc, null));
+      expect(fast.depth).toBeGreaterThan(0);
+    });
+  }
+  it('finds what the fixes need: depth past the limit, and CDATA', () => {
+    expect(surveyDocument(parseHTML(docs['deep markup']!).document as unknown as Document).depth).toBe(702);
+    expect(surveyDocument(parseHTML(docs['a CDATA section']!).document as unknown as Document).cdata).toBe(true);
+    expect(surveyDocument(parseHTML(docs['a page in shape']!).document as unknown as Document)).toEqual({
+      depth: 5,
+      cdata: false,
+    });
   });
 });
