@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { extractContent, parseDocument } from '../src/index.js';
+import { explainRemovals, extractContent, parseDocument } from '../src/index.js';
 import { REFINE } from '../src/main-content.js';
 
 // One test per class of failure seen on held-out pages (issue 15), each on a small page written
@@ -9,6 +9,19 @@ const URL = 'https://shop.example/collections/rugs';
 
 const main = (html: string, onlyMainContent = true) =>
   extractContent(parseDocument(html), { url: URL, formats: ['markdown', 'text'], onlyMainContent });
+
+/** What pages/removed says the content filters take out of the page, as one text. */
+const removedText = (html: string) =>
+  explainRemovals(parseDocument(html), {
+    url: URL,
+    onlyMainContent: true,
+    includeTags: [],
+    excludeTags: [],
+    removeBanners: true,
+    removeBase64Images: true,
+  })
+    .map((r) => `${r.why}: ${r.text}`)
+    .join('\n');
 
 const HEAD = `<head><meta charset="utf-8"><title>Page</title>
 <link rel="stylesheet" href="/assets/theme.css"><script src="/assets/app.js" defer></script></head>`;
@@ -623,6 +636,8 @@ describe('the description a product page declares in its JSON-LD is its content'
     const r = main(html);
     expect(r.text).toContain(DESCRIPTION);
     expect(r.text).toContain('Cable: 2 m braided cotton');
+    // pages/removed tells the same story: the drawer is not among what is taken out.
+    expect(removedText(html)).not.toContain('Product details');
   });
 
   it('narrows to the content block that shows the declared description when none is named so', () => {
@@ -685,6 +700,8 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(r.text).toContain('Fabric: 18 oz waxed cotton canvas');
     expect(r.text).not.toContain('Free UK delivery');
     expect(r.text).not.toContain('interest-free instalments');
+    expect(removedText(html)).toMatch(/^outside main content: .*Free UK delivery/m);
+    expect(removedText(html)).not.toContain('built for long days on the hill');
     // The same markup on a page that does not say it is a product keeps the whole product.
     expect(main(html.replace('<meta property="og:type" content="product">', '')).text).toContain('Free UK delivery');
   });
