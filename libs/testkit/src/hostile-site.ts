@@ -6,7 +6,8 @@ import type { Page, Site } from './test-web.js';
  * character references to NUL and to surrogates, bytes that are not UTF-8, a page declared
  * UTF-16 with a stray surrogate, a robots.txt and a sitemap with NULs, and a link far longer than
  * any URL should be, and a guestbook whose entries each open a <font> they never close (markup
- * nested 40,000 deep, past any recursive walk's stack). Each page is the size of a real one (nav, article, scripts, footer).
+ * nested 40,000 deep, past any recursive walk's stack). Each page is the size of a real one
+ * (nav, article, scripts, footer).
  */
 export const GUESTBOOK_ENTRIES = 40_000;
 
