@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
 import { parseHTML } from 'linkedom';
+import { CAPTCHA_MARKUP, CHALLENGE_MARKUP } from '../src/markers.js';
 import { pageFeatures, type PageFeatures } from '../src/index.js';
 
 /**
@@ -94,8 +96,9 @@ describe('pageFeatures (one walk)', () => {
     agree('<!doctype html><html><body><div ng-app="x">' + 'long text '.repeat(10) + '</div></body></html>');
   });
 
-  // The WCXB development pages (../shared/extraction), a sample of every thirtieth: real pages' odd markup.
-  const dir = new URL('../../../../shared/extraction/wcxb/dev/html/', import.meta.url);
+  // The WCXB development pages (WCXB_ROOT, /work/shared/extraction/wcxb as the extraction tools
+  // read it), a sample of every thirtieth: real pages' odd markup. Skipped where they are not.
+  const dir = pathToFileURL(`${process.env.WCXB_ROOT ?? '/work/shared/extraction/wcxb'}/dev/html/`);
   const files = existsSync(dir)
     ? readdirSync(dir)
         .sort()
@@ -103,5 +106,28 @@ describe('pageFeatures (one walk)', () => {
     : [];
   (files.length ? it : it.skip)(`agrees with a selector per feature on ${files.length} real pages`, () => {
     for (const f of files) agree(gunzipSync(readFileSync(new URL(f, dir))).toString('utf8'));
+  });
+});
+
+describe('challenge and captcha markup', () => {
+  const doc = (html: string) => parseHTML(html).document as unknown as Document;
+  it('finds every marker, in any letter case, and names it as listed', () => {
+    for (const [list, field] of [
+      [CHALLENGE_MARKUP, 'challengeMarkup'],
+      [CAPTCHA_MARKUP, 'captchaMarkup'],
+    ] as const) {
+      for (const marker of list) {
+        for (const spelt of [marker, marker.toUpperCase()]) {
+          const html = `<html><head><script src="https://edge.example/${spelt}?v=2"></script></head><body><p>Hi</p></body></html>`;
+          expect([marker, pageFeatures(doc(html), html)[field]]).toEqual([marker, marker]);
+        }
+      }
+    }
+  });
+
+  it('finds none on a page without them', () => {
+    const html = '<html><head><title>Tide tables</title></head><body><p>High water at 06:12.</p></body></html>';
+    const features = pageFeatures(doc(html), html);
+    expect([features.challengeMarkup, features.captchaMarkup]).toEqual([undefined, undefined]);
   });
 });
