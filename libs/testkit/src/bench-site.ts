@@ -50,7 +50,7 @@ interface BenchPage {
  * same bytes on every run, so both sides of a bench crawl the same site. Pages are built on first
  * request and kept, up to 5,000 (the server's cost stays outside both sides' figures).
  */
-const BUILT_PAGES_KEPT = 5_000;
+export const BUILT_PAGES_KEPT = 5_000;
 
 export const benchSite = (n = 2000, seed = 20261122): Site => {
   const pages: BenchPage[] = [];

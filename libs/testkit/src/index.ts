@@ -9,4 +9,4 @@ export * from './patterns-site.js';
 export { harbourSite, harbourState, type HarbourState } from './harbour-site.js';
 export * from './failure-server.js';
 export { chandlerySite, GUIDE_HEIGHT } from './chandlery-site.js';
-export { benchSite } from './bench-site.js';
+export { BUILT_PAGES_KEPT, benchSite } from './bench-site.js';
