@@ -5,10 +5,8 @@ import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
 import { collectLinks } from './links.js';
-import { readDeclared, type Declared } from './declared-content.js';
-import { findMainContent } from './main-content.js';
 import { blocksToMarkdown, escapeMarkdownText } from './markdown.js';
-import { NameMatcher } from './patterns.js';
+import { cleaningHints, mainContentOf, pageHints, type PageHints } from './page-hints.js';
 import { selfDescription } from './self-description.js';
 import { countWords, toText } from './text.js';
 import type { ContentOptions, ContentResult } from './types.js';
@@ -39,20 +37,17 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
   // those the markdown renders are, as it renders them. (Kept elements may lie where cleaning
   // does not go: the <head>, after </html>.)
   const resolveUrls = want.has('cleanHtml') || !!opts.includeTags?.length;
-  const names = new NameMatcher();
-  const declared = readDeclared(result.head);
+  const hints = pageHints(scan, result.head);
   cleanDocument(doc, {
-    declared: declared.openings,
+    ...cleaningHints(hints),
     url: opts.url,
     removeBanners: opts.removeBanners ?? true,
     removeBase64Images,
     excludeTags: opts.excludeTags ?? [],
     stripAttributes: want.has('cleanHtml'),
     resolveUrls,
-    scan,
-    names,
   });
-  const roots = contentRoots(doc, opts, names, declared);
+  const roots = contentRoots(doc, opts, hints);
   let text = toText(roots);
   // A body with no text at all (a script renders it from data the HTML does not carry): the
   // page's own account of its content is the best there is.
@@ -89,12 +84,12 @@ function markdownOrText(roots: Element[], text: string, keepDataImages: boolean,
 }
 
 /** The elements to render: the body, or the main content plus what includeTags asks to keep. */
-function contentRoots(doc: Document, opts: ContentOptions, names: NameMatcher, declared: Declared): Element[] {
+function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): Element[] {
   const body = doc.body ?? doc.documentElement;
   if (!body) return [];
   if (!opts.onlyMainContent) return [body];
   const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
-  const { root, pruned } = findMainContent(body, names, declared.openings, { product: declared.product });
+  const { root, pruned } = mainContentOf(body, hints);
   const kept = keep.filter((el) => !isRendered(el, root, pruned));
   for (const el of pruned) el.remove();
   // Kept elements outside the main content follow it, in document order, without duplicates.

@@ -1,9 +1,7 @@
 import { cleanDocument, safeSelectAll, type RemovalReason } from './clean.js';
-import { readDeclared } from './declared-content.js';
 import { scanPage } from './dom-walk.js';
 import { readHead } from './head.js';
-import { findMainContent } from './main-content.js';
-import { NameMatcher } from './patterns.js';
+import { cleaningHints, mainContentOf, pageHints } from './page-hints.js';
 import { countWords } from './text.js';
 
 export interface Removal {
@@ -45,20 +43,15 @@ const removal = (el: Element, why: Removal['why']): Removal => {
  */
 export function explainRemovals(doc: Document, opts: RemovalOptions): Removal[] {
   const out: Removal[] = [];
-  // The hints extractContent gives cleaning and the main content, from the page as fetched: the
-  // description the page declares (a drawer that holds it stays) and whether it is a product.
   const scan = scanPage(doc);
-  const declared = readDeclared(readHead(doc, opts.url, undefined, scan));
-  const names = new NameMatcher();
+  const hints = pageHints(scan, readHead(doc, opts.url, undefined, scan));
   cleanDocument(doc, {
-    declared: declared.openings,
+    ...cleaningHints(hints),
     url: opts.url,
     removeBanners: opts.removeBanners,
     removeBase64Images: opts.removeBase64Images,
     excludeTags: opts.excludeTags,
     stripAttributes: false,
-    scan,
-    names,
     onRemove: (el, why) => {
       // Scripts and styles say nothing to a reader; a hidden or non-content element with text may.
       if (why === 'non-content' && ['script', 'style', 'link', 'meta', 'template'].includes(el.localName)) return;
@@ -68,7 +61,7 @@ export function explainRemovals(doc: Document, opts: RemovalOptions): Removal[] 
   const body = doc.body ?? doc.documentElement;
   if (!opts.onlyMainContent || !body) return out;
   const keep = new Set(opts.includeTags.flatMap((sel) => safeSelectAll(doc, sel)));
-  const { root, pruned } = findMainContent(body, names, declared.openings, { product: declared.product });
+  const { root, pruned } = mainContentOf(body, hints);
   // The largest pieces outside the main content: siblings of the path from body to the root.
   for (let el: Element | null = root; el && el !== body; el = el.parentElement) {
     for (const sibling of Array.from(el.parentElement?.children ?? [])) {
