@@ -6,6 +6,7 @@ import {
   NAME_DESCRIPTION,
   NAME_FURNITURE_ALWAYS,
   NAME_LABEL,
+  NAME_OTHER_PAGES,
   NAME_PURCHASE,
   NAME_REVIEWS,
   NameMatcher,
@@ -186,6 +187,8 @@ const enum Flag {
   Description = 1024,
   /** Named as a purchase widget (price, buy box, variant picker), read on product pages. */
   Purchase = 2048,
+  /** Named as links to other pages ("related", "recirc"): furniture, but a listing's card may be. */
+  OtherPages = 4096,
 }
 
 /**
@@ -230,6 +233,8 @@ class Stats {
   besideComments = 0;
   /** The cards of the page's repeated items and their descendants (listing reading). */
   card = new Set<number>();
+  /** Elements whose children are cards of the page's repeated items (listing reading). */
+  cardHolder = new Set<number>();
   /** The elements around a block showing the page's declared description (never pruned). */
   anchored = new Set<number>();
   /** The page declares itself a product page (purchase widgets are flagged). */
@@ -457,6 +462,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolea
       NAME_FURNITURE_ALWAYS |
       NAME_REVIEWS |
       NAME_DESCRIPTION |
+      NAME_OTHER_PAGES |
       (product ? NAME_PURCHASE : 0),
   );
   const role = el.getAttribute('role');
@@ -472,6 +478,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolea
   if (names & NAME_CONTENT) flags |= Flag.Content;
   if (names & NAME_DESCRIPTION || el.getAttribute('itemprop') === 'description') flags |= Flag.Description;
   if (names & NAME_PURCHASE) flags |= Flag.Purchase;
+  if (names & NAME_OTHER_PAGES) flags |= Flag.OtherPages;
   if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
   }
@@ -585,7 +592,9 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   // is that story's title and byline, not the site's header.
   if (
     (stats.listing || stats.listingChosen) &&
-    ((f & Flag.BoilerName && stats.card.has(i)) || f & Flag.ArticleHeader)
+    ((f & Flag.BoilerName && stats.card.has(i)) ||
+      (f & Flag.OtherPages && !stats.product && (stats.card.has(i) || stats.cardHolder.has(i))) ||
+      f & Flag.ArticleHeader)
   ) {
     return false;
   }
@@ -743,6 +752,7 @@ function listingValues(stats: Stats): Float64Array {
   const own = stats.ownListing.slice(0, stats.n);
   const { el, end, text, frag, parent, ownLink } = stats;
   const inItem = new Uint8Array(stats.n);
+  const holders: number[] = [];
   const groups = new Map<string, number[]>();
   for (let p = 0; p < stats.n; p++) {
     if (end[p]! - p < 1 + TUNING.repeatMin) continue;
@@ -766,6 +776,7 @@ function listingValues(stats: Stats): Float64Array {
       // Cards hold several pieces (a title and a price); a menu's items, one link each.
       const cards = parts >= TUNING.cardPieces * g.length ? 2 : 1;
       for (const c of g) inItem[c] = cards;
+      if (cards === 2) holders.push(p);
     }
   }
   // Marks of items reach their descendants in pre-order, and so does being inside furniture
@@ -774,7 +785,12 @@ function listingValues(stats: Stats): Float64Array {
   const inTagFurniture = new Uint8Array(stats.n);
   for (let i = 0; i < stats.n; i++) {
     const p = parent[i]!;
-    if ((stats.flags[i]! & (Flag.Boiler | Flag.BoilerName)) === Flag.Boiler || (p >= 0 && inTagFurniture[p])) {
+    const f = stats.flags[i]!;
+    // Furniture by name only: a furniture word beside others, or a name of links to other
+    // pages on a page that is not a product's (its "related" grid is other products).
+    const byName =
+      f & Flag.BoilerName || (f & Flag.OtherPages && !stats.product && !FURNITURE_TAGS.has(el[i]!.localName));
+    if ((f & Flag.Boiler && !byName) || (p >= 0 && inTagFurniture[p])) {
       inTagFurniture[i] = 1;
     }
     if (!inItem[i] && p >= 0 && inItem[p]) inItem[i] = inItem[p]!;
@@ -783,6 +799,7 @@ function listingValues(stats: Stats): Float64Array {
     if (frag[i]) own[i]! += TUNING.blockCost;
     if (inItem[i] === 2) own[i]! += TUNING.itemLinkValue * ownLink[i]!;
   }
+  for (const p of holders) if (!inTagFurniture[p]) stats.cardHolder.add(p);
   return own;
 }
 

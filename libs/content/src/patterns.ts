@@ -138,6 +138,22 @@ export const FURNITURE_ALWAYS = tokens(
 );
 
 /**
+ * The furniture words that name links to other pages of the site ("related", "recirc", "more
+ * stories"): on a page that is itself a listing, a card of its grid may be named so.
+ */
+export const OTHER_PAGES = tokens(
+  [
+    'related',
+    'related-?(?:posts|articles|stories|content|products)',
+    'recommended',
+    'recommendations?',
+    'recirc',
+    'more-?stories',
+    'read-?more',
+  ].join('|'),
+);
+
+/**
  * A class or id that is nothing but a furniture word ("sidebar", id="nav"): named for what it
  * is, not qualifying a name of content, so furniture however long.
  */
@@ -259,6 +275,7 @@ export const NAME_FURNITURE_ALWAYS = 64;
 export const NAME_REVIEWS = 128;
 export const NAME_DESCRIPTION = 256;
 export const NAME_PURCHASE = 512;
+export const NAME_OTHER_PAGES = 1024;
 
 /**
  * The vocabularies above matched against an element's class and id. A page repeats the same
@@ -308,4 +325,5 @@ const VOCABULARIES: [number, RegExp][] = [
   [NAME_REVIEWS, REVIEWS],
   [NAME_DESCRIPTION, DESCRIPTION],
   [NAME_PURCHASE, PURCHASE],
+  [NAME_OTHER_PAGES, OTHER_PAGES],
 ];

@@ -157,6 +157,40 @@ describe('link-dense content wins over a short block of prose', () => {
   });
 });
 
+it('takes a grid whose sections are named as links to other pages ("recirc", "read-more")', () => {
+  // A recipe hub's stories come in sections a template names for the recirculation it also
+  // serves under articles; on a page read as a listing they are its items, not furniture.
+  const sections = [
+    ['Chicken Thigh Dinners for Every Night of the Week', 'Sheet Pan Gnocchi with Sausage and Peppers'],
+    ['Slow Cooker Dinners You Can Set and Forget', 'Cheap Pantry Pasta Bakes That Feed a Crowd'],
+    ['Casseroles for Your 9x13 Pan Just Like Mom Made', 'Comfort Food Soups That Freeze Beautifully'],
+    ['Old-School Recipes That Prove Comfort Food Lasts', 'Weeknight Stir-Fries Faster Than Takeout'],
+  ];
+  const cards = sections
+    .map(
+      (titles, s) => `<div id="recirc-list-container_${s}" class="comp recirc-list-container hide-read-more-ad">
+        <div class="comp recirc-list">${titles
+          .map(
+            (
+              t,
+              i,
+            ) => `<a class="comp card-list-item card" href="/recipes/${s}-${i}"><div class="card__media"><img src="/img/${s}-${i}.jpg" alt=""></div>
+            <div class="card__content"><span class="card__title">${t}</span><span class="card__meta">${20 + i} Ratings</span></div></a>`,
+          )
+          .join('')}</div></div>`,
+    )
+    .join('\n');
+  const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <main id="main"><section class="comp taxonomysc"><div class="comp taxonomysc-header"><h1>Dinner Recipes</h1>
+      <div class="comp taxonomysc-intro"><p>What's for dinner? Take the work out of searching for an answer to this
+      question with these popular five-star dinner recipes.</p></div></div>
+      <div class="comp article-list-group">${cards}</div></section></main>
+      ${FOOTER}</body></html>`;
+  const r = main(html);
+  for (const t of sections.flat()) expect(r.text).toContain(t);
+  expect(r.text).not.toContain('Harbour Road');
+});
+
 it('takes result cards whose class names the search that found them', () => {
   const events = [
     ['Scaling Postgres for write-heavy workloads', 'Wednesday at 4:00 PM', 'Free', 'Data Guild'],
