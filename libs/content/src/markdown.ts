@@ -133,9 +133,19 @@ const HREF_ESCAPES: Record<string, string> = { '(': '%28', ')': '%29', '<': '%3C
 const escapeHrefChar = (c: string): string => HREF_ESCAPES[c] ?? encodeURIComponent(c);
 /** A URL as a markdown link or image destination. */
 export const markdownUrl = (url: string): string => url.trim().replace(HREF_SPECIALS, escapeHrefChar);
-/** A link or image title, in double quotes. */
-const markdownTitle = (title: string | null | undefined): string =>
-  title?.trim() ? ` "${title.trim().replace(/\s+/g, ' ').replace(/["\\]/g, '\\$&')}"` : '';
+/**
+ * A link or image title, between delimiters it does not hold, so that it needs no escapes (a
+ * title that quotes a headline goes in single quotes or parentheses); escaped only when it holds
+ * every kind.
+ */
+function markdownTitle(title: string | null | undefined): string {
+  const t = title?.trim().replace(/\s+/g, ' ');
+  if (!t) return '';
+  if (!t.includes('"')) return ` "${t.replace(/\\/g, '\\\\')}"`;
+  if (!t.includes("'")) return ` '${t.replace(/\\/g, '\\\\')}'`;
+  if (!/[()]/.test(t)) return ` (${t.replace(/\\/g, '\\\\')})`;
+  return ` "${t.replace(/["\\]/g, '\\$&')}"`;
+}
 /** Alt text: one line, brackets and backslashes escaped. */
 const altText = (alt: string): string =>
   alt

@@ -115,7 +115,7 @@ describe('markdown ready for models and search', () => {
 
   it('writes links and images absolute, as valid destinations, images with their alt text', () => {
     expect(md).toContain(
-      '[autovacuum settings](https://site.example/docs/runtime%20config%20%28autovacuum%29.html "Runtime \\"config\\"")',
+      '[autovacuum settings](https://site.example/docs/runtime%20config%20%28autovacuum%29.html \'Runtime "config"\')',
     );
     expect(md).toContain('<https://www.postgresql.org/docs/current/routine-vacuuming.html>');
     // The src held a srcset list: its first candidate is the image.

@@ -45,6 +45,16 @@ describe('markdown rendering', () => {
     expect(md).toContain('![pic](https://site.example/i.png)');
   });
 
+  it('writes a title that quotes a headline between delimiters it does not hold, without escapes', () => {
+    const md = render(
+      `<p>The studio has posted an <a href="/a" title='"Not yet," says the studio'>update</a> on the sequel, with a
+      <img src="/b.jpg" alt="still" title="It's &quot;done&quot;"> still and an <a href="/c" title="a (b) &quot;c&quot; it's">odd</a> note.</p>`,
+    );
+    expect(md).toContain(`[update](https://site.example/a '"Not yet," says the studio')`);
+    expect(md).toContain(`![still](https://site.example/b.jpg (It's "done"))`);
+    expect(md).toContain(`[odd](https://site.example/c "a (b) \\"c\\" it's")`);
+  });
+
   it('resolves links as it renders them, as cleaning resolves them in the clean HTML', () => {
     const page = `<html><body><main><p>${'Words of a paragraph long enough to be content. '.repeat(3)}
       <a href="javascript:void(0)">no link</a> <a href="">empty</a> <a href="/a b?x=1#f">spaced</a>
