@@ -588,15 +588,15 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   const f = stats.flags[i]!;
   if (!(f & Flag.Boiler)) return false;
   // On a listing reading, a card named after furniture is one of many results, not a menu
-  // ("discover-search-card", a "promo-tile" of a grid), and the <header> of a listed <article>
-  // is that story's title and byline, not the site's header.
-  if (
-    (stats.listing || stats.listingChosen) &&
-    ((f & Flag.BoilerName && stats.card.has(i)) ||
-      (f & Flag.OtherPages && !stats.product && (stats.card.has(i) || stats.cardHolder.has(i))) ||
-      f & Flag.ArticleHeader)
-  ) {
-    return false;
+  // ("discover-search-card", a "promo-tile" of a grid), nor is a list so named that holds the
+  // page's cards ("c-search-grid", "search-results" full of links; a <nav> or <aside> holding
+  // cards stays a menu), and the <header> of a listed <article> is that story's title and byline,
+  // not the site's header.
+  if (stats.listing || stats.listingChosen) {
+    const item = stats.card.has(i) || (stats.cardHolder.has(i) && !FURNITURE_TAGS.has(stats.el[i]!.localName));
+    if ((item && f & Flag.BoilerName) || (item && f & Flag.OtherPages && !stats.product) || f & Flag.ArticleHeader) {
+      return false;
+    }
   }
   const text = stats.text[i]!;
   // On a listing reading, links count: a <nav> holding most of the page's text (a docs

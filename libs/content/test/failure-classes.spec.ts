@@ -157,6 +157,44 @@ describe('link-dense content wins over a short block of prose', () => {
   });
 });
 
+it('takes a grid of linked cards whose list is named after the search that found them', () => {
+  // "c-search-grid", "search-results": the list of a category's products, all links, beside a
+  // paragraph of copy written for search engines that would otherwise win.
+  const cards = PRODUCTS.map(
+    ([name, price], i) => `<li class="c-prod"><a class="c-prod__link" href="/p/${i}"><img src="/img/${i}.jpg" alt="">
+      <span class="c-prod__name">${name}</span></a><span class="c-prod__price">${price}</span>
+      <span class="c-prod__meta">${4 + (i % 3)} sizes</span></li>`,
+  ).join('\n');
+  const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="c-cat-page"><aside class="c-facets"><h2>Filter</h2><ul>${[
+        'Colour: red',
+        'Colour: blue',
+        'Colour: neutral',
+        "Size: 2' x 3'",
+        "Size: 5' x 7'",
+        "Size: 8' x 10'",
+        'Material: cotton',
+        'Material: jute',
+        'Material: polyester',
+        'Pile: flat',
+        'Pile: low',
+        'Pile: shag',
+      ]
+        .map((f, i) => `<li><a href="?f=${i}">${f}</a></li>`)
+        .join('')}</ul></aside>
+      <div class="c-cat-main"><div class="c-plp__header"><h1>Washable rugs</h1><span>12 styles</span></div>
+      <ul id="product-grid" class="c-search-grid">${cards}</ul>
+      <div class="c-seo-copy"><p>Washable rugs bring softness underfoot without the worry: spills, muddy paws and
+      crumbs come out in the machine, and every style here dries flat in an afternoon.</p></div></div></div>
+      ${FOOTER}</body></html>`;
+  const r = main(html);
+  for (const [name, price] of PRODUCTS) {
+    expect(r.text).toContain(name!);
+    expect(r.text).toContain(price!);
+  }
+  expect(r.text).not.toContain('Harbour Road');
+});
+
 it('takes a grid whose sections are named as links to other pages ("recirc", "read-more")', () => {
   // A recipe hub's stories come in sections a template names for the recirculation it also
   // serves under articles; on a page read as a listing they are its items, not furniture.
