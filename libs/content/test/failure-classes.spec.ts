@@ -195,6 +195,38 @@ it('takes a grid of linked cards whose list is named after the search that found
   expect(r.text).not.toContain('Harbour Road');
 });
 
+it("keeps a menu of featured cards out of a category's grid when the menu is a <nav>", () => {
+  // A mega menu shows cards (an image, a title, a line) like the grid's, and its class says
+  // "menu": named furniture that holds cards is a listing only outside a furniture tag.
+  const featured = [
+    ['New season linen bedding', 'Crisp, breathable sets in six colours'],
+    ['The outdoor rug edit', 'Weatherproof weaves for patios and decks'],
+    ['Lighting for small rooms', 'Lamps and sconces that save floor space'],
+    ['Gifts under fifty dollars', 'Cushions, throws and candles to give'],
+  ];
+  const menu = featured
+    .map(
+      ([t, line], i) => `<div class="mega-menu__card"><a href="/edit/${i}"><img src="/m/${i}.jpg" alt="">
+      <span class="mega-menu__title">${t}</span></a><p class="mega-menu__line">${line}</p></div>`,
+    )
+    .join('');
+  const cards = PRODUCTS.map(
+    ([name, price], i) => `<li class="c-prod"><a class="c-prod__link" href="/p/${i}"><img src="/img/${i}.jpg" alt="">
+      <span class="c-prod__name">${name}</span></a><span class="c-prod__price">${price}</span>
+      <span class="c-prod__meta">${4 + (i % 3)} sizes</span></li>`,
+  ).join('\n');
+  const html = `<!DOCTYPE html><html>${HEAD}<body><header class="site-header"><a class="logo" href="/">Northwind</a></header>
+      <div class="c-cat-page"><nav class="mega-menu" aria-label="Featured">${menu}</nav>
+      <div class="c-cat-main"><h1>Washable rugs</h1>
+      <ul id="product-grid" class="c-search-grid">${cards}</ul>
+      <div class="c-seo-copy"><p>Washable rugs bring softness underfoot without the worry: spills, muddy paws and
+      crumbs come out in the machine, and every style here dries flat in an afternoon.</p></div></div></div>
+      ${FOOTER}</body></html>`;
+  const r = main(html);
+  for (const [name] of PRODUCTS) expect(r.text).toContain(name!);
+  for (const [t] of featured) expect(r.text).not.toContain(t!);
+});
+
 it('takes a grid whose sections are named as links to other pages ("recirc", "read-more")', () => {
   // A recipe hub's stories come in sections a template names for the recirculation it also
   // serves under articles; on a page read as a listing they are its items, not furniture.
