@@ -227,6 +227,29 @@ it("keeps a menu of featured cards out of a category's grid when the menu is a <
   for (const [t] of featured) expect(r.text).not.toContain(t!);
 });
 
+it("does not take a product page's grid of related products for a listing", () => {
+  // Cards named "related" are other products on a product page, not a listing to read it as:
+  // the short description stays the content, however much longer the grid.
+  const head = `<head><meta charset="utf-8"><title>Sable Charcoal Flatweave</title>
+    <meta property="og:type" content="product"></head>`;
+  const cards = [...PRODUCTS, ...PRODUCTS.map(([name, price]) => [`${name}, large`, price])]
+    .map(
+      ([name, price], i) => `<li class="related-card"><a href="/p/${i}"><img src="/img/${i}.jpg" alt="">
+      <span class="related-card__name">${name}</span></a><span class="related-card__price">${price}</span>
+      <span class="related-card__meta">${4 + (i % 3)} sizes</span></li>`,
+    )
+    .join('\n');
+  const html = `<!DOCTYPE html><html>${head}<body>${NAV}
+      <main><div class="product"><h1>Sable Charcoal Flatweave</h1><p class="price">$119.00</p>
+      <div class="product-info"><p>A flat-woven rug in charcoal wool that lies low under doors and chairs, reverses
+      for twice the wear and cleans with a shake outdoors.</p></div></div>
+      <h2>You may also like</h2><ul class="related-grid">${cards}</ul></main>
+      ${FOOTER}</body></html>`;
+  const r = main(html);
+  expect(r.text).toContain('A flat-woven rug in charcoal wool');
+  expect(r.text).not.toContain('Beatrice Tan Tufted Rug');
+});
+
 it('takes a grid whose sections are named as links to other pages ("recirc", "read-more")', () => {
   // A recipe hub's stories come in sections a template names for the recirculation it also
   // serves under articles; on a page read as a listing they are its items, not furniture.
