@@ -105,4 +105,31 @@ describe('one URL answered now: read where the call landed, queued when that rep
     expect(job).toMatchObject({ status: 'done', progress: { done: 1, total: 1, queued: 0 }, creditsUsed: 1 });
     expect(job.data[0]).toMatchObject({ status: 'done', credits: 1 });
   });
+
+  // The job is written while the page's first hold is taken; the page is fetched only once it
+  // stands. A job the database refuses (a CHECK constraint, as a value PostgreSQL cannot hold
+  // meets one) fails the call: nothing fetched, nothing charged, nothing left held.
+  it('fails the call, fetching and charging nothing, when its job cannot be written', async () => {
+    const ws = await t.createWorkspace('unwritten');
+    await t.call('GET', '/me', { key: ws.apiKey }); // the welcome credits
+    await t.db.prisma.$executeRawUnsafe(
+      `ALTER TABLE job ADD CONSTRAINT unwritten_job CHECK (request->>'url' NOT LIKE '%/never-written')`,
+    );
+    try {
+      const url = web.url('pages.test', '/never-written');
+      const res = await t.call('POST', '/scrape', { key: ws.apiKey, body: { url } });
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ code: 'internal', request_id: expect.any(String) });
+      expect(web.hits.filter((h) => h.path === '/never-written')).toEqual([]);
+      const me = (await t.call('GET', '/me', { key: ws.apiKey })).body;
+      expect(me.credits).toMatchObject({ used: 0, remaining: 1000 });
+      const held = await t.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(
+        `SELECT count(*) AS n FROM credit_hold WHERE workspace_id = $1 AND expires_at > now()`,
+        ws.workspaceId,
+      );
+      expect(Number(held[0]!.n)).toBe(0);
+    } finally {
+      await t.db.prisma.$executeRawUnsafe(`ALTER TABLE job DROP CONSTRAINT unwritten_job`);
+    }
+  });
 });

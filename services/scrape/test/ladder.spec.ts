@@ -214,3 +214,58 @@ describe('DeploymentRungs', () => {
     expect(flaky.calls()).toBe(2);
   });
 });
+
+describe('LadderService: what must stand before a fetch (PageRef.ready)', () => {
+  /** A ladder whose credits and http rung say, in order, what happened. */
+  const recording = () => {
+    const events: string[] = [];
+    const credits: CreditsPort = {
+      authorize: async (_ws, ref, n) => void events.push(`hold ${ref} ${n}`),
+      charge: async (_ws, ref, n) => void events.push(`charge ${ref} ${n}`),
+    };
+    const http = {
+      fetch: async () => {
+        events.push('fetch');
+        return fetched(200, 'read');
+      },
+    } as unknown as HttpRung;
+    const ladder = new LadderService(
+      http,
+      {} as BrowserRung,
+      credits,
+      { fresh: async () => null },
+      { read: async () => reading('OK', ['main']) } as unknown as PageReaderPool,
+      { allows: async () => true } as unknown as RobotsCheck,
+      logger,
+      (sealed) => sealed,
+      { has: async () => true },
+    );
+    const scrape = (ready: Promise<unknown>) =>
+      ladder.scrape(
+        { workspaceId: 'ws', jobId: 'job', position: 0, url: URL, ready },
+        resolveOptions(scrapeRequestSchema.parse({ url: URL })),
+      );
+    return { events, scrape };
+  };
+
+  it('holds while it waits, and fetches only once what must stand stands', async () => {
+    const { events, scrape } = recording();
+    let stand!: () => void;
+    const ready = new Promise<void>((resolve) => (stand = resolve));
+    const page = scrape(ready);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['hold page:job:0:http 1']);
+    events.push('stands');
+    stand();
+    const result = await page;
+    expect(result.row.verdict).toBe('ok');
+    expect(events).toEqual(['hold page:job:0:http 1', 'stands', 'fetch', 'charge page:job:0:http 1']);
+  });
+
+  it('fetches nothing and releases its hold when what must stand fails', async () => {
+    const { events, scrape } = recording();
+    const failure = new Error('the job could not be written');
+    await expect(scrape(Promise.reject(failure))).rejects.toBe(failure);
+    expect(events).toEqual(['hold page:job:0:http 1', 'charge page:job:0:http 0']);
+  });
+});

@@ -44,6 +44,8 @@ export const readJobPage = async (
   page: { position: number; url: string },
   take: () => Promise<boolean>,
   mode: 'worker' | 'now' = 'worker',
+  /** The job and row being written while the page's first hold is taken (a one-URL scrape). */
+  written?: Promise<void>,
 ): Promise<{ result: PageResult; after: JobAfterPage } | null> => {
   const opts = jobPageOptions(job);
   const result = await deps.hosts.run(
@@ -58,12 +60,15 @@ export const readJobPage = async (
           position: page.position,
           url: page.url,
           chargeBehind: true,
+          ...(written ? { ready: written } : {}),
         },
         opts,
       );
     },
   );
   if (!result) return null;
+  // A page the ladder answered without fetching (robots.txt, a stored copy) did not wait for it.
+  if (written) await written;
   const [stored, charge] = await Promise.allSettled([
     storing(result, () => deps.pages.complete(job.id, page.position, result)),
     result.charged,

@@ -10,7 +10,7 @@ import {
   type ScrapeFormat,
   type ScrapeRequest,
 } from '@tidemark/contracts';
-import { newId, type Job } from '@tidemark/db';
+import type { Job } from '@tidemark/db';
 import { ConflictError, NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import { z } from 'zod';
@@ -94,34 +94,42 @@ export class JobService {
 
   /**
    * A one-URL job whose page this replica reads at once (`ScrapeNow`): the job is running and its
-   * row taken from the start, and nothing goes on the work stream.
+   * row taken from the start, and nothing goes on the work stream. Answers the job as it is being
+   * written and the write, which the page's first hold overlaps (the ladder awaits it before it
+   * fetches: `PageRef.ready`). Nothing reads either before the call that creates them answers.
    */
-  async startTaken(
+  startTaken(
     workspaceId: string,
     url: string,
     request: ScrapeRequest,
     raw: Record<string, unknown>,
     requestId: string | null,
     kind: JobKind,
-  ): Promise<Job> {
-    // The job and its row go in together (two connections, one round trip's wait): nothing reads
-    // either before the call that creates them answers.
-    const id = newId('job');
-    const [job] = await Promise.all([
+  ): { job: Job; written: Promise<void> } {
+    const job = this.jobs.draftTaken({
+      workspaceId,
+      kind,
+      request: { ...raw, batch: false },
+      requestId,
+      // Sealed as start() seals a batch's (a one-URL scrape's answer does not show it).
+      secret: request.webhook_url ? this.box.seal(`whsec_${randomBytes(24).toString('base64')}`) : null,
+    });
+    // The job and its row go in together (two connections, one round trip's wait).
+    const written = Promise.all([
       this.jobs.create({
-        id,
+        id: job.id,
+        createdAt: job.createdAt,
         workspaceId,
         kind,
         total: 1,
-        request: { ...raw, batch: false },
+        request: job.request as object,
         requestId,
-        // Sealed as start() seals a batch's (a one-URL scrape's answer does not show it).
-        secret: request.webhook_url ? this.box.seal(`whsec_${randomBytes(24).toString('base64')}`) : null,
+        secret: job.secret,
         taken: true,
       }),
-      this.pages.createQueued(workspaceId, id, [url], 'running'),
-    ]);
-    return job;
+      this.pages.createQueued(workspaceId, job.id, [url], 'running'),
+    ]).then(() => undefined);
+    return { job, written };
   }
 
   /**

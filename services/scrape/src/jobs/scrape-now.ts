@@ -39,14 +39,8 @@ export class ScrapeNow {
     }
     const until = Date.now() + waitMs;
     this.inFlight++;
-    let job: Job;
-    try {
-      job = await jobs.startTaken(workspaceId, url, request, raw, requestId, kind);
-    } catch (err) {
-      this.inFlight--;
-      throw err;
-    }
-    const reading = this.read(job, url).finally(() => this.inFlight--);
+    const { job, written } = jobs.startTaken(workspaceId, url, request, raw, requestId, kind);
+    const reading = this.read(job, url, written).finally(() => this.inFlight--);
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       reading,
@@ -57,20 +51,33 @@ export class ScrapeNow {
     // waits out its time. Still reading when the caller's time is up: the job as it stands.
     if (outcome === 'queued')
       return jobs.envelope(await jobs.waitForEnd(workspaceId, job.id, Math.max(0, until - Date.now()), kind));
-    if (outcome === 'waiting') return jobs.envelope(await jobs.get(workspaceId, job.id, kind));
+    if (outcome === 'waiting') {
+      // The caller's time can be up before its job is written (a playground read answers at once).
+      await written;
+      return jobs.envelope(await jobs.get(workspaceId, job.id, kind));
+    }
     return outcome;
   }
 
-  /** Reads the page here (its envelope); on a failure, hands it to the work stream ('queued'). */
-  private async read(job: Job, url: string): Promise<JobEnvelope | 'queued'> {
+  /**
+   * Reads the page here (its envelope); on a failure, hands it to the work stream ('queued').
+   * A job that could not be written fails the call: nothing stands for the stream to read.
+   */
+  private async read(job: Job, url: string, written: Promise<void>): Promise<JobEnvelope | 'queued'> {
+    const writeFailure = written.then(
+      () => null,
+      (err: unknown) => err,
+    );
     try {
-      const read = await readJobPage(this.deps, job, { position: 0, url }, async () => true, 'now');
+      const read = await readJobPage(this.deps, job, { position: 0, url }, async () => true, 'now', written);
       const jobs = this.deps.jobService;
       // Not settled by this read (cancelled meanwhile): the job as it stands.
       return read
         ? jobs.envelopeRead(job, read.after, read.result)
         : jobs.envelope(await jobs.get(job.workspaceId, job.id, jobKind(job.kind)));
     } catch (err) {
+      const notWritten = await writeFailure;
+      if (notWritten) throw notWritten;
       this.deps.logger.warn({ err, jobId: job.id }, 'a one-URL scrape failed here; its page goes to the work stream');
       try {
         await this.deps.bus.publishWork(

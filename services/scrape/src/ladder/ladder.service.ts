@@ -44,6 +44,12 @@ export interface PageRef {
    * (jobs/job-page.ts) writes its row while billing writes the charge, and is counted once both are.
    */
   chargeBehind?: boolean;
+  /**
+   * Awaited after the first hold and before the first fetch: what must stand before the page is
+   * fetched and is written meanwhile (a one-URL scrape's job and row). A failure releases the
+   * holds and is thrown.
+   */
+  ready?: Promise<unknown>;
   workspaceId: string;
   jobId: string;
   position: number;
@@ -198,6 +204,13 @@ export class LadderService {
         throw err;
       }
       holds.push(reference);
+      if (page.ready)
+        try {
+          await page.ready;
+        } catch (err) {
+          await Promise.allSettled(holds.map((ref) => this.credits.charge(page.workspaceId, ref, 0)));
+          throw err;
+        }
       const attempt: Attempt = { rung, ms: 0 };
       attempts.push(attempt);
       const began = performance.now();

@@ -1,4 +1,4 @@
-import { JOB_COLUMNS, newId, type Job, type PrismaClient, type RawDb } from '@tidemark/db';
+import { JOB_COLUMNS, newId, Prisma, type Job, type PrismaClient, type RawDb } from '@tidemark/db';
 
 export interface JobProgress {
   status: string;
@@ -37,16 +37,53 @@ export class JobRepository {
     secret: string | null;
     /** Its pages are taken by the service that creates it (a one-URL scrape read at once): running, none queued. */
     taken?: boolean;
+    /** Given with `id` by `draftTaken`, whose job is in use before its row is written. */
+    createdAt?: Date;
   }): Promise<Job> {
     const progress = { done: 0, total: data.total, queued: data.taken ? 0 : data.total };
+    const createdAt = data.createdAt
+      ? Prisma.sql`(${data.createdAt.toISOString()}::timestamptz AT TIME ZONE 'utc')`
+      : Prisma.sql`(now() AT TIME ZONE 'utc')`;
     const [job] = await this.raw.$queryRaw<Job[]>`
       INSERT INTO job (id, workspace_id, kind, status, progress, request, request_id, secret, created_at, updated_at)
       VALUES (${data.id ?? newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
               ${JSON.stringify(progress)}::jsonb,
-              ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret},
-              (now() AT TIME ZONE 'utc'), (now() AT TIME ZONE 'utc'))
+              ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret}, ${createdAt}, ${createdAt})
       RETURNING ${JOB_COLUMNS}`;
     return job!;
+  }
+
+  /**
+   * A one-page job taken by the service creating it, as `create` will write it (`taken`, with
+   * this id and time): a one-URL scrape reads its page while the job is being written.
+   */
+  draftTaken(data: {
+    workspaceId: string;
+    kind: string;
+    request: object;
+    requestId: string | null;
+    secret: string | null;
+  }): Job {
+    const createdAt = new Date();
+    return {
+      id: newId('job'),
+      workspaceId: data.workspaceId,
+      kind: data.kind,
+      status: 'running',
+      progress: { done: 0, total: 1, queued: 0 },
+      creditsUsed: 0,
+      counts: {},
+      stop: null,
+      error: null,
+      requestId: data.requestId,
+      // As the jsonb column gives it back (undefined members dropped).
+      request: JSON.parse(JSON.stringify(data.request)) as Job['request'],
+      secret: data.secret,
+      runId: null,
+      result: null,
+      createdAt,
+      updatedAt: createdAt,
+    };
   }
 
   async find(workspaceId: string, id: string, kind = 'scrape'): Promise<Job | null> {
