@@ -19,6 +19,7 @@ import type { Fetched, HttpRung } from './http-rung.js';
 import type { LadderOptions } from './options.js';
 import type { RobotsCheck } from './robots-check.js';
 import type { PageReading } from '../reading/read-page.js';
+import { keptBodies } from '../reading/kept-bodies.js';
 import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.js';
 
 /** What billing answers to; the ladder holds before a rung and charges after. */
@@ -68,6 +69,11 @@ export interface Bodies {
 export interface PageResult {
   row: Omit<PageRow, keyof Bodies | 'screenshot'>;
   bodies: Bodies;
+  /**
+   * `bodies` as the row stores them, made where the page was read (PageReading.stored); absent,
+   * the row's write makes them. Whoever changes `bodies` drops it.
+   */
+  storedBodies?: Uint8Array<ArrayBuffer> | null;
   screenshot?: Buffer;
   /** Billing refused a rung because the workspace's credits ran out (a crawl stops on it). */
   creditsExhausted?: boolean;
@@ -396,15 +402,8 @@ export class LadderService {
     }
     const stoppedClimbing = v.climb && stop;
     const errorCode: PageErrorCode = stoppedClimbing ? stop.code : v.errorCode;
-    const formats = new Set(opts.formats);
     const c = reading.content;
-    const bodies: Bodies = {
-      ...(formats.has('markdown') && c.markdown !== undefined ? { markdown: c.markdown } : {}),
-      ...(formats.has('text') && c.text !== undefined ? { text: c.text } : {}),
-      ...(formats.has('cleanHtml') && c.cleanHtml !== undefined ? { cleanHtml: c.cleanHtml } : {}),
-      ...(formats.has('rawHtml') ? { html: fetched.html } : {}),
-      ...(formats.has('links') && c.links ? { links: c.links } : {}),
-    };
+    const bodies = keptBodies(opts.formats, c, fetched.html);
     return {
       row: {
         url: page.url,
@@ -436,6 +435,7 @@ export class LadderService {
         attempts: evidence,
       },
       bodies,
+      ...(reading.stored !== undefined ? { storedBodies: reading.stored } : {}),
       ...(rendered?.screenshot ? { screenshot: rendered.screenshot } : {}),
       ...(stoppedClimbing ? exhausted : {}),
       ...charged,

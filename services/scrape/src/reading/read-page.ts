@@ -3,6 +3,7 @@ import { decideVerdict, pageFeatures, type VerdictResult } from '@tidemark/verdi
 import type { Fetched } from '../ladder/http-rung.js';
 import type { LadderOptions } from '../ladder/options.js';
 import type { DocumentFacts } from './documents/types.js';
+import { keptBodies, storedBodies } from './kept-bodies.js';
 
 export interface PageReading {
   verdict: VerdictResult;
@@ -11,6 +12,8 @@ export interface PageReading {
   document?: DocumentFacts;
   /** The row's reason when the error code's meaning alone would not say it (an encrypted PDF). */
   reason?: string;
+  /** The bodies the row keeps, as it stores them (`keptBodies`, `storedBodies`); null: none. */
+  stored?: Uint8Array<ArrayBuffer> | null;
 }
 
 const isMarkup = (contentType: string, body: string) =>
@@ -52,5 +55,5 @@ export const readPage = (
     { words: content.words, language: content.language },
     { minWords: c.min_words, languages: c.languages },
   );
-  return { verdict, content };
+  return { verdict, content, stored: storedBodies(keptBodies(opts.formats, content, fetched.html)) };
 };

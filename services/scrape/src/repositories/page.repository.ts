@@ -29,8 +29,12 @@ const settledColumns = (result: PageResult, encoded?: Uint8Array<ArrayBuffer> | 
   };
 };
 
-/** A page's bodies as stored, compressed off the event loop (the hot writes: complete, crawl rows). */
-const storedBodiesOf = (result: PageResult) => encodeBodiesAsync(storable(result.bodies));
+/**
+ * A page's bodies as stored: as its reading thread made them, or compressed off the event loop
+ * (the hot writes: complete, crawl rows).
+ */
+const storedBodiesOf = async (result: PageResult) =>
+  result.storedBodies !== undefined ? result.storedBodies : encodeBodiesAsync(storable(result.bodies));
 
 const crawlRowData = (ref: CrawlRowRef, result: PageResult) => ({
   workspaceId: ref.workspaceId,
