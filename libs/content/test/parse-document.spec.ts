@@ -215,3 +215,39 @@ describe('surveyDocument: the tree’s depth and CDATA in one pass', () => {
     });
   });
 });
+
+// linkedom is installed with a patch (ADR 12, patches/linkedom@0.18.14.patch): what it changes
+// must still behave as the DOM does.
+describe('parseDocument: linkedom as patched', () => {
+  it('keeps a class attribute as written, answering it as a browser does, its tokens made when asked for', () => {
+    const doc = parseDocument(
+      '<body><div class="  card\n  card--wide card "><p class="lead">x</p><p>y</p></div></body>',
+    );
+    const card = doc.querySelector('.card--wide')!;
+    expect(card).not.toBeNull();
+    expect(card.getAttribute('class')).toBe('  card\n  card--wide card ');
+    expect(card.outerHTML).toContain('class="  card\n  card--wide card "');
+    expect([...card.classList]).toEqual(['card', 'card--wide']);
+    expect(card.classList.contains('card--wide')).toBe(true);
+    expect(doc.querySelectorAll('p.lead')).toHaveLength(1);
+    expect(doc.querySelector('p:not(.lead)')!.getAttribute('class')).toBeNull();
+    // Changed through its tokens, the attribute follows them.
+    card.classList.add('open');
+    expect(card.getAttribute('class')).toBe('card card--wide open');
+    card.setAttribute('class', 'closed');
+    expect([...card.classList]).toEqual(['closed']);
+  });
+
+  it('still delivers events to listeners added after the parse', () => {
+    const doc = parseDocument('<body><button>go</button></body>');
+    const button = doc.querySelector('button')!;
+    const Event = doc.defaultView!.Event;
+    const seen: string[] = [];
+    const listener = (e: { type: string }) => void seen.push(e.type);
+    button.addEventListener('click', listener);
+    button.dispatchEvent(new Event('click'));
+    button.removeEventListener('click', listener);
+    button.dispatchEvent(new Event('click'));
+    expect(seen).toEqual(['click']);
+  });
+});
