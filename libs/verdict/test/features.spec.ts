@@ -74,6 +74,8 @@ const agree = (html: string) => {
   const { document } = parseHTML(html);
   const doc = document as unknown as Document;
   const { challengeMarkup: _c, captchaMarkup: _k, ...walked } = pageFeatures(doc, html);
+  // The walk through the DOM's getters, kept for a document without linkedom's links, agrees too.
+  expect(pageFeatures(doc, html, null)).toEqual(pageFeatures(doc, html));
   expect(walked).toEqual(bySelectors(doc, html));
 };
 
@@ -123,6 +125,10 @@ describe('challenge and captcha markup', () => {
         }
       }
     }
+  });
+
+  it('lists markers in ASCII, which the one pass that looks for any of them folds for letter case', () => {
+    for (const marker of [...CHALLENGE_MARKUP, ...CAPTCHA_MARKUP]) expect(marker).toMatch(/^[\x20-\x7e]+$/);
   });
 
   it('finds none on a page without them', () => {
