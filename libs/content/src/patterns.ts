@@ -54,6 +54,17 @@ export const BANNER = tokens(
 
 export const BANNER_ROLES = new Set(['dialog', 'alertdialog']);
 
+/** Furniture words that name links to other pages of the site (see OTHER_PAGES). */
+const OTHER_PAGES_WORDS = [
+  'related',
+  'related-?(?:posts|articles|stories|content|products)',
+  'recommended',
+  'recommendations?',
+  'recirc',
+  'more-?stories',
+  'read-?more',
+];
+
 /** Page furniture: navigation, headers and footers, sidebars, sharing, related links, forms. */
 export const BOILERPLATE = tokens(
   [
@@ -72,13 +83,7 @@ export const BOILERPLATE = tokens(
     'sidebar',
     'side-?bar',
     'aside',
-    'related',
-    'related-?(?:posts|articles|stories|content|products)',
-    'recommended',
-    'recommendations?',
-    'recirc',
-    'more-?stories',
-    'read-?more',
+    ...OTHER_PAGES_WORDS,
     'share',
     'sharing',
     'share-?(?:bar|buttons|tools|links)',
@@ -119,39 +124,16 @@ export const BOILERPLATE = tokens(
  * ("search-results", "content-nav-section", "toc-content-sidebar", "hidden-print").
  */
 export const FURNITURE_ALWAYS = tokens(
-  [
-    'footer',
-    'site-?footer',
-    'masthead',
-    'site-?header',
-    'related',
-    'related-?(?:posts|articles|stories|content|products)',
-    'recommended',
-    'recommendations?',
-    'recirc',
-    'more-?stories',
-    'read-?more',
-    'disclaimer',
-    'copyright',
-    'legal',
-  ].join('|'),
+  ['footer', 'site-?footer', 'masthead', 'site-?header', ...OTHER_PAGES_WORDS, 'disclaimer', 'copyright', 'legal'].join(
+    '|',
+  ),
 );
 
 /**
  * The furniture words that name links to other pages of the site ("related", "recirc", "more
  * stories"): on a page that is itself a listing, a card of its grid may be named so.
  */
-export const OTHER_PAGES = tokens(
-  [
-    'related',
-    'related-?(?:posts|articles|stories|content|products)',
-    'recommended',
-    'recommendations?',
-    'recirc',
-    'more-?stories',
-    'read-?more',
-  ].join('|'),
-);
+export const OTHER_PAGES = tokens(OTHER_PAGES_WORDS.join('|'));
 
 /**
  * A class or id that is nothing but a furniture word ("sidebar", id="nav"): named for what it
