@@ -42,11 +42,16 @@ export class ScrapeNow {
     const { job, written } = jobs.startTaken(workspaceId, url, request, raw, requestId, kind);
     const reading = this.read(job, url, written).finally(() => this.inFlight--);
     let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      reading,
-      new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), waitMs))),
-    ]);
-    clearTimeout(timer);
+    let outcome: Awaited<typeof reading> | 'waiting';
+    try {
+      outcome = await Promise.race([
+        reading,
+        new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), waitMs))),
+      ]);
+    } finally {
+      // Also when the reading fails (its job could not be written): no timer outlives the call.
+      clearTimeout(timer);
+    }
     // Read here: the answer is what was just stored. Queued: a worker reads it, and the call
     // waits out its time. Still reading when the caller's time is up: the job as it stands.
     if (outcome === 'queued')
