@@ -3,7 +3,7 @@ import type { JobEnvelope, ScrapeRequest } from '@tidemark/contracts';
 import type { Job } from '@tidemark/db';
 import type { Logger } from '@tidemark/telemetry';
 import { readJobPage, type JobPageDeps } from './job-page.js';
-import { jobKind, type JobKind } from './job.service.js';
+import { jobKind, type JobKind, type JobService } from './job.service.js';
 
 /**
  * `ScrapeNow`, one URL answered within the caller's wait: a call that wants its answer now, so
@@ -39,7 +39,14 @@ export class ScrapeNow {
     }
     const until = Date.now() + waitMs;
     this.inFlight++;
-    const { job, written } = jobs.startTaken(workspaceId, url, request, raw, requestId, kind);
+    let started: ReturnType<JobService['startTaken']>;
+    try {
+      started = jobs.startTaken(workspaceId, url, request, raw, requestId, kind);
+    } catch (err) {
+      this.inFlight--;
+      throw err;
+    }
+    const { job, written } = started;
     const reading = this.read(job, url, written).finally(() => this.inFlight--);
     let timer: NodeJS.Timeout | undefined;
     let outcome: Awaited<typeof reading> | 'waiting';
