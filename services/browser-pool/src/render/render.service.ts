@@ -61,6 +61,14 @@ export interface RenderServiceOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** `work`'s answer, or undefined once `ms` pass first; the timer ends with the race (none is left running). */
+const within = <T>(work: Promise<T>, ms: number): Promise<T | undefined> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined))),
+  ]).finally(() => clearTimeout(timer));
+};
 const hostOf = (url: string) => {
   try {
     return new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -322,19 +330,19 @@ export class RenderService {
     for (;;) {
       if (crashed()) throw crashed();
       // A page busy in a long script answers late; a page navigating answers not at all.
-      const probe = await Promise.race([
+      const probe = await within(
         tab.page.evaluate(SETTLE_PROBE).then(
           (p) => p as SettleProbe | null,
           () => undefined,
         ),
-        sleep(left()).then(() => undefined),
-      ]);
+        left(),
+      );
       if (probe && tab.hidden && (probe.frames > 0 || probe.observed)) {
         await this.pool.setVisible(tab, true);
-        await Promise.race([
+        await within(
           tab.page.evaluate(SETTLE_FRAMES(REVEAL_MAX_FRAMES)).catch(() => undefined),
-          sleep(Math.min(2_000, left())),
-        ]);
+          Math.min(2_000, left()),
+        );
         continue;
       }
       // A document the probe is not in (an image, a viewer) is judged by the network alone.
