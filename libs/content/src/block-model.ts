@@ -20,35 +20,53 @@ export interface BlockModel {
   maxDrop: number;
 }
 
-/** The trees laid out in typed arrays, all nodes of all trees in one run (made once per model). */
+/**
+ * The trees laid out as complete binary trees of the ensemble's depth, all trees in one run of
+ * typed arrays: split s of a tree has its children at 2s + 1 and 2s + 2, and a block goes down
+ * by arithmetic instead of by branches the processor mispredicts (about twice as fast on the dev
+ * pages' blocks). A leaf above the full depth is padded with splits that lead to it either way.
+ */
 interface Compiled {
-  roots: Int32Array;
+  depth: number;
+  /** Per tree, 2^depth − 1 splits: the feature and the threshold (a block goes left when ≤). */
   feature: Int32Array;
   threshold: Float64Array;
-  left: Int32Array;
-  right: Int32Array;
+  /** Per tree, 2^depth leaf values. */
+  leaf: Float64Array;
 }
 const compiled = new WeakMap<BlockModel, Compiled>();
 
 function compile(model: BlockModel): Compiled {
-  const size = model.trees.reduce((s, t) => s + t.length / 4, 0);
+  const depthOf = (t: readonly number[], n: number): number =>
+    t[4 * n]! < 0 ? 0 : 1 + Math.max(depthOf(t, t[4 * n + 2]!), depthOf(t, t[4 * n + 3]!));
+  const depth = Math.max(0, ...model.trees.map((t) => depthOf(t, 0)));
+  const splits = 2 ** depth - 1;
   const c: Compiled = {
-    roots: new Int32Array(model.trees.length),
-    feature: new Int32Array(size),
-    threshold: new Float64Array(size),
-    left: new Int32Array(size),
-    right: new Int32Array(size),
+    depth,
+    feature: new Int32Array(model.trees.length * splits),
+    threshold: new Float64Array(model.trees.length * splits),
+    leaf: new Float64Array(model.trees.length * (splits + 1)),
   };
-  let at = 0;
   model.trees.forEach((t, i) => {
-    c.roots[i] = at;
-    for (let k = 0; k < t.length / 4; k++) {
-      c.feature[at + k] = t[4 * k]!;
-      c.threshold[at + k] = t[4 * k + 1]!;
-      c.left[at + k] = at + t[4 * k + 2]!;
-      c.right[at + k] = at + t[4 * k + 3]!;
-    }
-    at += t.length / 4;
+    const place = (n: number, slot: number): void => {
+      if (slot >= splits) {
+        c.leaf[i * (splits + 1) + slot - splits] = t[4 * n + 1]!;
+        return;
+      }
+      const at = i * splits + slot;
+      if (t[4 * n]! < 0) {
+        // A NaN threshold sends every block right; both sides lead to the same leaf.
+        c.threshold[at] = NaN;
+        place(n, 2 * slot + 1);
+        place(n, 2 * slot + 2);
+        return;
+      }
+      c.feature[at] = t[4 * n]!;
+      c.threshold[at] = t[4 * n + 1]!;
+      place(t[4 * n + 2]!, 2 * slot + 1);
+      place(t[4 * n + 3]!, 2 * slot + 2);
+    };
+    place(0, 0);
   });
   compiled.set(model, c);
   return c;
@@ -56,17 +74,31 @@ function compile(model: BlockModel): Compiled {
 
 /** The model's log-odds that the block at `row` of a feature matrix is boilerplate. */
 export function blockLogit(model: BlockModel, x: Float64Array, row: number): number {
-  const { roots, feature, threshold, left, right } = compiled.get(model) ?? compile(model);
+  const c = compiled.get(model) ?? compile(model);
   const base = row * model.features.length;
-  let sum = model.bias;
-  for (let t = 0; t < roots.length; t++) {
-    let n = roots[t]!;
-    let f = feature[n]!;
-    while (f >= 0) {
-      n = x[base + f]! <= threshold[n]! ? left[n]! : right[n]!;
-      f = feature[n]!;
-    }
-    sum += threshold[n]!;
+  // The trees' sum in their order, as the training script adds them.
+  return c.depth === 3 ? logitOfDepth3(c, x, base, model.bias) : logitOfAnyDepth(c, x, base, model.bias);
+}
+
+/** The shipped model's depth, its three steps written out (a loop costs a third more). */
+function logitOfDepth3({ feature, threshold, leaf }: Compiled, x: Float64Array, base: number, bias: number): number {
+  let sum = bias;
+  for (let at = 0, leaves = 0; at < threshold.length; at += 7, leaves += 8) {
+    let s = x[base + feature[at]!]! <= threshold[at]! ? 1 : 2;
+    s = 2 * s + (x[base + feature[at + s]!]! <= threshold[at + s]! ? 1 : 2);
+    s = 2 * s + (x[base + feature[at + s]!]! <= threshold[at + s]! ? 1 : 2);
+    sum += leaf[leaves + s - 7]!;
+  }
+  return sum;
+}
+
+function logitOfAnyDepth(c: Compiled, x: Float64Array, base: number, bias: number): number {
+  const splits = 2 ** c.depth - 1;
+  let sum = bias;
+  for (let at = 0, leaves = 0; leaves < c.leaf.length; at += splits, leaves += splits + 1) {
+    let s = 0;
+    for (let d = 0; d < c.depth; d++) s = 2 * s + (x[base + c.feature[at + s]!]! <= c.threshold[at + s]! ? 1 : 2);
+    sum += c.leaf[leaves + s - splits]!;
   }
   return sum;
 }

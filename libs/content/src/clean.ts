@@ -1,4 +1,4 @@
-import { walkElements, type PageScan } from './dom-walk.js';
+import { nextInSubtree, walkElements, type PageScan } from './dom-walk.js';
 import { BANNER_ROLES, NAME_BANNER, NAME_CONSENT, NameMatcher } from './patterns.js';
 import { absoluteUrl, type UrlResolver } from './urls.js';
 
@@ -159,8 +159,8 @@ function dropHidden(hidden: Element[], body: Element, opts: CleanOptions): void 
   }
   let hiddenText = 0;
   for (const el of outer) hiddenText += visibleTextLength(el);
-  const pageText = visibleTextLength(body);
-  if (hiddenText > REVEALED_SHARE * pageText) return;
+  // The page's text is read only as far as it decides: hidden text is mostly a menu's few words.
+  if (hiddenText > 0 && hiddenText > REVEALED_SHARE * visibleTextLength(body, hiddenText / REVEALED_SHARE)) return;
   for (const el of outer) {
     if (opts.declared?.length && holdsDeclared(el.textContent ?? '', opts.declared)) continue;
     opts.onRemove?.(el, 'hidden');
@@ -168,8 +168,11 @@ function dropHidden(hidden: Element[], body: Element, opts: CleanOptions): void 
   }
 }
 
-/** Characters of text under el other than spaces, read node by node (no textContent string built). */
-function visibleTextLength(el: Element): number {
+/**
+ * Characters of text under el other than spaces, read node by node (no textContent string built);
+ * the count stops once it reaches `enough`.
+ */
+function visibleTextLength(el: Element, enough = Infinity): number {
   let n = 0;
   let node: Node | null = el.firstChild;
   while (node && node !== el) {
@@ -179,14 +182,9 @@ function visibleTextLength(el: Element): number {
         const c = s.charCodeAt(i);
         if (c > 32 && c !== 160) n++;
       }
+      if (n >= enough) return n;
     }
-    const child = node.nodeType === 1 ? node.firstChild : null;
-    if (child) {
-      node = child;
-      continue;
-    }
-    while (node && node !== el && !node.nextSibling) node = node.parentNode;
-    node = node && node !== el ? node.nextSibling : null;
+    node = nextInSubtree(node, el, node.nodeType === 1);
   }
   return n;
 }
@@ -254,9 +252,27 @@ function isBanner(el: Element, tag: string, matcher: NameMatcher, declared: stri
   ) {
     limit = MAX_BANNER_CHARS;
   }
-  if (limit === 0) return false;
-  const text = el.textContent ?? '';
-  return text.length < limit && !holdsDeclared(text, declared);
+  if (limit === 0 || !textShorterThan(el, limit)) return false;
+  // The text itself is built only to look for the declared description in it.
+  return !(declared.length && holdsDeclared(el.textContent ?? '', declared));
+}
+
+/**
+ * Whether an element's textContent is shorter than `limit`, read node by node only as far as
+ * that decides: a wrapper named "overlay" can hold the whole page.
+ */
+function textShorterThan(el: Element, limit: number): boolean {
+  let n = 0;
+  let node: Node | null = el.firstChild;
+  while (node && node !== el) {
+    const type = node.nodeType;
+    if (type === 3 || type === 4) {
+      n += (node as CharacterData).data.length;
+      if (n >= limit) return false;
+    }
+    node = nextInSubtree(node, el, type === 1);
+  }
+  return true;
 }
 
 /** Whether a text shows one of the page's declared openings (lower-cased, blanks collapsed). */

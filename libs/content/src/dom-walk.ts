@@ -1,3 +1,17 @@
+import { END_NODE, LINKS, type Linked, type Links } from './linked-nodes.js';
+
+/**
+ * The next node after `node` in a pre-order walk of `root`'s subtree (`root` itself not
+ * included): its first child when `intoChildren`, else its next sibling or its nearest
+ * ancestor's, below `root`; null past the end. The text walks step with it, node by node.
+ */
+export function nextInSubtree(node: Node, root: Node, intoChildren: boolean): Node | null {
+  if (intoChildren && node.firstChild) return node.firstChild;
+  let at: Node | null = node;
+  while (at && at !== root && !at.nextSibling) at = at.parentNode;
+  return at && at !== root ? at.nextSibling : null;
+}
+
 /**
  * Pre-order walk over the element tree under root that tolerates removal: `visit` answers
  * whether to descend into the element, and may detach it (its subtree is then skipped).
@@ -46,8 +60,9 @@ export interface PageScan {
 /**
  * One walk instead of a querySelectorAll per lookup (linkedom matches every element of the page
  * against each selector). Like querySelectorAll, it does not look into <template> contents.
+ * It follows linkedom's own list of the document's nodes (`links`); null: the DOM's getters.
  */
-export function scanPage(doc: Document): PageScan {
+export function scanPage(doc: Document, links: Links | null = LINKS): PageScan {
   const elements: Element[] = [];
   let ends = new Int32Array(1024);
   const scan: PageScan = {
@@ -101,27 +116,42 @@ export function scanPage(doc: Document): PageScan {
     ends[i] = elements.length;
   };
   // Pre-order without recursion (markup can nest thousands deep); `open` holds the indices of
-  // the elements whose subtrees are being walked. Markup after </html> is left beside <html> by
-  // linkedom: every top-level element is walked.
+  // the elements whose subtrees are being walked.
   const open: number[] = [];
-  for (let top = doc.firstElementChild; top; top = top.nextElementSibling) {
-    let node: Element | null = top;
-    while (node) {
-      const at = elements.length;
-      const child: Element | null = visit(node) ? node.firstElementChild : null;
-      if (child) {
-        open.push(at);
-        node = child;
-        continue;
+  if (links) {
+    const stop = (doc as unknown as Linked)[links.end];
+    for (let n = (doc as unknown as Linked)[links.next]; n && n !== stop; n = n[links.next]!) {
+      if (n.nodeType === 1) {
+        const at = elements.length;
+        if (visit(n as unknown as Element)) open.push(at);
+        else {
+          // Not walked (a template's contents): on from its end marker.
+          close(at);
+          n = n[links.end]!;
+        }
+      } else if (n.nodeType === END_NODE) close(open.pop()!);
+    }
+  } else {
+    // Markup after </html> is left beside <html> by linkedom: every top-level element is walked.
+    for (let top = doc.firstElementChild; top; top = top.nextElementSibling) {
+      let node: Element | null = top;
+      while (node) {
+        const at = elements.length;
+        const child: Element | null = visit(node) ? node.firstElementChild : null;
+        if (child) {
+          open.push(at);
+          node = child;
+          continue;
+        }
+        close(at);
+        let next: Element | null = node === top ? null : node.nextElementSibling;
+        while (!next && open.length) {
+          const parent = open.pop()!;
+          close(parent);
+          next = elements[parent] === top ? null : elements[parent]!.nextElementSibling;
+        }
+        node = next;
       }
-      close(at);
-      let next: Element | null = node === top ? null : node.nextElementSibling;
-      while (!next && open.length) {
-        const parent = open.pop()!;
-        close(parent);
-        next = elements[parent] === top ? null : elements[parent]!.nextElementSibling;
-      }
-      node = next;
     }
   }
   scan.ends = ends.subarray(0, elements.length);

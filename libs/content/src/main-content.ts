@@ -12,6 +12,7 @@ import {
   NameMatcher,
 } from './patterns.js';
 import { blockLogit, type BlockModel } from './block-model.js';
+import { nextInSubtree } from './dom-walk.js';
 import { BLOCK_MODEL } from './block-model.weights.js';
 import { isSpace } from './text.js';
 
@@ -1393,41 +1394,45 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
 }
 
 /** Word figures of a block's text: words, letters, digits, capitalised words, a closing stop. */
-const words = { words: 0, letters: 0, digits: 0, upper: 0, endsSentence: 0, inWord: false, last: 0 };
+const words = { words: 0, letters: 0, digits: 0, upper: 0, endsSentence: 0 };
 
 function readWords(block: Element): typeof words {
-  words.words = words.letters = words.digits = words.upper = words.last = 0;
-  words.inWord = false;
-  readWordsIn(block);
-  const last = words.last;
+  // Counted in locals over the block's text nodes in document order (no recursion, no stores to
+  // the shared object per character).
+  let count = 0;
+  let letters = 0;
+  let digits = 0;
+  let upper = 0;
+  let last = 0;
+  let inWord = false;
+  let n: Node | null = block.firstChild;
+  while (n && n !== block) {
+    if (n.nodeType === 3) {
+      const s = (n as Text).data;
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c <= 32 || c === 160) {
+          inWord = false;
+          continue;
+        }
+        last = c;
+        if (c >= 48 && c <= 57) digits++;
+        else letters++;
+        if (!inWord) {
+          count++;
+          inWord = true;
+          if (c >= 65 && c <= 90) upper++;
+        }
+      }
+    }
+    n = nextInSubtree(n, block, n.nodeType === 1);
+  }
+  words.words = count;
+  words.letters = letters;
+  words.digits = digits;
+  words.upper = upper;
   words.endsSentence = last === 46 || last === 33 || last === 63 || last === 0x3002 ? 1 : 0;
   return words;
-}
-
-function readWordsIn(e: Element): void {
-  for (let n = e.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1) {
-      readWordsIn(n as Element);
-      continue;
-    }
-    if (n.nodeType !== 3) continue;
-    const s = (n as Text).data;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c <= 32 || c === 160) {
-        words.inWord = false;
-        continue;
-      }
-      words.last = c;
-      if (c >= 48 && c <= 57) words.digits++;
-      else words.letters++;
-      if (!words.inWord) {
-        words.words++;
-        words.inWord = true;
-        if (c >= 65 && c <= 90) words.upper++;
-      }
-    }
-  }
 }
 
 /** Iteration aid (explain-page.ts): the best candidates under both readings of the page. */

@@ -10,7 +10,7 @@ import { parseHTML, trimNewLines } from 'node-html-markdown/dist/utilities.js';
 import { Visitor, type NodeMetadata } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
 import { blockTree, type MdElement } from './markdown-tree.js';
-import { isSpace } from './text.js';
+import { COLLAPSIBLE, isSpace } from './text.js';
 import type { UrlResolver } from './urls.js';
 
 export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
@@ -470,7 +470,7 @@ const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
  * markers only when the text opens a line of the output, and a pipe in a table cell.
  */
 function processText(this: TailVisitor, text: string, metadata?: NodeMetadata): string {
-  const res = metadata?.preserveWhitespace ? text : text.replace(/\s+/g, ' ');
+  const res = metadata?.preserveWhitespace ? text : collapseSpaces(text);
   const tail = this.tailText;
   // NHM drops the leading space of a text that begins with a line break ("<a>x</a>\nand" gave
   // "[x](…)and"): one more is added where the output does not already end in whitespace.
@@ -486,6 +486,9 @@ function processText(this: TailVisitor, text: string, metadata?: NodeMetadata): 
   return keepSpace ? ` ${escaped}` : escaped;
 }
 (TailVisitor.prototype as unknown as { processText: typeof processText }).processText = processText;
+
+/** Runs of whitespace made one space, as text.replace(/\s+/g, ' ') does; most texts have none to collapse. */
+const collapseSpaces = (text: string): string => (COLLAPSIBLE.test(text) ? text.replace(/\s+/g, ' ') : text);
 
 /** NHM's getTrailingWhitespaceInfo: whitespace (\s) and line breaks among the last characters. */
 function trailingWhitespace(tail: string, into: { whitespace: number; newLines: number }): void {

@@ -1,4 +1,5 @@
 import { parseHTML } from 'linkedom';
+import { END_NODE, LINKS, type Linked, type Links } from './linked-nodes.js';
 
 /**
  * Parses a page once; every later step (content, verdict features, links, fields) works on this
@@ -34,27 +35,9 @@ export interface DocumentSurvey {
   cdata: boolean;
 }
 
-/** A node as linkedom links it: its type, and its links under linkedom's symbols. */
-interface Linked {
-  nodeType: number;
-  [link: symbol]: Linked | null;
-}
-
-/** linkedom's own links between nodes: found on a node, as linkedom exports no name for them. */
-interface Links {
-  next: symbol;
-  end: symbol;
-}
-const LINKS: Links | null = (() => {
-  const symbols = Object.getOwnPropertySymbols(parseHTML('<p></p>').document.createElement('p'));
-  const next = symbols.find((s) => s.description === 'next');
-  const end = symbols.find((s) => s.description === 'end');
-  return next && end ? { next, end } : null;
-})();
 const COMMENT_NODE = 8;
 const isCdata = (n: { nodeType: number }) =>
   n.nodeType === COMMENT_NODE && (n as unknown as Comment).data.startsWith('[CDATA[');
-const END_NODE = -1; // linkedom's end marker of an element
 
 /**
  * The tree's depth and whether it holds CDATA, in one pass. linkedom keeps a document as one list

@@ -2,7 +2,11 @@
 // pattern matches whole tokens of "class id" (split on space, "-" and "_" boundaries), so
 // "nav" matches "site-nav" but not "canvas".
 
-const tokens = (words: string): RegExp => new RegExp(`(?:^|[\\s_-])(?:${words})(?=$|[\\s_-])`, 'i');
+const TOKEN_OPEN = '(?:^|[\\s_-])(?:';
+const TOKEN_CLOSE = ')(?=$|[\\s_-])';
+const tokens = (words: string): RegExp => new RegExp(`${TOKEN_OPEN}${words}${TOKEN_CLOSE}`, 'i');
+/** The alternatives a pattern made by tokens() matches as whole tokens. */
+const wordsOf = (pattern: RegExp): string => pattern.source.slice(TOKEN_OPEN.length, -TOKEN_CLOSE.length);
 
 /** Cookie and privacy consent: removed even when long (consent dialogs list every vendor). */
 export const CONSENT = tokens(
@@ -284,10 +288,15 @@ export class NameMatcher {
     let bits = this.seen.get(s) ?? 0;
     const untested = wanted & ~(bits >> TESTED);
     if (untested) {
-      for (const [bit, pattern] of VOCABULARIES) {
-        if (untested & bit && pattern.test(s)) bits |= bit;
+      // Most names match no vocabulary: one scan for any word of any of them tells them apart,
+      // and they are then known for every vocabulary.
+      if (!ANY_NAME.test(s) && !FURNITURE_EXACT.test(s)) bits |= ALL_NAMES << TESTED;
+      else {
+        for (const [bit, pattern] of VOCABULARIES) {
+          if (untested & bit && pattern.test(s)) bits |= bit;
+        }
+        bits |= untested << TESTED;
       }
-      bits |= untested << TESTED;
       this.seen.set(s, bits);
     }
     return bits;
@@ -309,3 +318,10 @@ const VOCABULARIES: [number, RegExp][] = [
   [NAME_PURCHASE, PURCHASE],
   [NAME_OTHER_PAGES, OTHER_PAGES],
 ];
+const ALL_NAMES = VOCABULARIES.reduce((all, [bit]) => all | bit, 0);
+/** The words of every token vocabulary (all but FURNITURE_EXACT) in one pattern. */
+const ANY_NAME = tokens(
+  VOCABULARIES.filter(([, pattern]) => pattern !== FURNITURE_EXACT)
+    .map(([, pattern]) => wordsOf(pattern))
+    .join('|'),
+);

@@ -75,4 +75,22 @@ describe('cleaning', () => {
       ].join('\n'),
     );
   });
+  it('removes a banner shorter than its limit, counting its text across nodes, and keeps one that reaches it', () => {
+    // The banner's text in pieces of up to 100 characters over nested elements.
+    const banner = (chars: number) => {
+      const pieces: string[] = [];
+      for (let left = chars; left > 0; left -= 100)
+        pieces.push(`<div><span>${'x'.repeat(Math.min(100, left))}</span></div>`);
+      return `<div class="site-modal">${pieces.join('')}</div>`;
+    };
+    const text = (chars: number) =>
+      extractContent(
+        parseDocument(
+          `<html><body><main><p>The article, long enough to be read as the page's content here.</p></main>${banner(chars)}</body></html>`,
+        ),
+        { url: FIXTURE_URL, formats: ['text'], onlyMainContent: false },
+      ).text!;
+    expect(text(1499)).not.toContain('xxx');
+    expect(text(1500)).toContain('xxx');
+  });
 });
