@@ -44,10 +44,40 @@ const serverCpu = (): number => {
   return ticks / 100; // USER_HZ
 };
 let server0 = 0;
+/**
+ * CPU ticks of this process's threads: the event loop, then the others by id (Node names its
+ * reading threads, V8's and libuv's pools all "node"; the busiest besides the loop is the reader).
+ */
+const threadCpu = (): Map<string, number> => {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name =
+        tid === String(process.pid)
+          ? 'event loop'
+          : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}`;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return byName;
+};
+let threads0 = new Map<string, number>();
 /** Taken when the crawl is seen ended, before the fleet stops (its stop is not the crawl's time). */
-let end: { at: number; cpu: NodeJS.CpuUsage; io: { w: number; r: number }; serverCpu: number } | undefined;
+let end:
+  | { at: number; cpu: NodeJS.CpuUsage; io: { w: number; r: number }; serverCpu: number; threads: Map<string, number> }
+  | undefined;
 const ended = () =>
-  (end = { at: performance.now(), cpu: process.cpuUsage(cpu0), io: syscalls(), serverCpu: serverCpu() - server0 });
+  (end = {
+    at: performance.now(),
+    cpu: process.cpuUsage(cpu0),
+    io: syscalls(),
+    serverCpu: serverCpu() - server0,
+    threads: threadCpu(),
+  });
 
 const crawlee = async (): Promise<number> => {
   const { CheerioCrawler, Configuration } = await import('crawlee');
@@ -70,6 +100,7 @@ const crawlee = async (): Promise<number> => {
   cpu0 = process.cpuUsage();
   io0 = syscalls();
   server0 = serverCpu();
+  threads0 = threadCpu();
   await crawler.run([seed!]);
   ended();
   return pages;
@@ -88,6 +119,7 @@ const tidemark = async (): Promise<number> => {
     cpu0 = process.cpuUsage();
     io0 = syscalls();
     server0 = serverCpu();
+    threads0 = threadCpu();
     const res = await t.call('POST', '/crawl', {
       key: ws.apiKey,
       body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },
@@ -118,7 +150,13 @@ const pages = mode === 'crawlee' ? await crawlee() : await tidemark();
 const seconds = (end!.at - t0) / 1000;
 const cpuSeconds = (end!.cpu.user + end!.cpu.system) / 1e6;
 const writesPerPage = (end!.io.w - io0.w) / pages;
+/** CPU ms a page by thread, over the crawl (threads started during it counted from zero). */
+const threadMsPerPage = Object.fromEntries(
+  [...end!.threads]
+    .map(([name, ticks]) => [name, Math.round(((ticks - (threads0.get(name) ?? 0)) * 10_000) / pages) / 1000] as const)
+    .filter(([, ms]) => ms > 0),
+);
 process.stdout.write(
-  `${JSON.stringify({ pages, seconds, cpuSeconds, serverCpuSeconds: end!.serverCpu, writesPerPage, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  `${JSON.stringify({ pages, seconds, cpuSeconds, serverCpuSeconds: end!.serverCpu, writesPerPage, threadMsPerPage, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
 );
 process.exit(0);

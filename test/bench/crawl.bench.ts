@@ -22,13 +22,21 @@ interface Side {
   serverCpuSeconds: number;
   /** Write syscalls of the side's process per page (sockets, pipes, thread wake-ups). */
   writesPerPage: number;
+  /** CPU ms a page by thread name. */
+  threadMsPerPage: Record<string, number>;
   maxRssMb: number;
 }
 
-/** BENCH_CRAWL_PROFILE=<dir>: the fleet's side writes V8 CPU profiles there (one per thread). */
+/**
+ * BENCH_CRAWL_PROFILE=<dir>: the fleet's side writes V8 CPU profiles there (one per thread).
+ * BENCH_CRAWL_NODE_ARGS: more flags for the fleet side's node (`--trace-gc`, heap sizes, …).
+ */
 const profile = (mode: string) =>
-  mode === 'tidemark' && process.env.BENCH_CRAWL_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CRAWL_PROFILE}`]
+  mode === 'tidemark'
+    ? [
+        ...(process.env.BENCH_CRAWL_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CRAWL_PROFILE}`] : []),
+        ...(process.env.BENCH_CRAWL_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      ]
     : [];
 
 const run = async (mode: 'crawlee' | 'tidemark', seed: string): Promise<Side> => {
@@ -37,7 +45,11 @@ const run = async (mode: 'crawlee' | 'tidemark', seed: string): Promise<Side> =>
     [...profile(mode), '--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY)],
     { env: { ...process.env, LOG_LEVEL: 'silent', CRAWLEE_LOG_LEVEL: 'OFF' }, maxBuffer: 16 << 20 },
   );
-  const line = stdout.trim().split('\n').at(-1)!;
+  const line = stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .at(-1)!;
   return JSON.parse(line) as Side;
 };
 
@@ -76,6 +88,10 @@ export async function benchCrawl(): Promise<string> {
         `  round ${round}`,
         `    baseline: Crawlee CheerioCrawler   ${rate(crawlee).toFixed(0).padStart(6)} pages/s  peak RSS ${crawlee.maxRssMb} MB  ${perPage(crawlee)}  (${crawlee.pages} pages)`,
         `    tidemark POST /v1/crawl (fleet)    ${rate(ours).toFixed(0).padStart(6)} pages/s  peak RSS ${ours.maxRssMb} MB  ${perPage(ours)}  (${ours.pages} pages)`,
+        `      CPU ms/page by thread: ${Object.entries(ours.threadMsPerPage)
+          .sort((a, b) => b[1] - a[1])
+          .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+          .join(', ')}`,
         `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×`,
       );
     }
