@@ -1,7 +1,7 @@
 import {
   billingWelcomeMessage,
   crawlJobEvent,
-  crawlPageResultMessage,
+  crawlPagesResultMessage,
   crawlStartMessage,
   diffCompareMessage,
   diffDigestMessage,
@@ -29,7 +29,7 @@ export const WORK_SUBJECTS = {
   'work.scrape.crawl': scrapeCrawlPageMessage,
   'work.map.run': mapRunMessage,
   'work.crawl.start': crawlStartMessage,
-  'work.crawl.page': crawlPageResultMessage,
+  'work.crawl.pages': crawlPagesResultMessage,
   'work.diff.compare': diffCompareMessage,
   'work.diff.digest': diffDigestMessage,
 } as const satisfies Record<`work.${string}`, z.ZodType>;

@@ -115,6 +115,20 @@ export const crawlPageResultMessage = z.object({
 });
 export type CrawlPageResultMessage = z.infer<typeof crawlPageResultMessage>;
 
+/** Most crawl pages handed back in one message. */
+export const MAX_CRAWL_PAGES_A_MESSAGE = 64;
+
+/**
+ * Crawl pages a scrape worker settled together, all of one crawl, back in one message: the crawl
+ * settles them in one step, and a page costs a share of one message instead of one of its own.
+ */
+export const crawlPagesResultMessage = z
+  .object({ pages: z.array(crawlPageResultMessage).min(1).max(MAX_CRAWL_PAGES_A_MESSAGE) })
+  .refine((m) => m.pages.every((p) => p.jobId === m.pages[0]!.jobId), {
+    message: 'the pages of one message are of one crawl',
+  });
+export type CrawlPagesResultMessage = z.infer<typeof crawlPagesResultMessage>;
+
 /** crawl.started, crawl.page, crawl.completed, crawl.failed: what a job webhook will carry. */
 export const crawlJobEvent = z.object({
   jobId: z.string(),

@@ -20,7 +20,7 @@ import { pagesRpc } from './pages/pages.rpc.js';
 import { StoredPagesRepository } from './pages/stored-pages.repository.js';
 import { activeWorkRpc } from './rpc/active-work.rpc.js';
 import { crawlRpc } from './rpc/crawl.rpc.js';
-import { crawlPageGiveUp, crawlPageHandler } from './work/crawl-page.handler.js';
+import { crawlPagesGiveUp, crawlPagesHandler } from './work/crawl-pages.handler.js';
 import { CRAWL_START_MAX_DELIVER, crawlStartGiveUp, crawlStartHandler } from './work/crawl-start.handler.js';
 import { CRAWL_WORK, failStalledCrawls } from './crawl/crawl-watchdog.js';
 
@@ -55,6 +55,7 @@ export const buildApp = async (
       userAgent: cfg.SCRAPE_USER_AGENT,
       staleMs: cfg.CRAWL_STALE_MS,
       maxInFlight: cfg.CRAWL_MAX_IN_FLIGHT,
+      settleLingerMs: cfg.CRAWL_SETTLE_LINGER_MS,
       pageEventEvery: cfg.CRAWL_PAGE_EVENT_EVERY,
       pageEventMs: cfg.CRAWL_PAGE_EVENT_MS,
       defaultRetryAfterMs: cfg.CRAWL_DEFAULT_RETRY_AFTER_MS,
@@ -142,15 +143,15 @@ export const buildApp = async (
           crawlStartGiveUp(engine),
         ),
         await bus.consumeWork(
-          'work.crawl.page',
+          'work.crawl.pages',
           {
-            durable: 'crawl-page',
+            durable: 'crawl-pages',
             ackWaitMs: cfg.CRAWL_ACK_WAIT_MS,
             maxDeliver: 10,
             concurrency: cfg.CRAWL_CONCURRENCY,
           },
-          crawlPageHandler(engine),
-          crawlPageGiveUp(engine),
+          crawlPagesHandler(engine),
+          crawlPagesGiveUp(engine),
         ),
       );
       timers.push(setInterval(() => void tick(), cfg.CRAWL_TICK_MS));

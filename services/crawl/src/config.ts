@@ -12,6 +12,11 @@ const schema = baseEnv
     SCRAPE_USER_AGENT: z.string().default('Mozilla/5.0 (compatible; TidemarkBot/0.1; +https://tidemark.dev/bot)'),
     /** Most pages of one crawl in flight at once, whatever its hosts and concurrency. */
     CRAWL_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1024).default(64),
+    /**
+     * How long a settle step may wait for more of its crawl's results (from the first one's
+     * arrival, while fewer than half its pages in flight are back); 0 settles each as it comes.
+     */
+    CRAWL_SETTLE_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),
     /** How often the ticker looks at running crawls (delays, Retry-After, crawl.page, lost work). */
     CRAWL_TICK_MS: z.coerce.number().int().min(20).default(250),
     /** A dispatched page unanswered this long is dispatched again. */

@@ -506,51 +506,64 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       expect((await frontier.locked(runId, (tx) => frontier.at(tx, runId, 1)))!.attempts).toBe(2);
     });
 
-    it('reads what a dispatch needs in one statement: what is in flight, and the queued URLs that could go', async () => {
+    it('hands out, in one statement, the queued URLs that may go: per host, waiting hosts, and in all', async () => {
       const runId = await runWith(
         link('http://a.test/1'),
         link('http://a.test/2', { depth: 2 }),
         link('http://b.test/1', { depth: 1 }),
         link('http://c.test/1'),
         link('http://a.test/3', { depth: 3 }),
+        link('http://d.test/1', { depth: 1 }),
       );
-      const [empty, oneEach, roomForOne, none] = await step(runId, async (tx) => {
-        const first = await frontier.forDispatch(tx, runId, 'links', 10, 1);
-        await frontier.markDispatched(tx, runId, [0, 2]);
-        const second = await frontier.forDispatch(tx, runId, 'links', 10, 1);
-        // Two in flight and room for one more (at most four candidates), no host at its limit.
-        const third = await frontier.forDispatch(tx, runId, 'links', 3, 5);
-        await frontier.markDispatched(tx, runId, [1, 3, 4]);
-        return [first, second, third, await frontier.forDispatch(tx, runId, 'links', 10, 5)];
+      const urls = (d: { picked: { url: string }[] }) => d.picked.map((r) => r.url);
+      const [first, second, third, fourth] = await step(runId, async (tx) => [
+        // One a host, d.test waiting on a clock, three in all: crawl order (depth, then position).
+        await frontier.dispatchNext(tx, runId, 'links', { maxInFlight: 3, perHost: 1, waitingHosts: ['d.test'] }),
+        // Each host but d.test has its one page in flight.
+        await frontier.dispatchNext(tx, runId, 'links', { maxInFlight: 10, perHost: 1, waitingHosts: ['d.test'] }),
+        // Two a host now: a.test has one more place, b.test and c.test have nothing queued.
+        await frontier.dispatchNext(tx, runId, 'links', { maxInFlight: 10, perHost: 2, waitingHosts: [] }),
+        await frontier.dispatchNext(tx, runId, 'links', { maxInFlight: 10, perHost: 5, waitingHosts: [] }),
+      ]);
+      expect(first).toEqual({
+        inFlight: 0,
+        picked: [
+          { url: 'http://a.test/1', host: 'a.test', position: 0, attempts: 0, foundVia: 'link' },
+          { url: 'http://b.test/1', host: 'b.test', position: 2, attempts: 0, foundVia: 'link' },
+          { url: 'http://c.test/1', host: 'c.test', position: 3, attempts: 0, foundVia: 'link' },
+        ],
       });
-      // Nothing in flight: every queued URL in crawl order (depth, then position).
-      expect(empty.inFlight).toEqual(new Map());
-      expect(empty.queued.map((r) => r.url)).toEqual([
-        'http://a.test/1',
-        'http://b.test/1',
-        'http://c.test/1',
-        'http://a.test/2',
-        'http://a.test/3',
-      ]);
-      // a.test and b.test have their one page in flight: only c.test's URL could go.
-      expect(oneEach.inFlight).toEqual(
+      expect(second).toEqual({ inFlight: 3, picked: [] });
+      expect(third.inFlight).toBe(3);
+      expect(urls(third)).toEqual(['http://d.test/1', 'http://a.test/2']);
+      expect(fourth).toEqual({
+        inFlight: 5,
+        picked: [{ url: 'http://a.test/3', host: 'a.test', position: 4, attempts: 0, foundVia: 'link' }],
+      });
+      // What went out is dispatched, its attempt counted; the answer said the attempt it is.
+      const flying = await step(runId, (tx) => frontier.inFlight(tx, runId));
+      expect(flying).toEqual(
         new Map([
-          ['a.test', 1],
-          ['b.test', 1],
-        ]),
-      );
-      expect(oneEach.queued).toEqual([
-        { url: 'http://c.test/1', host: 'c.test', position: 3, attempts: 0, foundVia: 'link' },
-      ]);
-      expect(roomForOne.queued.map((r) => r.url)).toEqual(['http://c.test/1', 'http://a.test/2', 'http://a.test/3']);
-      // Nothing queued: the counts alone.
-      expect(none).toEqual({
-        inFlight: new Map([
           ['a.test', 3],
           ['b.test', 1],
           ['c.test', 1],
+          ['d.test', 1],
         ]),
-        queued: [],
+      );
+      expect((await step(runId, (tx) => frontier.at(tx, runId, 0)))!.attempts).toBe(1);
+    });
+
+    it('a URL sent again says its next attempt, and a queued URL whose time has not come stays', async () => {
+      const runId = await runWith(link('http://a.test/1'), link('http://a.test/2'));
+      const again = await step(runId, async (tx) => {
+        await frontier.markDispatched(tx, runId, [0, 1]);
+        await frontier.requeue(tx, runId, 0, new Date(Date.now() - 1000));
+        await frontier.requeue(tx, runId, 1, new Date(Date.now() + 60_000));
+        return frontier.dispatchNext(tx, runId, 'links', { maxInFlight: 10, perHost: 10, waitingHosts: [] });
+      });
+      expect(again).toEqual({
+        inFlight: 0,
+        picked: [{ url: 'http://a.test/1', host: 'a.test', position: 0, attempts: 1, foundVia: 'link' }],
       });
     });
   });

@@ -54,4 +54,60 @@ describe('keyed batches (results of one crawl settle together)', () => {
     await expect(later).resolves.toBeUndefined();
     expect(seen).toEqual([['first'], ['good', 'bad', 'later'], ['good'], ['bad'], ['later']]);
   });
+
+  it('runs items that arrive together in one batch, without a linger', async () => {
+    const runs: string[][] = [];
+    const batches = new KeyedBatches<string>(async (items) => {
+      runs.push(items);
+    }, 10);
+    await batches.addAll('k', ['a', 'b', 'c']);
+    expect(runs).toEqual([['a', 'b', 'c']]);
+  });
+
+  describe('lingering for the items a key still expects', () => {
+    it('waits for more items while fewer than enough are waiting, and runs as soon as enough are', async () => {
+      const runs: string[][] = [];
+      const batches = new KeyedBatches<string>(
+        async (items) => {
+          runs.push(items);
+        },
+        10,
+        { ms: 5_000, enough: () => 3 },
+      );
+      const t0 = performance.now();
+      const a = batches.add('k', 'a');
+      const b = batches.add('k', 'b');
+      await new Promise((r) => setTimeout(r, 20));
+      expect(runs).toEqual([]); // two of the three expected: still waiting
+      await Promise.all([a, b, batches.add('k', 'c')]);
+      expect(runs).toEqual([['a', 'b', 'c']]);
+      expect(performance.now() - t0).toBeLessThan(2_000); // the third ended the wait, not the 5 s
+    });
+
+    it('runs what it has once its first item has waited the linger', async () => {
+      const runs: string[][] = [];
+      const batches = new KeyedBatches<string>(
+        async (items) => {
+          runs.push(items);
+        },
+        10,
+        { ms: 30, enough: () => 5 },
+      );
+      await Promise.all([batches.add('k', 'a'), batches.add('k', 'b')]);
+      expect(runs).toEqual([['a', 'b']]);
+    });
+
+    it('a key that expects one item never waits', async () => {
+      const runs: string[][] = [];
+      const batches = new KeyedBatches<string>(
+        async (items) => {
+          runs.push(items);
+        },
+        10,
+        { ms: 60_000, enough: (key) => (key === 'busy' ? 4 : 1) },
+      );
+      await batches.add('quiet', 'q1');
+      expect(runs).toEqual([['q1']]);
+    });
+  });
 });

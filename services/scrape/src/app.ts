@@ -131,7 +131,7 @@ export const buildApp = async (
             maxDeliver: 5,
             concurrency: cfg.SCRAPE_CONCURRENCY,
           },
-          scrapeCrawlHandler({ bus, pages: pageRepo, ladder }),
+          scrapeCrawlHandler({ bus, pages: pageRepo, ladder, handOffLingerMs: cfg.SCRAPE_CRAWL_HANDOFF_LINGER_MS }),
           scrapeCrawlGiveUp({ bus, pages: pageRepo, ladder }),
         ),
       );

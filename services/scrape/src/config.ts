@@ -22,6 +22,11 @@ const schema = baseEnv
       .default(10 * 1024 * 1024),
     SCRAPE_ACK_WAIT_MS: z.coerce.number().int().min(100).default(60_000),
     /**
+     * How long a settled crawl page may wait for others of this process to go back to the crawl
+     * with it (one row statement, one message a crawl), while others are being fetched or read.
+     */
+    SCRAPE_CRAWL_HANDOFF_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(5),
+    /**
      * Threads that parse and read pages (content, verdict, fields, selector search): by default
      * one per core but the event loop's (one at least); each holds a heap of its own (~80 MB).
      */

@@ -44,6 +44,28 @@ describe('CallBatcher', () => {
     expect(calls).toEqual([[1, 2, 3]]);
   });
 
+  it('with a linger, waits for company only while more items are expected', async () => {
+    let expected = true;
+    const calls: number[][] = [];
+    const batcher = new CallBatcher<number, number>(
+      async (items) => {
+        calls.push(items);
+        return items;
+      },
+      2,
+      10,
+      10_000,
+      () => expected,
+    );
+    const first = batcher.call(1);
+    await sleep(20);
+    expect(calls).toEqual([]); // more are expected: it lingers
+    expected = false;
+    // The next item finds nothing else coming: both go at once (not after the 10 s linger).
+    expect(await Promise.all([first, batcher.call(2)])).toEqual([1, 2]);
+    expect(calls).toEqual([[1, 2]]);
+  });
+
   it('fails every item of a call that fails, and goes on with the next', async () => {
     let fail = true;
     const batcher = new CallBatcher<number, number>(

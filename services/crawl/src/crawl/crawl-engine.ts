@@ -20,6 +20,13 @@ export interface EngineSettings {
   staleMs: number;
   /** Most pages of one crawl in flight at once, whatever the hosts. */
   maxInFlight: number;
+  /**
+   * How long a step may wait for more of its crawl's results, from the first one's arrival, while
+   * fewer than half its pages in flight are back. A step is ~8 statements whatever it settles: on
+   * a busy crawl, steps of one or two pages made most of its PostgreSQL work, and the CPU that
+   * took was what the pages waited for (docs/performance.md, eighth round).
+   */
+  settleLingerMs: number;
   /** crawl.page: one message per this many pages, or every `pageEventMs`. */
   pageEventEvery: number;
   pageEventMs: number;
@@ -54,10 +61,12 @@ export class CrawlEngine {
   private readonly dispatcher: Dispatcher;
   private readonly settler: ResultSettler;
   private readonly seeder: Seeder;
-  private readonly batches = new KeyedBatches<{ msg: CrawlPageResultMessage; note?: string }>(
-    (items) => this.settleStep(items),
-    MAX_SETTLE_BATCH,
-  );
+  private readonly batches: KeyedBatches<{ msg: CrawlPageResultMessage; note?: string }>;
+  /**
+   * Pages of each crawl in flight after this process's last dispatch for it: how many results a
+   * step may still expect (a hint; a crawl not dispatched here expects one and never waits).
+   */
+  private readonly inFlight = new Map<string, number>();
   /** A crawl's run and workspace never change: read once per crawl, not once per step. */
   private readonly runs = new Map<string, Pick<CrawlJob, 'id' | 'runId' | 'workspaceId'>>();
   /**
@@ -79,6 +88,10 @@ export class CrawlEngine {
     this.dispatcher = new Dispatcher(jobs, frontier, bus, settings.maxInFlight);
     this.settler = new ResultSettler(jobs, frontier, this.dispatcher, settings);
     this.seeder = new Seeder(jobs, frontier, discovery, this.events, settings.discoveryTimeoutMs, logger);
+    this.batches = new KeyedBatches((items) => this.settleStep(items), MAX_SETTLE_BATCH, {
+      ms: settings.settleLingerMs,
+      enough: (jobId) => Math.ceil((this.inFlight.get(jobId) ?? 1) / 2),
+    });
   }
 
   /** work.crawl.start: robots and sitemaps, the seed, the first dispatch. */
@@ -106,7 +119,9 @@ export class CrawlEngine {
       const ctx = this.contexts.of(view, robots);
       const seeded = await this.seeder.seed(tx, view, ctx, discovered, recrawl, useSitemap);
       const { total } = seeded;
-      return this.events.jobEvent(await this.dispatcher.dispatch(tx, seeded.job, ctx), {
+      const dispatched = await this.dispatcher.dispatch(tx, seeded.job, ctx);
+      remember(this.inFlight, job.id, dispatched.inFlight);
+      return this.events.jobEvent(dispatched.job, {
         done: 0,
         total,
         queued: total,
@@ -116,16 +131,19 @@ export class CrawlEngine {
   }
 
   /**
-   * work.crawl.page: a page settled. Results of one crawl that arrive while its step runs wait and
-   * settle together in the next step. Resolves when this page's step has committed: the message
-   * is acked only then.
+   * work.crawl.pages: pages of one crawl settled. They settle in one step, with results of the
+   * crawl that arrive while its step runs. Resolves when every page's step has committed: the
+   * message is acked only then.
    */
-  settle(msg: CrawlPageResultMessage): Promise<void> {
-    return this.batches.add(msg.jobId, { msg });
+  async settle(pages: CrawlPageResultMessage[]): Promise<void> {
+    await this.batches.addAll(
+      pages[0]!.jobId,
+      pages.map((msg) => ({ msg })),
+    );
   }
 
   /**
-   * work.crawl.page given up after its last redelivery (its settle step kept failing): the page
+   * A page of work.crawl.pages given up after its last redelivery (its settle step kept failing): the page
    * settles as scrape answered, without its links (taking them in is what may have failed), with
    * a line in the crawl's log; the crawl goes on.
    */
@@ -145,6 +163,7 @@ export class CrawlEngine {
     );
     if (ended) {
       this.steppedAt.delete(job.id);
+      this.inFlight.delete(job.id);
       await this.events.publishEnd(job, ended);
     }
   }
@@ -171,9 +190,7 @@ export class CrawlEngine {
     const waitsOnClock = ctx.delayMs > 0 || Object.values(stateOf(after).hostNextAt ?? {}).some((t) => t > now);
     if (waitsOnClock) this.steppedAt.delete(job.id);
     else {
-      // Crawls that end in another worker leave their entry: the oldest goes past 4096.
-      if (this.steppedAt.size >= 4096) this.steppedAt.delete(this.steppedAt.keys().next().value!);
-      this.steppedAt.set(job.id, now);
+      remember(this.steppedAt, job.id, now);
     }
     return this.advance(tx, after, ctx);
   }
@@ -271,7 +288,11 @@ export class CrawlEngine {
   private async advance(tx: Tx, current: CrawlJob, ctx: CrawlContext): Promise<CrawlEnd | null> {
     let job = current;
     const stopping = stateOf(job).budgetHit || stateOf(job).creditsExhausted === true;
-    if (job.status === 'running' && !stopping) job = await this.dispatcher.dispatch(tx, job, ctx);
+    if (job.status === 'running' && !stopping) {
+      const dispatched = await this.dispatcher.dispatch(tx, job, ctx);
+      remember(this.inFlight, job.id, dispatched.inFlight);
+      job = dispatched.job;
+    }
     if (job.status === 'running' && stopping && progressOf(job).queued > 0)
       job = await this.dispatcher.dropUnfetched(tx, job);
     const since = stateOf(job).pagesSinceEvent ?? 0;
@@ -300,8 +321,16 @@ export class CrawlEngine {
     const job = await this.jobs.findById(jobId);
     if (!job) return null;
     const run = { id: job.id, runId: job.runId, workspaceId: job.workspaceId };
-    if (this.runs.size >= 4096) this.runs.delete(this.runs.keys().next().value!);
-    this.runs.set(jobId, run);
+    remember(this.runs, jobId, run);
     return run;
   }
 }
+
+/**
+ * Sets a per-crawl entry of this process's memory. Crawls that end in another worker leave their
+ * entries: past 4096 crawls the oldest entry goes.
+ */
+const remember = <V>(known: Map<string, V>, jobId: string, value: V): void => {
+  if (!known.has(jobId) && known.size >= 4096) known.delete(known.keys().next().value!);
+  known.set(jobId, value);
+};

@@ -39,7 +39,6 @@ export interface FrontierRow {
 
 /** What a dispatch reads of a queued URL. */
 export type Dispatchable = Pick<FrontierRow, 'url' | 'host' | 'position' | 'attempts' | 'foundVia'>;
-const DISPATCH_COLUMNS = `url, host, position, attempts, found_via AS "foundVia"`;
 
 /** A place in the settled pages: they are listed by (doneAt, position). */
 export interface PageCursor {
@@ -66,11 +65,14 @@ const columnsOf = (t = '') => {
 const columns = columnsOf();
 
 /** Queued URLs of run $1 whose time has come, in crawl order (see nextQueued), `also` and `limit` given. */
+/** Crawl order: breadth-first (depth, then discovery), or every sitemap URL first. */
+const CRAWL_ORDER = { links: 'depth, position', sitemap_first: 'in_sitemap DESC, position' } as const;
+
 const queuedSql = (order: 'links' | 'sitemap_first', also: string, limit: string, select = columns) =>
   `SELECT ${select} FROM crawl_url
     WHERE run_id = $1 AND state = 'queued' AND (not_before IS NULL OR not_before <= (clock_timestamp() AT TIME ZONE 'utc'))
       ${also}
-    ORDER BY ${order === 'sitemap_first' ? 'in_sitemap DESC, position' : 'depth, position'} LIMIT ${limit}`;
+    ORDER BY ${CRAWL_ORDER[order]} LIMIT ${limit}`;
 
 /** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
 const quoteLiteral = (s: string) => `'${storableText(s).replaceAll("'", "''")}'`;
@@ -279,42 +281,62 @@ export class FrontierRepository {
   }
 
   /**
-   * What a dispatch reads, in one round trip (a step's statements run one after another, and the
-   * crawl's pages wait on its steps): the URLs in flight by host, and the next queued URLs in
-   * crawl order that could go: none of a host already at `perHost` in flight, and at most four
-   * for each place left under `maxInFlight` (hosts' politeness may pass some over).
+   * Hands out the next URLs in one statement (a step's statements run one after another, and the
+   * crawl's pages wait on its steps): the queued URLs in crawl order that may go now — at most
+   * `perHost` in flight to a host, none to a host in `waitingHosts` (a delay or Retry-After not
+   * yet passed), `maxInFlight` in flight in all — are marked dispatched, their attempt counted.
+   * Answers them in crawl order, each with the attempt its dispatch is (the count before this
+   * one), and how many were in flight before.
    */
-  async forDispatch(
+  async dispatchNext(
     tx: Tx,
     runId: string,
     order: 'links' | 'sitemap_first',
-    maxInFlight: number,
-    perHost: number,
-  ): Promise<{ inFlight: Map<string, number>; queued: Dispatchable[] }> {
-    // A one-host crawl reads ~200 candidates a step to hand out ~3: only what a dispatch uses is
-    // read, and the counts come as text, parsed once (as json, the driver parsed them on every row).
-    const rows = await tx.$queryRawUnsafe<(Dispatchable & { inFlightByHost: string })[]>(
+    limits: { maxInFlight: number; perHost: number; waitingHosts: string[] },
+  ): Promise<{ inFlight: number; picked: Dispatchable[] }> {
+    // Candidates are read in crawl order, at most four for each place left (hosts' politeness may
+    // pass some over); only the URLs handed out come back.
+    const rows = await tx.$queryRawUnsafe<(Dispatchable & { busy: number })[]>(
       `WITH h AS (
          SELECT host, count(*)::int AS n FROM crawl_url WHERE run_id = $1 AND state = 'dispatched' GROUP BY host
        ), flying AS (
-         SELECT COALESCE(json_object_agg(host, n), '{}'::json)::text AS by_host, COALESCE(sum(n), 0)::int AS busy FROM h
+         SELECT COALESCE(sum(n), 0)::int AS busy FROM h
+       ), candidates AS (
+         SELECT q.position, q.host, row_number() OVER (ORDER BY ${CRAWL_ORDER[order]}) AS ord FROM (
+           ${queuedSql(
+             order,
+             'AND host <> ALL($4::text[]) AND NOT EXISTS (SELECT 1 FROM h WHERE h.host = crawl_url.host AND h.n >= $3)',
+             'LEAST(GREATEST($2 - (SELECT busy FROM flying), 0) * 4, 1000)',
+             'position, host, depth, in_sitemap',
+           )}
+         ) q
+       ), picked AS (
+         SELECT c.position, c.ord FROM (
+           SELECT c.*, row_number() OVER (PARTITION BY c.host ORDER BY c.ord) AS nth FROM candidates c
+         ) c LEFT JOIN h ON h.host = c.host
+          WHERE c.nth <= $3 - COALESCE(h.n, 0)
+          ORDER BY c.ord LIMIT GREATEST($2 - (SELECT busy FROM flying), 0)
+       ), marked AS (
+         UPDATE crawl_url u SET state = 'dispatched', dispatched_at = (clock_timestamp() AT TIME ZONE 'utc'),
+                attempts = u.attempts + 1
+           FROM picked p WHERE u.run_id = $1 AND u.position = p.position
+         RETURNING u.url, u.host, u.position, u.attempts - 1 AS attempts, u.found_via AS "foundVia", p.ord
        )
-       SELECT flying.by_host AS "inFlightByHost", q.* FROM flying
-         LEFT JOIN LATERAL (
-           ${queuedSql(order, 'AND NOT EXISTS (SELECT 1 FROM h WHERE h.host = crawl_url.host AND h.n >= $3)', 'LEAST(GREATEST($2 - flying.busy, 0) * 4, 1000)', DISPATCH_COLUMNS)}
-         ) q ON true`,
+       SELECT flying.busy, m.url, m.host, m.position, m.attempts, m."foundVia"
+         FROM flying LEFT JOIN marked m ON true ORDER BY m.ord`,
       runId,
-      maxInFlight,
-      perHost,
+      limits.maxInFlight,
+      limits.perHost,
+      limits.waitingHosts,
     );
-    const counts = JSON.parse(rows[0]?.inFlightByHost ?? '{}') as Record<string, number>;
     return {
-      inFlight: new Map(Object.entries(counts)),
-      // No queued URL: the one row carries the counts alone.
-      queued: rows.filter((r) => r.url !== null).map(({ inFlightByHost: _counts, ...row }) => row),
+      inFlight: rows[0]?.busy ?? 0,
+      // Nothing handed out: the one row carries the count alone.
+      picked: rows.filter((r) => r.url !== null).map(({ busy: _busy, ...row }) => row),
     };
   }
 
+  /** Marks pages dispatched, their attempt counted (what `dispatchNext` does to what it hands out). */
   async markDispatched(tx: Tx, runId: string, positions: number[]): Promise<void> {
     await tx.$executeRaw`
       UPDATE crawl_url SET state = 'dispatched', dispatched_at = (clock_timestamp() AT TIME ZONE 'utc'), attempts = attempts + 1

@@ -4,7 +4,8 @@
  * all of them); when idle an item goes at once, so nothing waits on a timer — unless `lingerMs`
  * is set: then a batch waits up to that long for company (or until `maxBatch` items wait), for
  * callers that are not waiting on the answer to go on (a crawl page's charge once its result is
- * handed back).
+ * handed back). `expecting`, when given, says whether more items may come soon: a batch lingers
+ * only while it answers true (nothing else in the works: the batch goes at once).
  */
 export class CallBatcher<I, O> {
   private waiting: { item: I; at: number; resolve: (o: O) => void; reject: (err: unknown) => void }[] = [];
@@ -16,6 +17,7 @@ export class CallBatcher<I, O> {
     private readonly maxInFlight: number,
     private readonly maxBatch: number,
     private readonly lingerMs = 0,
+    private readonly expecting: () => boolean = () => true,
   ) {}
 
   call(item: I): Promise<O> {
@@ -26,7 +28,7 @@ export class CallBatcher<I, O> {
   }
 
   private pump(): void {
-    if (this.lingerMs > 0 && this.waiting.length && this.waiting.length < this.maxBatch) {
+    if (this.lingerMs > 0 && this.waiting.length && this.waiting.length < this.maxBatch && this.expecting()) {
       // The oldest waiting item sets the clock; the batch goes when its time is up.
       const left = this.waiting[0]!.at + this.lingerMs - performance.now();
       if (left > 0) {

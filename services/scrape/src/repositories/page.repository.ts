@@ -4,7 +4,7 @@ import { decodeBodies, encodeBodies, encodeBodiesAsync } from '@tidemark/page-st
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
 
 type RowData = PageResult['row'];
-type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
+export type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
 
 /**
  * The columns a settled page writes, whatever kind of job it belongs to. Everything in a row and

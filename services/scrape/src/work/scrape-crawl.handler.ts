@@ -3,8 +3,8 @@ import { scrapeRequestSchema, type CrawlPageResultMessage, type ScrapeCrawlPageM
 import { emptyRow, robotsResult, type LadderService, type PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
-import { CrawlRowWriter } from '../batching/crawl-row-writer.js';
-import { gaveUpResult, storing } from './give-up.js';
+import { CrawlHandOff } from '../batching/crawl-hand-off.js';
+import { gaveUpResult, PageNotStored, storing } from './give-up.js';
 
 /**
  * A crawl's pages share one request: parsed once per job, not once per page. The seed's may
@@ -62,51 +62,52 @@ const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, links:
 /**
  * NATS in: `work.scrape.crawl`, one page of a crawl. The crawl decided it may be fetched now
  * (politeness is the crawl's); this runs the ladder, writes the row and hands the links back on
- * `work.crawl.page`. A redelivered message whose row was written answers from the stored row
+ * `work.crawl.pages` with the other pages this worker finishes close together (`CrawlHandOff`,
+ * `handOffLingerMs`). A redelivered message whose row was written answers from the stored row
  * instead of fetching again.
  */
 export const scrapeCrawlHandler = (deps: {
   bus: Bus;
   pages: PageRepository;
   ladder: LadderService;
+  handOffLingerMs?: number;
 }): WorkHandler<'work.scrape.crawl'> => {
   const options = new OptionsCache();
-  const rows = new CrawlRowWriter(deps.pages);
+  const handOff = new CrawlHandOff(deps.pages, deps.bus, deps.handOffLingerMs ?? 0);
   return async (msg, { deliveryCount }) => {
     const ref = { workspaceId: msg.workspaceId, jobId: msg.jobId, runId: msg.runId, position: msg.position };
-    let result: PageResult;
-    let links: string[];
-    // Only a redelivered message can find its own row written (its worker died before acking):
-    // the row of the same attempt (a retry finds its earlier attempt's row, and fetches). Its
-    // creditsExhausted is not kept: if the credits are out, the crawl's next page says so.
-    const found = deliveryCount > 1 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
-    const stored = found?.attempt === msg.attempt ? found : null;
-    if (stored) {
-      result = { row: stored.data as unknown as PageResult['row'], bodies: {} };
-      links = storedBodies(stored).links ?? [];
-      // Its worker may have died before the page's charge was written: sent again (idempotent).
-      result.charged = deps.ladder.chargeAgain(ref, result.row);
-      result.charged.catch(() => undefined);
-    } else {
-      const opts = msg.robotsDisallowed ? null : options.get(msg);
-      result = msg.robotsDisallowed
-        ? robotsResult(msg.url)
-        : 'invalid' in opts!
-          ? invalidResult(msg.url, opts.invalid)
-          : await deps.ladder.scrape({ ...ref, url: msg.url, creditBlock: true }, opts!);
-      links = result.bodies.links ?? [];
-      const fetched = result;
-      await storing(fetched, async () => {
-        if (msg.attempt > 0) await deps.pages.rewriteCrawlRow(ref, fetched, msg.attempt);
-        else await rows.insert(ref, fetched);
-      }).catch(async (err: unknown) => {
+    const { result, links, row } = await handOff
+      .inTheWorks(async () => {
+        // Only a redelivered message can find its own row written (its worker died before acking):
+        // the row of the same attempt (a retry finds its earlier attempt's row, and fetches). Its
+        // creditsExhausted is not kept: if the credits are out, the crawl's next page says so.
+        const found = deliveryCount > 1 ? await deps.pages.findAt(msg.jobId, msg.position) : null;
+        const stored = found?.attempt === msg.attempt ? found : null;
+        if (stored) {
+          const answer: PageResult = { row: stored.data as unknown as PageResult['row'], bodies: {} };
+          // Its worker may have died before the page's charge was written: sent again (idempotent).
+          answer.charged = deps.ladder.chargeAgain(ref, answer.row);
+          answer.charged.catch(() => undefined);
+          return { result: answer, links: storedBodies(stored).links ?? [], row: null };
+        }
+        const opts = msg.robotsDisallowed ? null : options.get(msg);
+        const fetched = msg.robotsDisallowed
+          ? robotsResult(msg.url)
+          : 'invalid' in opts!
+            ? invalidResult(msg.url, opts.invalid)
+            : await deps.ladder.scrape({ ...ref, url: msg.url, creditBlock: true }, opts!);
+        // A retry replaces its earlier attempt's row on its own; a first row goes with the others'.
+        if (msg.attempt > 0) await storing(fetched, () => deps.pages.rewriteCrawlRow(ref, fetched, msg.attempt));
+        return { result: fetched, links: fetched.bodies.links ?? [], row: msg.attempt > 0 ? null : fetched };
+      })
+      .catch(async (err: unknown) => {
         // A row that could not be stored keeps its cost (gaveUpResult): its charge is seen through.
-        await fetched.charged?.catch(() => undefined);
+        if (err instanceof PageNotStored) await err.result.charged?.catch(() => undefined);
         throw err;
       });
-    }
-    await deps.bus.publishWork('work.crawl.page', toResultMessage(msg, result, links), {
-      msgId: `${msg.jobId}:${msg.position}:${msg.attempt}:settled`,
+    await handOff.hand({ ref, row, answer: toResultMessage(msg, result, links) }).catch(async (err: unknown) => {
+      await result.charged?.catch(() => undefined);
+      throw err;
     });
     // The crawl goes on with the result while the charge is written with other pages' charges;
     // the message is acked only once it is (a failure: redelivered, and charged from its row).
@@ -139,9 +140,10 @@ export const scrapeCrawlGiveUp =
       await deps.ladder.chargeAgain(ref, stored.data as unknown as PageResult['row']).catch(() => undefined);
     }
     const answer = stored ? { row: stored.data as unknown as PageResult['row'], bodies: {} } : result;
+    const page = { ...toResultMessage(msg, answer, stored ? (storedBodies(stored).links ?? []) : []), gaveUp: !stored };
     await deps.bus.publishWork(
-      'work.crawl.page',
-      { ...toResultMessage(msg, answer, stored ? (storedBodies(stored).links ?? []) : []), gaveUp: !stored },
-      { msgId: `${msg.jobId}:${msg.position}:${msg.attempt}:settled` },
+      'work.crawl.pages',
+      { pages: [page] },
+      { msgId: `${msg.jobId}:${msg.position}:${msg.attempt}:gave-up` },
     );
   };

@@ -2,13 +2,7 @@ import type { Bus } from '@tidemark/bus';
 import type { ScrapeCrawlPageMessage } from '@tidemark/contracts';
 import { normalizeUrl } from '../../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
-import type {
-  Dispatchable,
-  FrontierRepository,
-  FrontierRow,
-  NewUrl,
-  Tx,
-} from '../../repositories/frontier.repository.js';
+import type { FrontierRepository, FrontierRow, NewUrl, Tx } from '../../repositories/frontier.repository.js';
 import { pageRequestFor } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
 import { logLine, progressOf, stateOf } from './crawl-state.js';
@@ -27,39 +21,22 @@ export class Dispatcher {
     private readonly maxInFlight: number,
   ) {}
 
-  /** Hands out the next URLs within the crawl's concurrency and each host's politeness. */
-  async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
+  /**
+   * Hands out the next URLs within the crawl's concurrency and each host's politeness. Answers
+   * the job and how many of its pages are in flight once these are.
+   */
+  async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<{ job: CrawlJob; inFlight: number }> {
     // A politeness delay lets one page of a host go at a time.
     const perHost = ctx.delayMs > 0 ? 1 : ctx.options.config.fetch.concurrency;
-    // What is in flight and the candidates that could go, in one round trip.
-    const { inFlight, queued: candidates } = await this.frontier.forDispatch(
-      tx,
-      job.runId,
-      ctx.options.config.scope.crawl_mode,
-      this.maxInFlight,
-      perHost,
-    );
-    let busy = [...inFlight.values()].reduce((a, b) => a + b, 0);
-    if (busy >= this.maxInFlight || !candidates.length) return job;
     const hostNextAt = { ...stateOf(job).hostNextAt };
     const now = Date.now();
-    const picked: Dispatchable[] = [];
-    for (const row of candidates) {
-      if (busy >= this.maxInFlight) break;
-      const n = inFlight.get(row.host) ?? 0;
-      if (n >= perHost) continue;
-      if ((hostNextAt[row.host] ?? 0) > now) continue;
-      if (ctx.delayMs > 0) hostNextAt[row.host] = now + ctx.delayMs;
-      inFlight.set(row.host, n + 1);
-      busy += 1;
-      picked.push(row);
-    }
-    if (!picked.length) return job;
-    await this.frontier.markDispatched(
-      tx,
-      job.runId,
-      picked.map((r) => r.position),
-    );
+    const { inFlight, picked } = await this.frontier.dispatchNext(tx, job.runId, ctx.options.config.scope.crawl_mode, {
+      maxInFlight: this.maxInFlight,
+      perHost,
+      waitingHosts: Object.keys(hostNextAt).filter((host) => hostNextAt[host]! > now),
+    });
+    if (!picked.length) return { job, inFlight };
+    if (ctx.delayMs > 0) for (const row of picked) hostNextAt[row.host] = now + ctx.delayMs;
     const after = ctx.delayMs > 0 ? await this.jobs.update(tx, job, { state: { hostNextAt } }) : job;
     await Promise.all(
       picked.map((row) => {
@@ -78,7 +55,7 @@ export class Dispatcher {
         });
       }),
     );
-    return after;
+    return { job: after, inFlight: inFlight + picked.length };
   }
 
   /**
