@@ -342,7 +342,7 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     type Read = { status: string; creditsUsed: number; progress: { done: number }; data: { status: string }[] };
     let job: Read;
     let statuses: string[] = [];
-    for (const deadline = Date.now() + 30_000; ; ) {
+    for (const deadline = Date.now() + 30_000; ;) {
       job = (await t.call('GET', `/scrape/${res.body.id}?limit=100`, { key })).body;
       statuses = job.data.map((r) => r.status);
       const open = statuses.some((s) => s === 'queued' || s === 'running');
