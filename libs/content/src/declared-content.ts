@@ -24,6 +24,11 @@ export interface Declared {
    * list (a category page lists its products in an ItemList), or its Open Graph type is product.
    */
   product: boolean;
+  /**
+   * The names of the products it declares outside any list (as `nameKey` writes them): a
+   * page whose `<h1>` shows one is that product's page, not a category that declares one.
+   */
+  names: string[];
 }
 
 export function declaredOpenings(head: Head): string[] {
@@ -32,6 +37,7 @@ export function declaredOpenings(head: Head): string[] {
 
 export function readDeclared(head: Head): Declared {
   const out: string[] = [];
+  const names: string[] = [];
   let product = /^product(?:\.item)?$/i.test(head.openGraph['og:type'] ?? '');
   let nodes = 0;
   const walk = (v: unknown, depth: number, inList: boolean): void => {
@@ -43,7 +49,13 @@ export function readDeclared(head: Head): Declared {
     const o = v as Record<string, unknown>;
     const type = o['@type'];
     if (type === 'ItemList' || type === 'OfferCatalog') inList = true;
-    if (isProduct(type) && !inList) product = true;
+    if (isProduct(type) && !inList) {
+      product = true;
+      if (typeof o.name === 'string') {
+        const name = nameKey(tidyDeclaredText(o.name));
+        if (name && !names.includes(name)) names.push(name);
+      }
+    }
     if (isProduct(type) && typeof o.description === 'string') {
       const text = tidyDeclaredText(o.description);
       if (text.length >= MIN_CHARS) {
@@ -54,8 +66,19 @@ export function readDeclared(head: Head): Declared {
     for (const value of Object.values(o)) if (value && typeof value === 'object') walk(value, depth + 1, inList);
   };
   walk(head.jsonLd, 0, false);
-  return { openings: out, product };
+  return { openings: out, product, names };
 }
+
+/**
+ * How a declared name and a heading are compared: letters and digits only, lower-cased (the
+ * heading says "KALLAX Shelf unit, white" where the JSON-LD says "Kallax shelf unit - white";
+ * an entity the JSON-LD left escaped, "&reg;", says nothing).
+ */
+export const nameKey = (s: string): string =>
+  s
+    .replace(/&[a-z]+;/gi, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 
 const isProduct = (t: unknown): boolean =>
   t === 'Product' ||

@@ -14,6 +14,7 @@ import {
 import { blockLogit, type BlockModel } from './block-model.js';
 import { nextInSubtree } from './dom-walk.js';
 import { BLOCK_MODEL } from './block-model.weights.js';
+import { nameKey } from './declared-content.js';
 import { isSpace } from './text.js';
 
 // Finds the main content of a cleaned page.
@@ -242,6 +243,10 @@ class Stats {
   product = false;
   /** A product page's purchase widgets inside the winner (pruned). */
   purchase = new Set<number>();
+  /** The page's `<h1>` names the product its JSON-LD declares: one product's page. */
+  oneProduct = false;
+  /** Cards of other products inside the winner (pruned): a carousel of related items. */
+  otherCards = new Set<number>();
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
 
@@ -301,11 +306,12 @@ export function findMainContent(
   body: Element,
   names = new NameMatcher(),
   declared: string[] = [],
-  hints: { product?: boolean } = {},
+  hints: { product?: boolean; productNames?: string[] } = {},
 ): MainContent {
   const stats = new Stats();
   stats.product = !!hints.product;
   measure(body, -1, 0, false, -1, 0, stats, names);
+  if (stats.product && hints.productNames?.length) stats.oneProduct = titledAsDeclared(stats, hints.productNames);
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
   score(stats, pageText, stats.own);
@@ -960,10 +966,16 @@ function prune(root: number, stats: Stats): Set<Element> {
   stats.besideComments = text[root]! - comments;
   // A winner found by the listing reading is a grid: its prices are its cards'.
   if (stats.product && !stats.listingChosen) purchaseWidgets(root, stats);
+  if (stats.oneProduct && !stats.listingChosen) otherProducts(root, stats);
   const copies = repeatedLinks(root, stats);
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {
-      if (shouldPrune(c, root, stats) || copies.has(c) || (repeated(c) && !stats.anchored.has(c))) {
+      if (
+        shouldPrune(c, root, stats) ||
+        copies.has(c) ||
+        stats.otherCards.has(c) ||
+        (repeated(c) && !stats.anchored.has(c))
+      ) {
         pruned.add(stats.el[c]!);
         continue;
       }
@@ -1003,6 +1015,77 @@ function purchaseWidgets(root: number, stats: Stats): void {
   for (const i of found) {
     if (count.get(key(i))! >= TUNING.repeatMin || inRepeatedItem(i, root, stats)) continue;
     stats.purchase.add(i);
+  }
+}
+
+/**
+ * Whether the page's `<h1>` shows the name of a product its JSON-LD declares (or the one holds
+ * the other: a brand before the name, a variant after it). A category page that declares a
+ * product (its first, its featured one) is titled with the category.
+ */
+function titledAsDeclared(stats: Stats, names: string[]): boolean {
+  for (let i = 0; i < stats.n; i++) {
+    if (stats.el[i]!.localName !== 'h1' || stats.text[i]! === 0) continue;
+    const title = nameKey(stats.el[i]!.textContent ?? '');
+    if (!title) continue;
+    for (const name of names) {
+      if (title === name) return true;
+      if (title.length >= MIN_NAME && name.includes(title)) return true;
+      if (name.length >= MIN_NAME && title.includes(name)) return true;
+    }
+  }
+  return false;
+}
+
+/** A price: a currency sign or code beside an amount ("$54.02", "149,00 €", "EUR 20"). */
+const PRICE =
+  /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|AUD|CAD|CHF|zł|kr|Rs\.?))\s?\d|\d(?:[.,]\d{2})?\s?(?:[€£zł]|\b(?:EUR|USD|GBP|kr|Kč|zł|lei)\b)/;
+
+/** Characters from which a title and a declared name holding one another are the same product. */
+const MIN_NAME = 8;
+
+/**
+ * On one product's page, the cards of other products inside the winner: `repeatMin` or more
+ * siblings of one shape, each a short card (several pieces of text, up to `purchaseCardChars`,
+ * `repeatItemChars` or more on average) that shows a price and not the declared description.
+ * A product page shows one product; a row of priced cards is a carousel of similar, sponsored
+ * or recently viewed items, or of add-ons (the benchmark's truths leave them out). The cards
+ * need not be links: some carousels open their items by script.
+ */
+function otherProducts(root: number, stats: Stats): void {
+  const { el, end, text, pieces } = stats;
+  const groups = new Map<string, number[]>();
+  for (let p = root; p < end[root]!; p++) {
+    // A card's inside is not looked into (found when its parent was).
+    if (stats.otherCards.has(p)) {
+      p = end[p]! - 1;
+      continue;
+    }
+    if (end[p]! - p < 1 + TUNING.repeatMin) continue;
+    groups.clear();
+    for (let c = p + 1; c < end[p]!; c = end[c]!) {
+      if (text[c] === 0) continue;
+      const key = shapeOf(el[c]!);
+      const g = groups.get(key);
+      if (g) g.push(c);
+      else groups.set(key, [c]);
+    }
+    for (const g of groups.values()) {
+      if (g.length < TUNING.repeatMin) continue;
+      let sum = 0;
+      let cards = true;
+      for (const c of g) {
+        sum += text[c]!;
+        if (pieces[c]! < TUNING.cardPieces || text[c]! > TUNING.purchaseCardChars || stats.anchored.has(c)) {
+          cards = false;
+          break;
+        }
+      }
+      if (!cards || sum < TUNING.repeatItemChars * g.length) continue;
+      // Products: each card shows a price (a row of the product's own features does not).
+      if (!g.every((c) => PRICE.test(el[c]!.textContent ?? ''))) continue;
+      for (const c of g) stats.otherCards.add(c);
+    }
   }
 }
 

@@ -31,4 +31,7 @@ export const cleaningHints = (hints: PageHints) => ({
 
 /** The main content of a cleaned body, found with the hints. */
 export const mainContentOf = (body: Element, hints: PageHints) =>
-  findMainContent(body, hints.names, hints.declared.openings, { product: hints.declared.product });
+  findMainContent(body, hints.names, hints.declared.openings, {
+    product: hints.declared.product,
+    productNames: hints.declared.names,
+  });

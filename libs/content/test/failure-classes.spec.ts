@@ -861,6 +861,45 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(main(html.replace('<meta property="og:type" content="product">', '')).text).toContain('interest-free');
   });
 
+  it("leaves out a carousel of other products on a product page whose title is the declared product's name", () => {
+    // An auction-site item: the title, condition and delivery, then rows of similar and
+    // sponsored items (title, condition, price, delivery) in the same column, in obfuscated
+    // classes; the cards are not links (a script opens them).
+    const head = `<head><meta charset="utf-8"><title>Harbour Lamp | Shop</title>
+      <script type="application/ld+json">${JSON.stringify({
+        '@context': 'https://schema.org',
+        '@type': 'Product',
+        name: 'Harbour Lamp &amp; Linen Shade, Ash',
+        offers: { '@type': 'Offer', price: '129.00', priceCurrency: 'USD' },
+      })}</script></head>`;
+    const similar = PRODUCTS.slice(0, 6)
+      .map(
+        ([name, price]) => `<li class="x9Qz"><div class="_kP2">${name}</div><div class="Tr4e">Pre-owned · Private</div>
+        <div class="Tr4e">${price}</div><div class="Tr4e">+ $12.50 delivery</div></li>`,
+      )
+      .join('');
+    const item = `<div class="vim"><h1 class="x-item-title"><span>Harbour Lamp &amp; Linen Shade, Ash</span></h1>
+      <div class="x-item-condition"><span>Condition: used, in very good condition with light marks on the base.</span></div>
+      <div class="x-item-delivery"><span>Delivery: varies, posted within three working days of payment.</span></div>
+      <div class="x-item-notes"><p>A turned ash table lamp with its original linen shade, rewired last year and tested.
+      Collection from the seller's workshop is welcome, and combined postage is offered on several items.</p></div></div>`;
+    const html = `<!DOCTYPE html><html>${head}<body>${NAV}<main>${item}
+      <div class="vim"><h2>Similar items</h2><ul class="carousel__list">${similar}</ul></div>
+      <div class="vim"><h2>Sponsored items from other sellers</h2><ul class="carousel__list">${similar}</ul></div>
+      </main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Condition: used, in very good condition');
+    expect(r.text).toContain('rewired last year');
+    expect(r.text).not.toContain('Odessa Navy Medallion Rug');
+    expect(r.text).not.toContain('$12.50 delivery');
+    // A category page that declares a product under another name keeps its grid.
+    const category = html.replace(
+      '<h1 class="x-item-title"><span>Harbour Lamp &amp; Linen Shade, Ash</span></h1>',
+      '<h1>Lamps</h1>',
+    );
+    expect(main(category).text).toContain('Odessa Navy Medallion Rug');
+  });
+
   it('keeps the prices of a grid on a category page that calls itself a product page', () => {
     const head = `<head><meta charset="utf-8"><title>Rugs</title><meta property="og:type" content="product"></head>`;
     const cards = PRODUCTS.map(
