@@ -88,6 +88,11 @@ export const TUNING = {
   repeatItemChars: 30,
   /** Value per character of link text in a listing's cards (a card that is one link). */
   itemLinkValue: 1,
+  /**
+   * Share of an element's text from which the grid it wraps makes it the listing too, when the
+   * grid holds `listingWinnerShare` of the page.
+   */
+  holderShare: 0.9,
   /** Text pieces per item from which a listing's items are cards (a menu's items hold one). */
   cardPieces: 2,
   /** Cost per character of link text when reading the page as a listing. */
@@ -806,7 +811,18 @@ function listingValues(stats: Stats): Float64Array {
     if (frag[i]) own[i]! += TUNING.blockCost;
     if (inItem[i] === 2) own[i]! += TUNING.itemLinkValue * ownLink[i]!;
   }
-  for (const p of holders) if (!inTagFurniture[p]) stats.cardHolder.add(p);
+  const pageText = stats.n ? text[0]! : 0;
+  for (const p of holders) {
+    if (inTagFurniture[p]) continue;
+    stats.cardHolder.add(p);
+    // A grid that holds as large a share of the page as a winner must holds the wrappers it is
+    // nearly all of too: a grid inside a row, a column and a results pane named
+    // "search-results". (A menu's or a filter panel's entries are a small part of the page.)
+    if (text[p]! < TUNING.listingWinnerShare * pageText) continue;
+    for (let a = parent[p]!; a >= 0 && text[p]! >= TUNING.holderShare * text[a]!; a = parent[a]!) {
+      stats.cardHolder.add(a);
+    }
+  }
   return own;
 }
 

@@ -195,6 +195,40 @@ it('takes a grid of linked cards whose list is named after the search that found
   expect(r.text).not.toContain('Harbour Road');
 });
 
+it('takes a grid wrapped in a results pane named after the search, a few levels above its cards', () => {
+  // A storefront's category: the grid sits in a column of a row of a results pane whose class
+  // and id say "search-results"; outside it, only a header banner's line of prose scores, and the
+  // site's menu and footer hold more text than the grid.
+  const cards = PRODUCTS.slice(0, 6)
+    .map(
+      ([name, price], i) => `<div class="col-6 col-sm-4"><div class="product"><div class="product-tile">
+      <div class="image-container"><a href="/p/${i}"><img src="/i/${i}.jpg" alt=""></a></div>
+      <div class="tile-body"><div class="pdp-link"><a class="link" href="/p/${i}">${name}</a></div>
+      <div class="price"><span class="value">${price}</span></div><div class="promotion">${3 + i} colours</div></div>
+      </div></div></div>`,
+    )
+    .join('');
+  const footer = FOOTER.replace(
+    '<p class="copyright">',
+    `<p>Free delivery on orders over $100 to most of the mainland. Returns are free within sixty days, and every
+    rug carries a two-year guarantee against wear. Our showroom is open every day from ten until six.</p>
+    <p class="copyright">`,
+  );
+  const html = `<!DOCTYPE html><html>${HEAD}<body><div class="page">
+      <div class="header-banner"><div class="content">Sign in. Ship free. <a href="/login">Log in now</a></div></div>
+      ${NAV}<div id="maincontent"><div class="container search-results"><div class="row">
+      <div class="tab-content col-12"><div class="tab-pane active" id="product-search-results"><div class="row">
+      <div class="col-sm-12 col-lg-9"><div class="row product-grid">${cards}</div></div></div></div></div></div></div>
+      ${footer}</div></body></html>`;
+  const r = main(html);
+  // (The block model may leave out the last cards of so short a grid.)
+  for (const [name, price] of PRODUCTS.slice(0, 4)) {
+    expect(r.text).toContain(name!);
+    expect(r.text).toContain(price!);
+  }
+  expect(r.text).not.toContain('Ship free');
+});
+
 it("keeps a menu of featured cards out of a category's grid when the menu is a <nav>", () => {
   // A mega menu shows cards (an image, a title, a line) like the grid's, and its class says
   // "menu": named furniture that holds cards is a listing only outside a furniture tag.
