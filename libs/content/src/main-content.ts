@@ -982,7 +982,8 @@ function prune(root: number, stats: Stats): Set<Element> {
   stats.besideComments = text[root]! - comments;
   // A winner found by the listing reading is a grid: its prices are its cards'.
   if (stats.product && !stats.listingChosen) purchaseWidgets(root, stats);
-  if (stats.oneProduct && !stats.listingChosen) otherProducts(root, stats);
+  // On one product's page a grid is other products, even when it is what the listing reading found.
+  if (stats.oneProduct) otherProducts(root, stats);
   const copies = repeatedLinks(root, stats);
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {

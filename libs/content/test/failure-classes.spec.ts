@@ -926,6 +926,23 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(r.text).toContain('rewired last year');
     expect(r.text).not.toContain('Odessa Navy Medallion Rug');
     expect(r.text).not.toContain('$12.50 delivery');
+    // A fashion shop's product: a short description beside "how about these?" rows many times
+    // its length, which the listing reading finds (no <main> to widen to); its cards are still
+    // other products.
+    const rows = Array.from(
+      { length: 4 },
+      (_, r) =>
+        `<div class="reco"><h2>How about these?</h2><ul class="reco__list">${PRODUCTS.map(
+          ([name, price], i) => `<li class="reco__item"><span class="brand">Northwind</span>
+          <a href="/p/${r}-${i}">${name}</a><span class="price">${price}</span></li>`,
+        ).join('')}</ul></div>`,
+    ).join('');
+    const fashion = `<!DOCTYPE html><html>${head}<body>${NAV}<div class="page-content"><div class="pdp">
+      <h1>Harbour Lamp &amp; Linen Shade, Ash</h1><p>A turned ash lamp with a linen shade, rewired and tested.</p></div>
+      ${rows}</div>${FOOTER}</body></html>`;
+    const f = main(fashion).text!;
+    expect(f).toContain('rewired and tested');
+    expect(f).not.toContain('Odessa Navy Medallion Rug');
     // A category page that declares a product under another name keeps its grid.
     const category = html.replace(
       '<h1 class="x-item-title"><span>Harbour Lamp &amp; Linen Shade, Ash</span></h1>',
