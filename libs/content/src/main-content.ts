@@ -1036,9 +1036,10 @@ function purchaseWidgets(root: number, stats: Stats): void {
 }
 
 /**
- * Whether the page's `<h1>` shows the name of a product its JSON-LD declares (or the one holds
- * the other: a brand before the name, a variant after it). A category page that declares a
- * product (its first, its featured one) is titled with the category.
+ * Whether the page's `<h1>` shows the name of a product its JSON-LD declares (or holds it: a
+ * brand before the name, a variant after it). A category page that declares a product (its
+ * first, its featured one) is titled with the category, which a product's name may hold ("Office
+ * Chairs" in "Harbour Office Chairs, Oak"): that does not count.
  */
 function titledAsDeclared(stats: Stats, names: string[]): boolean {
   for (let i = 0; i < stats.n; i++) {
@@ -1046,9 +1047,7 @@ function titledAsDeclared(stats: Stats, names: string[]): boolean {
     const title = nameKey(stats.el[i]!.textContent ?? '');
     if (!title) continue;
     for (const name of names) {
-      if (title === name) return true;
-      if (title.length >= MIN_NAME && name.includes(title)) return true;
-      if (name.length >= MIN_NAME && title.includes(name)) return true;
+      if (title === name || (name.length >= MIN_NAME && title.includes(name))) return true;
     }
   }
   return false;
@@ -1058,7 +1057,7 @@ function titledAsDeclared(stats: Stats, names: string[]): boolean {
 const PRICE =
   /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|AUD|CAD|CHF|zł|kr|Rs\.?))\s?\d|\d(?:[.,]\d{2})?\s?(?:[€£zł]|\b(?:EUR|USD|GBP|kr|Kč|zł|lei)\b)/;
 
-/** Characters from which a title and a declared name holding one another are the same product. */
+/** Characters from which a title holding a declared name is that product's. */
 const MIN_NAME = 8;
 
 /**
