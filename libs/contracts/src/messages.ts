@@ -101,8 +101,13 @@ export const crawlPageResultMessage = z.object({
   credits: z.number().int(),
   /** Where redirects ended, when that differs from the URL asked for. */
   finalUrl: z.string().nullable(),
-  /** Absolute http(s) links of the page (before scope rules). */
+  /** Absolute http(s) links of the page (before scope rules); empty when `linksInRow`. */
   links: z.array(z.string()),
+  /**
+   * The page's links were too many to carry (a message has a size limit): they are in its stored
+   * row, written before this message was sent, and the crawl reads them from there.
+   */
+  linksInRow: z.boolean().default(false),
   /** RATE_LIMITED: how long the host asked us to wait. */
   retryAfterMs: z.number().int().nullable(),
   /**

@@ -6,10 +6,13 @@ import type { Page, Site } from './test-web.js';
  * character references to NUL and to surrogates, bytes that are not UTF-8, a page declared
  * UTF-16 with a stray surrogate, a robots.txt and a sitemap with NULs, and a link far longer than
  * any URL should be, and a guestbook whose entries each open a <font> they never close (markup
- * nested 40,000 deep, past any recursive walk's stack). Each page is the size of a real one
- * (nav, article, scripts, footer).
+ * nested 40,000 deep, past any recursive walk's stack), and an archive index whose links alone
+ * are more bytes than a message may carry (`/link-farm`, not linked from the other pages). Each
+ * page is the size of a real one (nav, article, scripts, footer).
  */
 export const GUESTBOOK_ENTRIES = 40_000;
+/** Links on `/link-farm`: ~1.3 MB of absolute URLs, past NATS's 1 MB max_payload on their own. */
+export const LINK_FARM_LINKS = 12_000;
 
 export const hostileSite = (origin: string, articles = 20): Site => {
   const nav = [
@@ -79,6 +82,19 @@ ${paragraphs(7)}
       '<p>Last entry of the guestbook.</p></article>',
   );
 
+  // An archive index from an old CMS: every entry ever published, each a distinct URL (the
+  // stories again, under tracking parameters), one list.
+  const linkFarm = page(
+    'Archive index',
+    `<article><h1>Archive index</h1>${paragraphs(11, 6)}<ul class="archive">` +
+      Array.from(
+        { length: LINK_FARM_LINKS },
+        (_, i) =>
+          `<li><a href="/p/${i % articles}?from=archive-index&entry=${i}&utm_source=hostile-archive">Entry ${i}</a></li>`,
+      ).join('') +
+      '</ul></article>',
+  );
+
   const site: Site = {
     '/': htmlPage(page('Hostile Test Web', `<h1>Front page</h1>${paragraphs(1, 20)}`)),
     '/nul-article': htmlPage(nulArticle),
@@ -90,6 +106,7 @@ ${paragraphs(7)}
       ),
     ),
     '/guestbook': htmlPage(guestbook),
+    '/link-farm': htmlPage(linkFarm),
     '/poison': htmlPage(page('Press', `<article><h1>Press room</h1>${paragraphs(5, 20)}</article>`)),
     '/robots.txt': {
       type: 'text/plain',

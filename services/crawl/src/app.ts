@@ -78,7 +78,8 @@ export const buildApp = async (
     crawlV1.CrawlServiceService,
     unaryService<crawlV1.CrawlServiceServer>({ ...crawlRpc(crawls, runs, scopes), ...activeWorkRpc(jobs) }, logger),
   );
-  const pages = new PagesService(jobs, frontier, new StoredPagesRepository(prisma), scrape);
+  const storedPages = new StoredPagesRepository(prisma);
+  const pages = new PagesService(jobs, frontier, storedPages, scrape);
   server.addService(
     crawlPagesV1.PagesServiceService,
     unaryService<crawlPagesV1.PagesServiceServer>(pagesRpc(pages), logger),
@@ -150,7 +151,7 @@ export const buildApp = async (
             maxDeliver: 10,
             concurrency: cfg.CRAWL_CONCURRENCY,
           },
-          crawlPagesHandler(engine),
+          crawlPagesHandler(engine, storedPages),
           crawlPagesGiveUp(engine),
         ),
       );

@@ -39,6 +39,7 @@ describe('crawl hand-off', () => {
     credits: 1,
     finalUrl: null,
     links: [`https://a.test/p/${position}/next`],
+    linksInRow: false,
     retryAfterMs: null,
     creditsExhausted: false,
     gaveUp: false,

@@ -40,7 +40,21 @@ const invalidResult = (url: string, why: string): PageResult => ({
   bodies: {},
 });
 
-const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, links: string[]): CrawlPageResultMessage => ({
+/**
+ * Bytes of links one page's result carries at most. A page past it (a link farm, an HTML
+ * sitemap of the whole site) hands its links back through its stored row instead: a message over
+ * NATS's max_payload (1 MB by default) would be refused on every try and the page never settled.
+ */
+export const LINKS_CARRIED_BYTES = 256 * 1024;
+
+const linkBytes = (links: string[]): number => links.reduce((n, link) => n + link.length + 3, 0);
+
+const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, all: string[]): CrawlPageResultMessage => {
+  const linksInRow = linkBytes(all) > LINKS_CARRIED_BYTES;
+  return { ...resultFields(msg, result), links: linksInRow ? [] : all, linksInRow };
+};
+
+const resultFields = (msg: ScrapeCrawlPageMessage, result: PageResult) => ({
   jobId: msg.jobId,
   runId: msg.runId,
   workspaceId: msg.workspaceId,
@@ -53,7 +67,6 @@ const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, links:
   httpStatus: result.row.httpStatus,
   credits: result.row.credits,
   finalUrl: result.row.finalUrl && result.row.finalUrl !== msg.url ? result.row.finalUrl : null,
-  links,
   retryAfterMs: result.row.retryAfter !== undefined ? result.row.retryAfter * 1000 : null,
   creditsExhausted: result.creditsExhausted === true,
   gaveUp: false,
