@@ -1,15 +1,21 @@
 // One side of the crawl bench in its own process, so its peak memory is its own:
-//   node --import tsx crawl-runner.ts <crawlee|tidemark> <seed> <limit> <concurrency>
-// prints one JSON line {pages, seconds, maxRssMb}. The test web runs in the parent. The clock
-// runs from the crawl's start to its end: Crawlee's from crawler.run, ours from POST /v1/crawl to
-// the poll that sees it ended (the fleet is a service already running, as Crawlee's module is
-// already loaded); start-up is outside both.
+//   node --import tsx crawl-runner.ts <crawlee|tidemark> <seed> <limit> <concurrency> [warm-up]
+// prints one JSON line {pages, seconds, maxRssMb, warmUp}. The test web runs in the parent. The
+// clock runs from the crawl's start to its end: Crawlee's from crawler.run, ours from POST
+// /v1/crawl to the poll that sees it ended; start-up is outside both. With a warm-up of N pages,
+// each side first crawls N pages of the same site the same way (a crawler of its own, a crawl job
+// of its own) and the timed crawl follows in the same process: both sides measured as services
+// that have run before (their code compiled by V8's optimiser, their pools and caches filled), the
+// warm-up's own rate reported beside as the cold figure.
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { startTestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
 
-const [mode, seed, limitArg, concurrencyArg] = process.argv.slice(2);
+const [mode, seed, limitArg, concurrencyArg, warmUpArg] = process.argv.slice(2);
 const limit = Number(limitArg);
+const warmUpPages = Number(warmUpArg ?? 0);
+/** The warm-up crawl's pages and seconds (the cold figure), when there was one. */
+let warmUp: { pages: number; seconds: number } | null = null;
 const samples = process.env.BENCH_CRAWL_SAMPLES;
 const concurrency = Number(concurrencyArg);
 
@@ -79,29 +85,43 @@ const ended = () =>
     threads: threadCpu(),
   });
 
-const crawlee = async (): Promise<number> => {
-  const { CheerioCrawler, Configuration } = await import('crawlee');
-  const config = new Configuration({ persistStorage: false, purgeOnStart: true });
-  let pages = 0;
-  const crawler = new CheerioCrawler(
-    {
-      minConcurrency: concurrency,
-      maxConcurrency: concurrency,
-      maxRequestsPerCrawl: limit,
-      maxRequestRetries: 0,
-      requestHandler: async ({ enqueueLinks }) => {
-        pages += 1;
-        await enqueueLinks({ strategy: 'same-hostname' });
-      },
-    },
-    config,
-  );
+const startClock = () => {
   t0 = performance.now();
   cpu0 = process.cpuUsage();
   io0 = syscalls();
   server0 = serverCpu();
   threads0 = threadCpu();
-  await crawler.run([seed!]);
+};
+
+const crawlee = async (): Promise<number> => {
+  const { CheerioCrawler, Configuration } = await import('crawlee');
+  /** One crawl with a crawler and storage of its own (a second crawler on shared storage would find the seed handled). */
+  const crawl = async (max: number): Promise<number> => {
+    const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+    let pages = 0;
+    const crawler = new CheerioCrawler(
+      {
+        minConcurrency: concurrency,
+        maxConcurrency: concurrency,
+        maxRequestsPerCrawl: max,
+        maxRequestRetries: 0,
+        requestHandler: async ({ enqueueLinks }) => {
+          pages += 1;
+          await enqueueLinks({ strategy: 'same-hostname' });
+        },
+      },
+      config,
+    );
+    await crawler.run([seed!]);
+    return pages;
+  };
+  if (warmUpPages > 0) {
+    const at = performance.now();
+    const pages = await crawl(warmUpPages);
+    warmUp = { pages, seconds: (performance.now() - at) / 1000 };
+  }
+  startClock();
+  const pages = await crawl(limit);
   ended();
   return pages;
 };
@@ -115,32 +135,40 @@ const tidemark = async (): Promise<number> => {
   });
   try {
     const ws = await benchWorkspace(t);
-    t0 = performance.now();
-    cpu0 = process.cpuUsage();
-    io0 = syscalls();
-    server0 = serverCpu();
-    threads0 = threadCpu();
-    const res = await t.call('POST', '/crawl', {
-      key: ws.apiKey,
-      body: { url: seed, limit, concurrency, useSitemap: false, respectRobots: false },
-    });
-    if (res.status !== 202) throw new Error(`crawl refused: ${JSON.stringify(res.body)}`);
-    let sampledAt = 0;
-    for (;;) {
-      const body = (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body;
-      if (!body.progress) throw new Error(`crawl read failed: ${JSON.stringify(body)}`);
-      // BENCH_CRAWL_SAMPLES=<file>: a line a second of {s, done, rssMb} (the long crawl bench).
-      if (samples && performance.now() - sampledAt >= 1000) {
-        sampledAt = performance.now();
-        const rssMb = Math.round(process.memoryUsage.rss() / 2 ** 20);
-        appendFileSync(samples, `${JSON.stringify({ s: (sampledAt - t0) / 1000, done: body.progress.done, rssMb })}\n`);
+    /** One crawl job to its end; `timed`: the clock and the samples are this crawl's. */
+    const crawl = async (max: number, timed: boolean): Promise<number> => {
+      if (timed) startClock();
+      const res = await t.call('POST', '/crawl', {
+        key: ws.apiKey,
+        body: { url: seed, limit: max, concurrency, useSitemap: false, respectRobots: false },
+      });
+      if (res.status !== 202) throw new Error(`crawl refused: ${JSON.stringify(res.body)}`);
+      let sampledAt = 0;
+      for (;;) {
+        const body = (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body;
+        if (!body.progress) throw new Error(`crawl read failed: ${JSON.stringify(body)}`);
+        // BENCH_CRAWL_SAMPLES=<file>: a line a second of {s, done, rssMb} (the long crawl bench).
+        if (timed && samples && performance.now() - sampledAt >= 1000) {
+          sampledAt = performance.now();
+          const rssMb = Math.round(process.memoryUsage.rss() / 2 ** 20);
+          appendFileSync(
+            samples,
+            `${JSON.stringify({ s: (sampledAt - t0) / 1000, done: body.progress.done, rssMb })}\n`,
+          );
+        }
+        if (!['queued', 'running'].includes(body.status)) {
+          if (timed) ended();
+          return body.progress.done as number;
+        }
+        await new Promise((r) => setTimeout(r, 100));
       }
-      if (!['queued', 'running'].includes(body.status)) {
-        ended();
-        return body.progress.done as number;
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    };
+    if (warmUpPages > 0) {
+      const at = performance.now();
+      const pages = await crawl(warmUpPages, false);
+      warmUp = { pages, seconds: (performance.now() - at) / 1000 };
     }
+    return await crawl(limit, true);
   } finally {
     await t.stop();
   }
@@ -157,6 +185,6 @@ const threadMsPerPage = Object.fromEntries(
     .filter(([, ms]) => ms > 0),
 );
 process.stdout.write(
-  `${JSON.stringify({ pages, seconds, cpuSeconds, serverCpuSeconds: end!.serverCpu, writesPerPage, threadMsPerPage, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  `${JSON.stringify({ pages, seconds, cpuSeconds, serverCpuSeconds: end!.serverCpu, writesPerPage, threadMsPerPage, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024), warmUp })}\n`,
 );
 process.exit(0);

@@ -12,6 +12,11 @@ const PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 10);
 /** Rounds of both sides, alternating, so a slow moment of the machine does not decide the ratio. */
 const ROUNDS = Number(process.env.BENCH_CRAWL_ROUNDS ?? 3);
+/**
+ * Pages each side crawls first in the same process, untimed (0: none): the timed crawl is then a
+ * service's that has run before, on both sides. The warm-up's rate is printed as the cold figure.
+ */
+const WARM_UP = Number(process.env.BENCH_CRAWL_WARMUP ?? 500);
 const runner = fileURLToPath(new URL('./crawl-runner.ts', import.meta.url));
 
 interface Side {
@@ -25,6 +30,8 @@ interface Side {
   /** CPU ms a page by thread name. */
   threadMsPerPage: Record<string, number>;
   maxRssMb: number;
+  /** The untimed crawl before the timed one, when there was one. */
+  warmUp: { pages: number; seconds: number } | null;
 }
 
 /**
@@ -42,7 +49,7 @@ const profile = (mode: string) =>
 const run = async (mode: 'crawlee' | 'tidemark', seed: string): Promise<Side> => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [...profile(mode), '--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY)],
+    [...profile(mode), '--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY), String(WARM_UP)],
     { env: { ...process.env, LOG_LEVEL: 'silent', CRAWLEE_LOG_LEVEL: 'OFF' }, maxBuffer: 16 << 20 },
   );
   const line = stdout
@@ -72,7 +79,7 @@ export async function benchCrawl(): Promise<string> {
   const perPage = (s: Side) =>
     `${((s.cpuSeconds * 1000) / s.pages).toFixed(1)} CPU ms/page (+${((s.serverCpuSeconds * 1000) / s.pages).toFixed(1)} PostgreSQL and NATS), ${s.writesPerPage.toFixed(1)} writes/page`;
   const lines = [
-    `crawl of ${PAGES + 1} pages of a ${Math.ceil(PAGES * 1.5)}-page local news site (15-40 KB a page, mean ~28 KB, 16-29 in-site links), ${CONCURRENCY} in flight, each side in its own process`,
+    `crawl of ${PAGES + 1} pages of a ${Math.ceil(PAGES * 1.5)}-page local news site (15-40 KB a page, mean ~28 KB, 16-29 in-site links), ${CONCURRENCY} in flight, each side in its own process${WARM_UP > 0 ? `, after a ${WARM_UP}-page warm-up crawl on each side` : ''}`,
   ];
   const ratios: number[] = [];
   const memory: number[] = [];
@@ -80,8 +87,13 @@ export async function benchCrawl(): Promise<string> {
     for (let round = 1; round <= ROUNDS; round++) {
       const crawlee = await run('crawlee', seed);
       const ours = await run('tidemark', seed);
-      if (ours.pages < PAGES)
-        throw new Error(`tidemark crawled ${ours.pages} of ${PAGES + 1} pages; the figure would lie`);
+      for (const [name, side] of [
+        ['crawlee', crawlee],
+        ['tidemark', ours],
+      ] as const)
+        if (side.pages < PAGES)
+          throw new Error(`${name} crawled ${side.pages} of ${PAGES + 1} pages; the figure would lie`);
+      const cold = (s: Side) => (s.warmUp ? s.warmUp.pages / s.warmUp.seconds : NaN);
       ratios.push(rate(ours) / rate(crawlee));
       memory.push(ours.maxRssMb / crawlee.maxRssMb);
       lines.push(
@@ -93,6 +105,11 @@ export async function benchCrawl(): Promise<string> {
           .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
           .join(', ')}`,
         `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×`,
+        ...(WARM_UP > 0
+          ? [
+              `    cold (the first ${WARM_UP} pages, untimed warm-up): Crawlee ${cold(crawlee).toFixed(0)}, tidemark ${cold(ours).toFixed(0)} pages/s, ratio ${(cold(ours) / cold(crawlee)).toFixed(3)}`,
+            ]
+          : []),
       );
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
