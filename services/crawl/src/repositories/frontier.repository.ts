@@ -233,17 +233,24 @@ export class FrontierRepository {
 
   /**
    * Settles dispatched pages in one statement. Answers the rows settled now, in no set order; a
-   * page already settled (a redelivered result) is left out. A queued row whose attempts still
+   * page already settled (a redelivered result) is left out. The pages of one call share their
+   * settle time (`done_at`: pages are listed by it, then by position), taken when the statement
+   * runs: a later step's pages settle later, whatever order a statement updates its rows in. A queued row whose attempts still
    * equal the result's is settled too: a worker published its dispatch and died before the step
    * committed, so the fetch happened though the row never left the queue.
    */
   async settleMany(tx: Tx, runId: string, pages: (Settled & { position: number })[]): Promise<FrontierRow[]> {
     if (!pages.length) return [];
+    // Prepared (libs/db PREPARED_MARK); the link growth and the dispatch are not: their best
+    // plans depend on how many URLs a step carries (docs/performance.md, ninth round).
     return tx.$queryRawUnsafe<FrontierRow[]>(
-      `UPDATE crawl_url c SET state = 'done', done_at = (clock_timestamp() AT TIME ZONE 'utc'), verdict = t.verdict,
+      // One time for the call: a CTE with a volatile function is computed once (a subquery in
+      // FROM is computed again for each row a nested loop joins it to).
+      `/* prepared */ WITH step AS (SELECT clock_timestamp() AT TIME ZONE 'utc' AS at)
+       UPDATE crawl_url c SET state = 'done', done_at = step.at, verdict = t.verdict,
               error_code = t.error_code, http_status = t.http_status, out_links = t.out_links
          FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[])
-              AS t(position, verdict, error_code, http_status, out_links, attempt)
+              AS t(position, verdict, error_code, http_status, out_links, attempt), step
         WHERE c.run_id = $1 AND c.position = t.position
           AND (c.state = 'dispatched' OR (c.state = 'queued' AND c.attempts = t.attempt))
         RETURNING ${columnsOf('c')}`,
