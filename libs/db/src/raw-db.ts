@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Prisma } from './generated/prisma/client.js';
 
@@ -13,6 +14,59 @@ export interface RawSql {
 }
 
 type Run = (text: string, values: unknown[]) => Promise<pg.QueryResult>;
+
+/**
+ * What a statement's text starts with to be prepared (see StatementNames): a statement run for
+ * every page whose best plan does not depend on its values.
+ */
+export const PREPARED_MARK = '/* prepared */';
+/** A statement is named once it has run this often: what runs once a crawl is not kept. */
+const NAME_AFTER = 3;
+/** Most statements one process names (each connection keeps what it prepared until it closes). */
+const MAX_NAMED = 256;
+/** Most texts counted toward a name; past it the count starts over. */
+const MAX_COUNTED = 2048;
+
+/**
+ * Names the statements marked PREPARED_MARK that a process runs again and again, so each
+ * connection has the server parse and analyse them once, and, after five runs, plan them once
+ * for every value when that plan is estimated as good (a prepared statement) instead of on every
+ * run: planning was a quarter of PostgreSQL's time a crawled page. Opt-in, because that one plan
+ * can be worse: the frontier's link growth and dispatch, whose best plans depend on how many URLs
+ * a step carries and on the run's own rows, ran at twice their time on it
+ * (docs/performance.md, ninth round). The name is a digest of the text; names are bounded by
+ * MAX_NAMED, past which statements run unnamed as before. Only statements with parameters are
+ * named: a text without them may hold several statements, which a prepared statement cannot.
+ */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+  private counted = new Map<string, number>();
+
+  nameOf(text: string, values: unknown[]): string | undefined {
+    if (!values.length || !text.startsWith(PREPARED_MARK)) return undefined;
+    const name = this.names.get(text);
+    if (name !== undefined || this.names.size >= MAX_NAMED) return name;
+    const runs = (this.counted.get(text) ?? 0) + 1;
+    if (runs < NAME_AFTER) {
+      if (this.counted.size >= MAX_COUNTED) this.counted = new Map();
+      this.counted.set(text, runs);
+      return undefined;
+    }
+    this.counted.delete(text);
+    const named = `tm_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    this.names.set(text, named);
+    return named;
+  }
+}
+
+/** A statement run on `on`, named when `names` says so. */
+const runOn =
+  (on: pg.Pool | pg.PoolClient, names: StatementNames): Run =>
+  (text, values) => {
+    const name = names.nameOf(text, values);
+    const params = values.map(param);
+    return name ? on.query({ name, text, values: params }) : on.query(text, params);
+  };
 
 /** What Prisma's driver adapter would send for a value: timestamps in UTC, bigints as text. */
 const param = (v: unknown): unknown => {
@@ -94,13 +148,14 @@ export class TransactionTimedOut extends Error {
  */
 export class RawDb implements RawSql {
   private readonly sql: RawSql;
+  private readonly names = new StatementNames();
 
   constructor(private readonly pool: pg.Pool) {
     // An idle connection the server ends (a restart, an administrator, a dropped database) is
     // dropped by the pool and the next statement opens another; unheard, its 'error' event
     // would end the process.
     pool.on('error', () => undefined);
-    this.sql = rawSqlOver((text, values) => pool.query(text, values.map(param)));
+    this.sql = rawSqlOver(runOn(pool, this.names));
   }
 
   $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T> {
@@ -126,8 +181,9 @@ export class RawDb implements RawSql {
     const client = await this.pool.connect();
     let expired = false;
     const timer = setTimeout(() => (expired = true), timeoutMs);
+    const onClient = runOn(client, this.names);
     const run: Run = (text, values) =>
-      expired ? Promise.reject(new TransactionTimedOut(timeoutMs)) : client.query(text, values.map(param));
+      expired ? Promise.reject(new TransactionTimedOut(timeoutMs)) : onClient(text, values);
     let broken: unknown = undefined;
     try {
       // The first statement and the read go in BEGIN's round trip (one simple query: no parameters).

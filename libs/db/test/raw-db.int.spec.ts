@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JOB_COLUMNS, PAGE_COLUMNS, PROJECT_COLUMNS, Prisma } from '../src/index.js';
+import { JOB_COLUMNS, PAGE_COLUMNS, PROJECT_COLUMNS, Prisma, StatementNames } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../testkit/src/index.js';
 
 describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () => {
@@ -55,6 +55,45 @@ describe('RawDb: raw SQL on node-postgres, answered as Prisma answers it', () =>
     // A unique violation comes back as PostgreSQL said it, and the pool goes on.
     await expect(db.raw.$executeRaw`INSERT INTO t (id) VALUES (1)`).rejects.toMatchObject({ code: '23505' });
     expect(await db.raw.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+  });
+
+  it('prepares a marked statement it runs again and again, once a connection, and answers it the same', async () => {
+    const prepared = await db.raw.transaction(async (tx) => {
+      const answers: unknown[] = [];
+      for (let i = 0; i < 5; i++)
+        answers.push(
+          await tx.$queryRaw<{ n: string }[]>`/* prepared */ SELECT id, n::text FROM t WHERE id = ${1 + (i % 2)}`,
+        );
+      // Not marked, or no parameters: never named (such a text may hold several statements).
+      for (let i = 0; i < 5; i++) await tx.$queryRaw`SELECT id FROM t WHERE id = ${i}`;
+      for (let i = 0; i < 5; i++) await tx.$queryRaw`/* prepared */ SELECT 1 AS one`;
+      const names = await tx.$queryRaw<{ name: string; statement: string }[]>`
+        SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'tm\_%'`;
+      return { answers, names };
+    });
+    expect(prepared.answers[0]).toEqual([{ id: 1, n: '12345678901235' }]);
+    expect(prepared.answers[2]).toEqual(prepared.answers[0]);
+    expect(prepared.answers[3]).toEqual(prepared.answers[1]);
+    expect(prepared.names.map((p) => p.statement)).toEqual(['/* prepared */ SELECT id, n::text FROM t WHERE id = $1']);
+  });
+
+  it('names at most 256 statements, each only after its third run', () => {
+    const names = new StatementNames();
+    const text = '/* prepared */ SELECT $1';
+    expect(names.nameOf(text, [1])).toBeUndefined();
+    expect(names.nameOf(text, [1])).toBeUndefined();
+    const name = names.nameOf(text, [1]);
+    expect(name).toMatch(/^tm_[0-9a-f]{24}$/);
+    expect(names.nameOf(text, [2])).toBe(name);
+    for (let run = 0; run < 3; run++) expect(names.nameOf('SELECT $1', [1])).toBeUndefined();
+    const named = new Set<string>();
+    for (let i = 0; i < 400; i++)
+      for (let run = 0; run < 3; run++) {
+        const n = names.nameOf(`/* prepared */ SELECT $1 + ${i}`, [1]);
+        if (n) named.add(n);
+      }
+    expect(named.size).toBe(255);
+    expect(names.nameOf(text, [1])).toBe(name);
   });
 
   it('runs a first statement with BEGIN, inside the transaction', async () => {

@@ -134,7 +134,8 @@ export class LedgerRepository {
     // take their row and index locks in the same order and cannot deadlock on each other.
     const order = (e: LedgerEntryInput) => `${e.workspaceId}\n${e.reference}`;
     const entries = [...given].sort((x, y) => (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0));
-    const statement = () => this.raw.$queryRaw<{ workspace_id: string; reference: string }[]>`
+    // Prepared (libs/db PREPARED_MARK): run for every few pages, planned the same whatever they are.
+    const statement = () => this.raw.$queryRaw<{ workspace_id: string; reference: string }[]>`/* prepared */
       WITH input AS (
         SELECT * FROM unnest(${entries.map(() => newId('led'))}::text[], ${entries.map((e) => e.workspaceId)}::text[],
                              ${entries.map((e) => e.kind)}::text[], ${entries.map((e) => e.reason)}::text[],

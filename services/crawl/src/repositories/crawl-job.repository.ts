@@ -201,7 +201,7 @@ export class CrawlJobRepository {
     // One statement for the job and its run, in raw SQL: a crawl writes this once per step, and
     // the query compiler's per-call cost was a visible share of a crawl's CPU.
     const rows = await tx.$queryRawUnsafe<CrawlJob[]>(
-      `WITH updated AS (
+      `/* prepared */ WITH updated AS (
          UPDATE job SET status = COALESCE($2, status), progress = COALESCE($3::jsonb, progress),
                 credits_used = credits_used + $4, stop = CASE WHEN $5 THEN $6 ELSE stop END,
                 error = COALESCE($7::jsonb, error), counts = $8::jsonb, result = $9::jsonb,
