@@ -752,6 +752,19 @@ function shapeOf(e: Element): string {
   return `${e.localName} ${first.replace(/\d+/g, '')}`;
 }
 
+/** The children of `p` that hold text, grouped by shape (into `groups`, cleared first). */
+function groupByShape(p: number, stats: Stats, groups: Map<string, number[]>): void {
+  const { el, end, text } = stats;
+  groups.clear();
+  for (let c = p + 1; c < end[p]!; c = end[c]!) {
+    if (text[c] === 0) continue;
+    const key = shapeOf(el[c]!);
+    const g = groups.get(key);
+    if (g) g.push(c);
+    else groups.set(key, [c]);
+  }
+}
+
 /**
  * How the blocks read on a listing: links count as text, and the short fragments of a repeated
  * item (a product card's price, author, rating; a thread row's counts) are its content, not
@@ -768,14 +781,7 @@ function listingValues(stats: Stats): Float64Array {
   const groups = new Map<string, number[]>();
   for (let p = 0; p < stats.n; p++) {
     if (end[p]! - p < 1 + TUNING.repeatMin) continue;
-    groups.clear();
-    for (let c = p + 1; c < end[p]!; c = end[c]!) {
-      if (text[c] === 0) continue;
-      const key = shapeOf(el[c]!);
-      const g = groups.get(key);
-      if (g) g.push(c);
-      else groups.set(key, [c]);
-    }
+    groupByShape(p, stats, groups);
     for (const g of groups.values()) {
       if (g.length < TUNING.repeatMin) continue;
       let sum = 0;
@@ -1078,14 +1084,7 @@ function otherProducts(root: number, stats: Stats): void {
       continue;
     }
     if (end[p]! - p < 1 + TUNING.repeatMin) continue;
-    groups.clear();
-    for (let c = p + 1; c < end[p]!; c = end[c]!) {
-      if (text[c] === 0) continue;
-      const key = shapeOf(el[c]!);
-      const g = groups.get(key);
-      if (g) g.push(c);
-      else groups.set(key, [c]);
-    }
+    groupByShape(p, stats, groups);
     for (const g of groups.values()) {
       if (g.length < TUNING.repeatMin) continue;
       let sum = 0;
