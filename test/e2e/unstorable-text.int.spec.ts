@@ -36,6 +36,19 @@ describe('text that PostgreSQL cannot hold, from pages and from callers', () => 
     }
   };
   const ended = (body: { status: string }) => !['queued', 'running'].includes(body.status);
+  /** A crawl started with `body` and read (its first 100 rows, no bodies) once it has ended. */
+  const crawlToEnd = async (body: Record<string, unknown>): Promise<{ id: string; job: any }> => {
+    const res = await t.call('POST', '/crawl', { key, body });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    const job = await until(
+      'the crawl',
+      async () => (await t.call('GET', `/crawl/${id}?formats=&limit=100`, { key })).body,
+      ended,
+      120_000,
+    );
+    return { id, job };
+  };
 
   describe('pages', () => {
     it('scrapes a page with NUL bytes, NUL and surrogate escapes and broken UTF-8: stored, and read back whole', async () => {
@@ -100,15 +113,7 @@ describe('text that PostgreSQL cannot hold, from pages and from callers', () => 
     });
 
     it('crawls the site to the end: hostile pages, robots.txt and sitemap stored; an over-long link left out', async () => {
-      const res = await t.call('POST', '/crawl', { key, body: { url: url('/'), limit: 100 } });
-      expect(res.status).toBe(202);
-      const id = res.body.id as string;
-      const job = await until(
-        'the crawl',
-        async () => (await t.call('GET', `/crawl/${id}?formats=&limit=100`, { key })).body,
-        ended,
-        120_000,
-      );
+      const { id, job } = await crawlToEnd({ url: url('/'), limit: 100 });
       expect(job).toMatchObject({ status: 'done', stop: 'exhausted' });
       expect(job.progress.queued).toBe(0);
       const paths = job.data.map((r: { url: string }) => new URL(r.url).pathname).sort();
@@ -133,18 +138,7 @@ describe('text that PostgreSQL cannot hold, from pages and from callers', () => 
     }, 180_000);
 
     it('crawls from a page whose links alone pass a message: its links read from its row and followed', async () => {
-      const res = await t.call('POST', '/crawl', {
-        key,
-        body: { url: url('/link-farm'), limit: 25, useSitemap: false },
-      });
-      expect(res.status).toBe(202);
-      const id = res.body.id as string;
-      const job = await until(
-        'the crawl',
-        async () => (await t.call('GET', `/crawl/${id}?formats=&limit=100`, { key })).body,
-        ended,
-        120_000,
-      );
+      const { id, job } = await crawlToEnd({ url: url('/link-farm'), limit: 25, useSitemap: false });
       expect(job).toMatchObject({ status: 'done', stop: 'limit' });
       expect(job.data).toHaveLength(25);
       const farm = job.data.find((r: { url: string }) => new URL(r.url).pathname === '/link-farm');
