@@ -13,6 +13,15 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
 
   beforeAll(async () => {
     web = await startTestWeb();
+    // An archive page of ~6 MB: read in full, its answer passes gRPC's default 4 MB message.
+    const paragraph = (i: number) =>
+      `<p>Entry ${i} of the harbour archive, kept since the first tide tables were printed: berth ${i % 40}.</p>`;
+    web.addSite('archive.test', {
+      '/': {
+        type: 'text/html; charset=utf-8',
+        body: `<!DOCTYPE html><html lang="en"><head><title>Harbour archive</title></head><body><main><article><h1>Harbour archive</h1>${Array.from({ length: 60_000 }, (_, i) => paragraph(i)).join('')}</article></main></body></html>`,
+      },
+    });
     t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap });
     const ws = await t.createWorkspace('scrape');
     key = ws.apiKey;
@@ -355,6 +364,18 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect(statuses.every((s: string) => s === 'cancelled' || s === 'done')).toBe(true);
     expect(job.creditsUsed).toBe(statuses.filter((s: string) => s === 'done').length);
   });
+
+  it('answers a page whose answer passes 4 MB (a ~6 MB archive in full), and reads it back', async () => {
+    const res = await scrape({ url: web.url('archive.test', '/'), formats: 'markdown,text,rawHtml,cleanHtml' });
+    expect(res.status).toBe(200);
+    const page = res.body.data[0];
+    expect(page).toMatchObject({ status: 'done', verdict: 'ok' });
+    expect(page.html.length).toBeGreaterThan(5_000_000);
+    expect(page.markdown).toContain('Entry 59999 of the harbour archive');
+    const again = await t.call('GET', `/scrape/${res.body.id}`, { key });
+    expect(again.status).toBe(200);
+    expect(again.body.data[0].markdown).toBe(page.markdown);
+  }, 60_000);
 
   it('lists jobs, hides other workspaces, and replays an idempotent scrape', async () => {
     const headers = { 'idempotency-key': 'scrape-once' };

@@ -23,7 +23,9 @@ const BIG_MESSAGES = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
 export const connectServiceClients = (cfg: Config) => {
   const clients = {
     billing: connectClient(billingV1.BillingServiceClient, cfg.BILLING_GRPC_URL, 'billing'),
-    scrape: connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape'),
+    // A page read in full (raw and clean html of a body up to SCRAPE_MAX_BODY_BYTES, its markdown
+    // and text) passes 4 MB: a one-URL scrape of a 6 MB page answered 500.
+    scrape: connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape', BIG_MESSAGES),
     browserPool: connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool'),
     crawl: connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl'),
     // A page in full (raw html, screenshot) can pass 4 MB.
