@@ -98,6 +98,16 @@ export class CrawlHandOff {
 }
 
 /**
+ * Bytes of links one page's result carries at most. A page past it (a link farm, an HTML
+ * sitemap of the whole site) hands its links back through its stored row instead: a message over
+ * NATS's max_payload (1 MB by default) would be refused on every try and the page never settled.
+ */
+export const LINKS_CARRIED_BYTES = 256 * 1024;
+
+/** What a page's links weigh in a message (each link and its JSON quotes and comma). */
+export const linkBytes = (links: string[]): number => links.reduce((n, link) => n + link.length + 3, 0);
+
+/**
  * Bytes of links one message carries at most (NATS refuses a message over its max_payload, 1 MB
  * by default): pages with many links go in more messages, a page over it in one of its own.
  */
@@ -109,7 +119,7 @@ const messagesOf = (indexes: number[], items: HandedPage[]): number[][] => {
   const messages: number[][] = [];
   for (const i of indexes) {
     const { jobId, links } = items[i]!.answer;
-    const bytes = links.reduce((n, link) => n + link.length + 3, 0);
+    const bytes = linkBytes(links);
     let message = open.get(jobId);
     if (!message || message.bytes + bytes > MESSAGE_LINK_BYTES) {
       message = { indexes: [], bytes: 0 };

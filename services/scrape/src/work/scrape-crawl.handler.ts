@@ -3,7 +3,7 @@ import { scrapeRequestSchema, type CrawlPageResultMessage, type ScrapeCrawlPageM
 import { emptyRow, robotsResult, type LadderService, type PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import { storedBodies, type PageRepository } from '../repositories/page.repository.js';
-import { CrawlHandOff } from '../batching/crawl-hand-off.js';
+import { CrawlHandOff, linkBytes, LINKS_CARRIED_BYTES } from '../batching/crawl-hand-off.js';
 import { gaveUpResult, PageNotStored, storing } from './give-up.js';
 
 /**
@@ -39,15 +39,6 @@ const invalidResult = (url: string, why: string): PageResult => ({
   },
   bodies: {},
 });
-
-/**
- * Bytes of links one page's result carries at most. A page past it (a link farm, an HTML
- * sitemap of the whole site) hands its links back through its stored row instead: a message over
- * NATS's max_payload (1 MB by default) would be refused on every try and the page never settled.
- */
-export const LINKS_CARRIED_BYTES = 256 * 1024;
-
-const linkBytes = (links: string[]): number => links.reduce((n, link) => n + link.length + 3, 0);
 
 const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, all: string[]): CrawlPageResultMessage => {
   const linksInRow = linkBytes(all) > LINKS_CARRIED_BYTES;
