@@ -202,6 +202,27 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect((await t.call('GET', '/me', { key: poor.apiKey })).body.credits.remaining).toBe(2);
   });
 
+  it("draws a workspace's one-URL scrapes on one block of credits: each page charged exactly, the block given back", async () => {
+    const ws = await t.createWorkspace('one-url-block');
+    const remaining = async () => (await t.call('GET', '/me', { key: ws.apiKey })).body.credits.remaining as number;
+    const before = await remaining();
+    for (let i = 0; i < 4; i++) {
+      const res = await t.call('POST', '/scrape', { key: ws.apiKey, body: { url: web.url('pages.test', '/article') } });
+      expect([res.status, res.headers.get('x-service-credits')]).toEqual([200, '1']);
+    }
+    // One hold for the four pages (a block), none of a page's own; one charge per page.
+    const holds = await t.db.prisma.creditHold.findMany({ where: { workspaceId: ws.workspaceId } });
+    expect(holds.map((h) => h.reference)).toEqual([expect.stringMatching(/^block:one-url:/)]);
+    const charges = await t.db.prisma.ledgerEntry.findMany({
+      where: { workspaceId: ws.workspaceId, reference: { startsWith: 'page:' } },
+    });
+    expect(charges.map((c) => c.credits)).toEqual([-1, -1, -1, -1]);
+    // Idle, the block is given back: what stays spent is the four pages.
+    for (let i = 0; i < 100 && (await t.db.prisma.creditHold.count({ where: { workspaceId: ws.workspaceId } })); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await remaining()).toBe(before - 4);
+  });
+
   it('keeps robots.txt when the scrape asks for it: verdict robots, not fetched, not charged', async () => {
     const secret = web.url('crawl.test', '/private/secret');
     const hitsBefore = web.hits.length;

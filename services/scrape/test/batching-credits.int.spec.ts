@@ -57,11 +57,11 @@ describe('BatchingCredits', () => {
     const pages = 2 * BLOCK_CREDITS + 5;
     let blocksSeen = 0;
     for (let i = 0; i < pages; i++) {
-      await credits.authorize(ws, `page:job:${i}:http`, 1, 'job');
+      await credits.authorize(ws, `page:job:${i}:http`, 1, { id: 'job', chargesLinger: true });
       blocksSeen = Math.max(blocksSeen, (await holds(ws)).length);
       // The second rung of every tenth page got no answer: its draw is charged 0 and drawn again.
       if (i % 10 === 0) {
-        await credits.authorize(ws, `page:job:${i}:browser`, 5, 'job');
+        await credits.authorize(ws, `page:job:${i}:browser`, 5, { id: 'job', chargesLinger: true });
         await credits.charge(ws, `page:job:${i}:browser`, 0);
       }
       await credits.charge(ws, `page:job:${i}:http`, 1);
@@ -74,7 +74,7 @@ describe('BatchingCredits', () => {
       pages,
     );
     // A redelivered page charged again changes nothing.
-    await credits.authorize(ws, 'page:job:0:http', 1, 'job');
+    await credits.authorize(ws, 'page:job:0:http', 1, { id: 'job', chargesLinger: true });
     await credits.charge(ws, 'page:job:0:http', 1);
     expect(await used(ws)).toBe(pages);
     // Stopping the worker releases its block: nothing stays held.
@@ -88,10 +88,10 @@ describe('BatchingCredits', () => {
     const ws = await workspace(1000 - 10);
     const credits = new BatchingCredits(billing, 'page', logger);
     for (let i = 0; i < 10; i++) {
-      await credits.authorize(ws, `page:poor:${i}:http`, 1, 'poor');
+      await credits.authorize(ws, `page:poor:${i}:http`, 1, { id: 'poor' });
       await credits.charge(ws, `page:poor:${i}:http`, 1);
     }
-    await expect(credits.authorize(ws, 'page:poor:10:http', 1, 'poor')).rejects.toMatchObject({
+    await expect(credits.authorize(ws, 'page:poor:10:http', 1, { id: 'poor' })).rejects.toMatchObject({
       code: 'credits_exhausted',
     });
     expect(await used(ws)).toBe(1000);
@@ -104,7 +104,7 @@ describe('BatchingCredits', () => {
     const credits = new BatchingCredits(billing, 'page', logger);
     await Promise.all(
       Array.from({ length: 3 * BLOCK_CREDITS }, async (_, i) => {
-        await credits.authorize(ws, `page:many:${i}:http`, 1, 'many');
+        await credits.authorize(ws, `page:many:${i}:http`, 1, { id: 'many' });
         await credits.charge(ws, `page:many:${i}:http`, 1);
       }),
     );

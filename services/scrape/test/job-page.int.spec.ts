@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Job } from '@tidemark/db';
 import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
-import { readJobPage, type JobPageDeps } from '../src/jobs/job-page.js';
+import { ONE_URL_POOL, readJobPage, type JobPageDeps } from '../src/jobs/job-page.js';
 import type { JobService } from '../src/jobs/job.service.js';
 import { HostLimiter } from '../src/ladder/host-limiter.js';
 import type { LadderService, PageRef } from '../src/ladder/ladder.service.js';
@@ -81,7 +81,8 @@ describe('a page of a job read now: its row and its charge written side by side'
     expect(settled.count).toBe(0);
     chargeDone();
     const read = await reading;
-    expect(asked[0]).toMatchObject({ chargeBehind: true, jobId: job.id });
+    // Drawn on the workspace's block for one-URL scrapes, not a hold of its own.
+    expect(asked[0]).toMatchObject({ chargeBehind: true, jobId: job.id, creditPool: ONE_URL_POOL });
     expect(read?.after).toMatchObject({ status: 'done', finishedNow: true });
     expect(settled.count).toBe(1);
   });
@@ -112,7 +113,7 @@ describe('a page of a job read now: its row and its charge written side by side'
         pages.claim(job.id, 0),
       ),
     ).rejects.toThrow('billing is out of reach');
-    expect(asked[0]?.chargeBehind).toBe(true);
+    expect(asked[0]).toMatchObject({ chargeBehind: true, creditPool: { id: job.id } });
     // The redelivered message claims it, as it claims a row whose worker died mid-page.
     expect(await pages.claim(job.id, 0)).toBe(true);
     expect((await pages.findAt(job.id, 0))?.verdict).toBeNull();

@@ -225,7 +225,17 @@ describe('LadderService', () => {
     const results: PageResult[] = [];
     for (const position of [0, 1, 2])
       results.push(
-        await ladder.scrape({ workspaceId, jobId, position, url: page('/article'), creditBlock: true }, options),
+        await ladder.scrape(
+          {
+            workspaceId,
+            jobId,
+            position,
+            url: page('/article'),
+            creditPool: { id: jobId, chargesLinger: true },
+            chargeBehind: true,
+          },
+          options,
+        ),
       );
     expect(results.map((r) => [r.row.verdict, r.row.credits])).toEqual([
       ['ok', 1],

@@ -215,7 +215,7 @@ describe('DeploymentRungs', () => {
   });
 });
 
-describe('LadderService: what must stand before a fetch (PageRef.ready)', () => {
+describe('LadderService: what is written while a page is read (PageRef.ready)', () => {
   /** A ladder whose credits and http rung say, in order, what happened. */
   const recording = () => {
     const events: string[] = [];
@@ -248,24 +248,26 @@ describe('LadderService: what must stand before a fetch (PageRef.ready)', () => 
     return { events, scrape };
   };
 
-  it('holds while it waits, and fetches only once what must stand stands', async () => {
+  it('fetches and reads meanwhile, and prices the page only once what is written stands', async () => {
     const { events, scrape } = recording();
     let stand!: () => void;
     const ready = new Promise<void>((resolve) => (stand = resolve));
     const page = scrape(ready);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(events).toEqual(['hold page:job:0:http 1']);
+    expect(events).toEqual(['hold page:job:0:http 1', 'fetch']);
     events.push('stands');
     stand();
     const result = await page;
     expect(result.row.verdict).toBe('ok');
-    expect(events).toEqual(['hold page:job:0:http 1', 'stands', 'fetch', 'charge page:job:0:http 1']);
+    expect(events).toEqual(['hold page:job:0:http 1', 'fetch', 'stands', 'charge page:job:0:http 1']);
   });
 
-  it('fetches nothing and releases its hold when what must stand fails', async () => {
+  it('charges nothing and releases its hold when what is written fails', async () => {
     const { events, scrape } = recording();
     const failure = new Error('the job could not be written');
-    await expect(scrape(Promise.reject(failure))).rejects.toBe(failure);
-    expect(events).toEqual(['hold page:job:0:http 1', 'charge page:job:0:http 0']);
+    const ready = Promise.reject(failure);
+    ready.catch(() => undefined); // awaited once the page is read
+    await expect(scrape(ready)).rejects.toBe(failure);
+    expect(events).toEqual(['hold page:job:0:http 1', 'fetch', 'charge page:job:0:http 0']);
   });
 });

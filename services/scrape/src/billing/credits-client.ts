@@ -4,9 +4,9 @@ import type { billingV1 } from '@tidemark/contracts';
 import type { RpcClient } from '@tidemark/rpc';
 import type { Logger } from '@tidemark/telemetry';
 import { CallBatcher } from '../batching/call-batcher.js';
-import type { CreditsPort } from '../ladder/ladder.service.js';
+import type { CreditPool, CreditsPort } from '../ladder/ladder.service.js';
 
-/** Credits one block holds: a crawl's pages draw on it instead of holding one by one. */
+/** Credits one block holds: a pool's units (a crawl's pages…) draw on it instead of holding one by one. */
 export const BLOCK_CREDITS = 32;
 /** A block nothing drew on for this long is released (its crawl ended, or moved to another worker). */
 const IDLE_RELEASE_MS = 3000;
@@ -28,11 +28,13 @@ interface Block {
   outstanding: number;
   retired: boolean;
   lastDrawn: number;
+  /** Its charges wait a little for company (CreditPool.chargesLinger). */
+  chargesLinger: boolean;
 }
 
 /**
  * The ladder's holds and charges, sent to billing several at a time (AuthorizeMany, ChargeMany).
- * Units of one pool (a crawl's pages) draw on a block of credits held once under a reference of
+ * Units of one pool (a crawl's pages, a workspace's one-URL scrapes) draw on a block of credits held once under a reference of
  * its own, so a page costs billing no hold of its own, only its charge, which shrinks the block's
  * hold by what the page cost (ChargeRequest.from_hold): what the workspace has held stays what its
  * work in flight may still spend. The ledger is exact as before (one entry per page reference). A
@@ -42,7 +44,7 @@ interface Block {
 export class BatchingCredits implements CreditsPort {
   private readonly holds: CallBatcher<billingV1.AuthorizeRequest, billingV1.AuthorizeOutcome>;
   private readonly charges: CallBatcher<billingV1.ChargeRequest, number>;
-  /** Charges drawn on a block: they linger for company (POOL_CHARGE_LINGER_MS). */
+  /** Charges drawn on a block whose charges linger for company (POOL_CHARGE_LINGER_MS). */
   private readonly poolCharges: CallBatcher<billingV1.ChargeRequest, number>;
   private readonly live = new Map<string, Block>();
   private readonly reserving = new Map<string, Promise<Block | null>>();
@@ -67,8 +69,8 @@ export class BatchingCredits implements CreditsPort {
     this.sweeper.unref();
   }
 
-  async authorize(workspaceId: string, reference: string, credits: number, pool?: string): Promise<void> {
-    const key = `${workspaceId}\n${pool ?? ''}`;
+  async authorize(workspaceId: string, reference: string, credits: number, pool?: CreditPool): Promise<void> {
+    const key = `${workspaceId}\n${pool?.id ?? ''}`;
     if (!pool || credits <= 0 || credits > BLOCK_CREDITS || (this.lowUntil.get(key) ?? 0) > Date.now())
       return this.holdOne(workspaceId, reference, credits);
     for (;;) {
@@ -99,7 +101,7 @@ export class BatchingCredits implements CreditsPort {
     this.drawn.delete(reference);
     const { block } = draw;
     try {
-      const charged = await this.poolCharges.call({
+      const charged = await (block.chargesLinger ? this.poolCharges : this.charges).call({
         workspaceId,
         reference,
         credits,
@@ -131,8 +133,8 @@ export class BatchingCredits implements CreditsPort {
   }
 
   /** A new block for the pool, or null when the balance cannot pay for one. */
-  private async reserve(key: string, workspaceId: string, pool: string): Promise<Block | null> {
-    const reference = `block:${pool}:${this.instance}:${++this.seq}`;
+  private async reserve(key: string, workspaceId: string, pool: CreditPool): Promise<Block | null> {
+    const reference = `block:${pool.id}:${this.instance}:${++this.seq}`;
     const outcome = await this.holds.call({ workspaceId, reference, credits: BLOCK_CREDITS, reason: this.reason });
     if (!outcome.authorized) {
       if (outcome.errorCode !== 'credits_exhausted')
@@ -148,6 +150,7 @@ export class BatchingCredits implements CreditsPort {
       outstanding: 0,
       retired: false,
       lastDrawn: Date.now(),
+      chargesLinger: pool.chargesLinger === true,
     };
     this.live.set(key, block);
     return block;

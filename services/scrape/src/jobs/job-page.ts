@@ -1,7 +1,7 @@
 import { scrapeRequestSchema } from '@tidemark/contracts';
 import type { Job } from '@tidemark/db';
 import type { HostLimiter } from '../ladder/host-limiter.js';
-import type { LadderService, PageResult } from '../ladder/ladder.service.js';
+import type { CreditPool, LadderService, PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import type { JobAfterPage } from '../repositories/job.repository.js';
 import type { PageRepository } from '../repositories/page.repository.js';
@@ -15,6 +15,9 @@ export const jobPageOptions = (job: Job): LadderOptions => {
   if (job.kind === 'playground') opts.screenshotLeads = false;
   return opts;
 };
+
+/** The block a workspace's one-URL scrapes draw their credits on (one per workspace and replica). */
+export const ONE_URL_POOL: CreditPool = { id: 'one-url' };
 
 export interface JobPageDeps {
   pages: PageRepository;
@@ -44,7 +47,7 @@ export const readJobPage = async (
   page: { position: number; url: string },
   take: () => Promise<boolean>,
   mode: 'worker' | 'now' = 'worker',
-  /** The job and row being written while the page's first hold is taken (a one-URL scrape). */
+  /** The job and row being written while the page is fetched and read (a one-URL scrape). */
   written?: Promise<void>,
 ): Promise<{ result: PageResult; after: JobAfterPage } | null> => {
   const opts = jobPageOptions(job);
@@ -59,6 +62,9 @@ export const readJobPage = async (
           jobId: job.id,
           position: page.position,
           url: page.url,
+          // Drawn on a block: a batch's pages on their job's, one-URL scrapes on their workspace's
+          // (this replica's): a hold is then one call and statement for many pages, off their path.
+          creditPool: mode === 'now' ? ONE_URL_POOL : { id: job.id },
           chargeBehind: true,
           ...(written ? { ready: written } : {}),
         },

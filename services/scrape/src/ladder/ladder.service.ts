@@ -22,10 +22,22 @@ import type { PageReading } from '../reading/read-page.js';
 import { keptBodies } from '../reading/kept-bodies.js';
 import { ReadingFailed, type PageReaderPool } from '../reading/page-reader-pool.js';
 
+/**
+ * Units that draw on one block of credits held for them all, instead of a hold each: a crawl's
+ * pages, a scrape job's pages, a workspace's one-URL scrapes on this replica.
+ */
+export interface CreditPool {
+  id: string;
+  /**
+   * Whether a charge may wait a little for others to share its call: a crawl page's, which
+   * nothing waits on but its message's ack; never a charge a caller waits on.
+   */
+  chargesLinger?: boolean;
+}
+
 /** What billing answers to; the ladder holds before a rung and charges after. */
 export interface CreditsPort {
-  /** `pool`: units that may draw on one block of credits held for them all (a crawl's pages). */
-  authorize(workspaceId: string, reference: string, credits: number, pool?: string): Promise<void>;
+  authorize(workspaceId: string, reference: string, credits: number, pool?: CreditPool): Promise<void>;
   charge(workspaceId: string, reference: string, credits: number): Promise<void>;
 }
 
@@ -35,20 +47,16 @@ export interface CachePort {
 }
 
 export interface PageRef {
+  /** The block the page's credits are drawn on (absent: a hold of its own for each rung). */
+  creditPool?: CreditPool;
   /**
-   * A crawl's page: its credits are drawn on a block held for the crawl's pages, and its charge
-   * is left running (PageResult.charged) for the caller to await once the result is handed on.
-   */
-  creditBlock?: boolean;
-  /**
-   * Its charge is left running (PageResult.charged) whatever it draws on: a scrape job's page
-   * (jobs/job-page.ts) writes its row while billing writes the charge, and is counted once both are.
+   * Its charge is left running (PageResult.charged) for the caller to await: a crawl's page once
+   * its result is handed on; a scrape job's page (jobs/job-page.ts) while its row is written.
    */
   chargeBehind?: boolean;
   /**
-   * Awaited after the first hold and before the first fetch: what must stand before the page is
-   * fetched and is written meanwhile (a one-URL scrape's job and row). A failure releases the
-   * holds and is thrown.
+   * What is written while the page is fetched and read (a one-URL scrape's job and row), awaited
+   * before the page is priced: a failure releases the holds and is thrown, nothing charged.
    */
   ready?: Promise<unknown>;
   workspaceId: string;
@@ -78,7 +86,7 @@ export interface PageResult {
   /** Billing refused a rung because the workspace's credits ran out (a crawl stops on it). */
   creditsExhausted?: boolean;
   /**
-   * A crawl page's charge (PageRef.creditBlock), still on its way to billing: the caller awaits
+   * A page's charge left running (PageRef.chargeBehind), still on its way to billing: the caller awaits
    * it before its work is acknowledged, so a worker that dies first leaves the page to a
    * redelivery that charges it again (a page's charge is idempotent by its reference).
    */
@@ -186,12 +194,7 @@ export class LadderService {
       }
       const reference = pageReference(page, rung.rung);
       try {
-        await this.credits.authorize(
-          page.workspaceId,
-          reference,
-          rung.credits,
-          page.creditBlock ? page.jobId : undefined,
-        );
+        await this.credits.authorize(page.workspaceId, reference, rung.credits, page.creditPool);
       } catch (err) {
         if (err instanceof ApiError && err.code === 'credits_exhausted') {
           if (i === start && i > 0 && shot && fetchCfg.render_js !== 'always') {
@@ -210,13 +213,6 @@ export class LadderService {
         throw err;
       }
       holds.push(reference);
-      if (page.ready)
-        try {
-          await page.ready;
-        } catch (err) {
-          await Promise.allSettled(holds.map((ref) => this.credits.charge(page.workspaceId, ref, 0)));
-          throw err;
-        }
       const attempt: Attempt = { rung, ms: 0 };
       attempts.push(attempt);
       const began = performance.now();
@@ -270,6 +266,13 @@ export class LadderService {
       if (!attempt.reading.verdict.climb) break;
     }
 
+    if (page.ready)
+      try {
+        await page.ready;
+      } catch (err) {
+        await Promise.allSettled(holds.map((ref) => this.credits.charge(page.workspaceId, ref, 0)));
+        throw err;
+      }
     return this.settle(page, opts, attempts, holds, warnings, stop);
   }
 
@@ -344,9 +347,9 @@ export class LadderService {
     const charging = Promise.all(
       holds.map((ref) => this.credits.charge(page.workspaceId, ref, ref === chargedRef ? credits : 0)),
     ).then(() => undefined);
-    // A crawl page's charge goes on while its row is written and its result handed on: the
-    // caller awaits it (a failure seen before then is not an unhandled rejection).
-    const behind = page.creditBlock === true || page.chargeBehind === true;
+    // A charge left behind goes on while the page's row is written (and a crawl page's result
+    // handed on): the caller awaits it (a failure seen before then is not an unhandled rejection).
+    const behind = page.chargeBehind === true;
     if (behind) charging.catch(() => undefined);
     else await charging;
     const charged = behind ? { charged: charging } : {};

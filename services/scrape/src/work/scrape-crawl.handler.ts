@@ -99,7 +99,10 @@ export const scrapeCrawlHandler = (deps: {
           ? robotsResult(msg.url)
           : 'invalid' in opts!
             ? invalidResult(msg.url, opts.invalid)
-            : await deps.ladder.scrape({ ...ref, url: msg.url, creditBlock: true }, opts!);
+            : await deps.ladder.scrape(
+                { ...ref, url: msg.url, creditPool: { id: msg.jobId, chargesLinger: true }, chargeBehind: true },
+                opts!,
+              );
         // A retry replaces its earlier attempt's row on its own; a first row goes with the others'.
         if (msg.attempt > 0) await storing(fetched, () => deps.pages.rewriteCrawlRow(ref, fetched, msg.attempt));
         return { result: fetched, links: fetched.bodies.links ?? [], row: msg.attempt > 0 ? null : fetched };
