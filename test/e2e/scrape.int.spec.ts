@@ -398,6 +398,33 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     expect(again.body.data[0].markdown).toBe(page.markdown);
   }, 60_000);
 
+  it('answers a batch of rows heavier than one answer carries in pages cut by size, next going on to every row', async () => {
+    // Four ~6 MB archive pages in full: ~22 MB a row, ~90 MB in all, past the 64 MB a client takes.
+    const urls = [1, 2, 3, 4].map((n) => web.url('archive.test', `/?copy=${n}`));
+    const started = await scrape({ urls, formats: 'markdown,text,rawHtml,cleanHtml' });
+    expect(started.status).toBe(202);
+    const id = started.body.id as string;
+    for (let i = 0; i < 240 && (await t.db.prisma.job.findUnique({ where: { id } }))?.status !== 'done'; i++)
+      await new Promise((r) => setTimeout(r, 250));
+    const read: { url: string; markdown: string }[] = [];
+    let answers = 0;
+    let bytes = 0;
+    for (let cursor: string | null = null; ;) {
+      const res = await t.call('GET', `/scrape/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key });
+      expect(res.status).toBe(200);
+      answers += 1;
+      read.push(...res.body.data);
+      bytes += JSON.stringify(res.body).length;
+      cursor = res.body.cursor;
+      if (!cursor) break;
+      expect(res.body.next).toContain(`cursor=${cursor}`);
+    }
+    expect(bytes).toBeGreaterThan(64 * 1024 * 1024);
+    expect(answers).toBeGreaterThan(1);
+    expect(read.map((r) => r.url)).toEqual(urls);
+    for (const r of read) expect(r.markdown).toContain('Entry 59999 of the harbour archive');
+  }, 120_000);
+
   it('lists jobs, hides other workspaces, and replays an idempotent scrape', async () => {
     const headers = { 'idempotency-key': 'scrape-once' };
     const a = await scrape({ url: web.url('pages.test', '/article') }, headers);

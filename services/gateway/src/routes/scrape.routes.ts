@@ -111,6 +111,8 @@ export const scrapeRoutes = (
     path: '/scrape/:id',
     tag: 'Scrape',
     summary: 'One scrape job with a row per URL, in the order asked',
+    description:
+      'Rows from `cursor` on: up to `limit` (1–1,000, default 100), and no more than ~32 MB of bodies in one answer (at least one row): a page of rows cut by size has `next`, going on from the first row left out.',
     scope: 'read',
     params: idParam,
     query: z.object({

@@ -160,16 +160,36 @@ export class JobService {
     return jpeg;
   }
 
+  /**
+   * The job with its rows from position `after`: up to `limit`, and no more than an answer of
+   * ANSWER_ROWS_BYTES carries (at least one row), the cursor going on from the first row left out.
+   * Rows are read a few at a time, so a page of very large rows is never all in memory at once.
+   */
   async envelope(job: Job, after = 0, limit = 100): Promise<JobEnvelope> {
+    if (limit <= 0) return envelopeOf(job, [], (await this.pages.hasRowsFrom(job.id, after)) ? String(after) : null);
     const formats = this.formatsOf(job);
-    const rows = await this.pages.list(job.id, after, limit + 1);
-    const more = rows.length > limit;
-    const shown = more ? rows.slice(0, limit) : rows;
-    return envelopeOf(
-      job,
-      shown.map((p) => toRow(p, formats)),
-      more ? String(shown.length ? shown.at(-1)!.position + 1 : after) : null,
-    );
+    const shown: PageRow[] = [];
+    let next = after;
+    let bytes = 0;
+    let more = false;
+    reading: while (shown.length < limit) {
+      const take = Math.min(ROWS_READ_AT_ONCE, limit - shown.length);
+      const pages = await this.pages.list(job.id, next, take);
+      for (const page of pages) {
+        const row = toRow(page, formats);
+        const weight = rowBytes(row);
+        if (shown.length && bytes + weight > ANSWER_ROWS_BYTES) {
+          more = true;
+          break reading;
+        }
+        shown.push(row);
+        bytes += weight;
+        next = page.position + 1;
+      }
+      if (pages.length < take) break;
+    }
+    if (!more && shown.length === limit) more = await this.pages.hasRowsFrom(job.id, next);
+    return envelopeOf(job, shown, more ? String(next) : null);
   }
 
   /**
@@ -280,6 +300,24 @@ export class JobService {
 }
 
 /** A job's envelope with the rows shown (`cursor`: where the next page of rows starts, if any). */
+/**
+ * What the rows of one answer may weigh: half the 64 MB a caller's client takes (the gateway's
+ * scrape client, the crawl's), the rest for the envelope and the encodings on the way. A batch of
+ * very large pages with their raw html would otherwise pass it within a few rows.
+ */
+export const ANSWER_ROWS_BYTES = 32 * 1024 * 1024;
+/** Rows read from the database at once while an answer is filled. */
+const ROWS_READ_AT_ONCE = 10;
+
+/** A row's weight in an answer: its bodies and screenshot, and ~1 KB for the rest. */
+export const rowBytes = (row: PageRow): number => {
+  let n = 1024;
+  for (const body of [row.markdown, row.text, row.cleanHtml, row.html, row.screenshot])
+    if (body) n += Buffer.byteLength(body);
+  for (const link of row.links ?? []) n += Buffer.byteLength(link) + 4;
+  return n;
+};
+
 const envelopeOf = (job: Job, data: PageRow[], cursor: string | null): JobEnvelope => ({
   id: job.id,
   kind: job.kind,

@@ -229,6 +229,13 @@ export class PageRepository {
     return page?.screenshot ?? null;
   }
 
+  /** Whether the job has a row at or after position `after` (its bodies left unread). */
+  async hasRowsFrom(jobId: string, after: number): Promise<boolean> {
+    const [found] = await this.raw.$queryRaw<{ position: number }[]>`
+      SELECT position FROM page WHERE job_id = ${jobId} AND position >= ${after} ORDER BY position LIMIT 1`;
+    return found !== undefined;
+  }
+
   list(jobId: string, after: number, take: number): Promise<Page[]> {
     return this.raw.$queryRaw<Page[]>`
       SELECT ${PAGE_COLUMNS} FROM page WHERE job_id = ${jobId} AND position >= ${after}
