@@ -3,7 +3,7 @@ import { Bus } from '@tidemark/bus';
 import { scrapeJobEvent } from '@tidemark/contracts';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
-import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
 
 describe('POST /v1/scrape through the fleet (http rung; no browser pool in this fleet)', () => {
   let web: TestWeb;
@@ -410,7 +410,7 @@ describe('POST /v1/scrape through the fleet (http rung; no browser pool in this 
     let answers = 0;
     let bytes = 0;
     for (let cursor: string | null = null; ;) {
-      const res = await t.call('GET', `/scrape/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key });
+      const res: Answer = await t.call('GET', `/scrape/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key });
       expect(res.status).toBe(200);
       answers += 1;
       read.push(...res.body.data);
