@@ -3,7 +3,7 @@ import { Bus } from '@tidemark/bus';
 import { crawlJobEvent } from '@tidemark/contracts';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
-import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { startTestFleet, type Answer, type TestFleet } from '../support/fleet.js';
 import { comparedRun } from '../support/runs.js';
 
 interface Row {
@@ -392,4 +392,46 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     expect(await t.db.prisma.job.count({ where: { workspaceId, kind: 'crawl' } })).toBe(jobs);
     expect((await t.call('GET', '/crawl/crawl_nope', { key })).status).toBe(404);
   });
+  it('lists pages heavier than one answer carries in pages cut by size, the cursor going on to every page', async () => {
+    // Four ~6 MB pages kept in full: ~22 MB a row, ~90 MB in all, past the 64 MB a client takes.
+    const entries = Array.from(
+      { length: 60_000 },
+      (_, i) =>
+        `<p>Entry ${i} of the heavy ledger, kept since the first tide tables were printed: berth ${i % 40}.</p>`,
+    );
+    const heavy = (n: number) => ({
+      type: 'text/html; charset=utf-8',
+      body: `<!DOCTYPE html><html lang="en"><head><title>Ledger ${n}</title></head><body><main><article><h1>Ledger ${n}</h1>${[1, 2, 3, 4].map((k) => `<a href="/${k}">ledger ${k}</a>`).join(' ')}${entries.join('')}</article></main></body></html>`,
+    });
+    web.addSite('heavy.test', { '/1': heavy(1), '/2': heavy(2), '/3': heavy(3), '/4': heavy(4) });
+    const res = await crawl({
+      url: web.url('heavy.test', '/1'),
+      limit: 4,
+      scrapeOptions: { formats: ['markdown', 'text', 'rawHtml', 'cleanHtml'] },
+    });
+    expect(res.status).toBe(202);
+    expect(await finished(res.body.id)).toMatchObject({ status: 'done' });
+    const urls: string[] = [];
+    let answers = 0;
+    let bytes = 0;
+    for (let cursor: string | null = null; ;) {
+      const page: Answer = await t.call(
+        'GET',
+        `/crawl/${res.body.id}?limit=100&formats=markdown,text,rawHtml,cleanHtml${cursor ? `&cursor=${cursor}` : ''}`,
+        { key },
+      );
+      expect(page.status).toBe(200);
+      answers += 1;
+      bytes += JSON.stringify(page.body).length;
+      for (const row of page.body.data as Row[]) {
+        expect(row.markdown).toContain('Entry 59999 of the heavy ledger');
+        urls.push(new URL(row.url).pathname);
+      }
+      cursor = page.body.cursor;
+      if (!cursor) break;
+    }
+    expect(bytes).toBeGreaterThan(64 * 1024 * 1024);
+    expect(answers).toBeGreaterThan(1);
+    expect(urls.sort()).toEqual(['/1', '/2', '/3', '/4']);
+  }, 120_000);
 });

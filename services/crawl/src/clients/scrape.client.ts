@@ -17,12 +17,13 @@ export const scrapeClient = (address: string): RowsPort & ScrapePagesPort & { cl
     rowsAt: async (workspaceId, jobId, positions, formats) => {
       // Rows with their bodies (or a full-page screenshot) are megabytes: room past the 5 s default.
       const res = await scrape.call('getPageRows', { workspaceId, jobId, positions, formats }, 30_000);
-      return new Map(
+      const rows = new Map(
         res.rows.map((r): [number, PageRow] => {
           if (!r.row) throw new InternalError(new Error(`scrape answered position ${r.position} without its row`));
           return [r.position, pageRowFromProto(r.row)];
         }),
       );
+      return { rows, positionsRead: res.positionsRead };
     },
     // A search scans a run's stored bodies chunk by chunk: a large one takes a while.
     scan: (req) => scrape.call('scanPages', req, 120_000),

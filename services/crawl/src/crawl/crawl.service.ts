@@ -16,9 +16,18 @@ import type { FrontierRepository, PageCursor } from '../repositories/frontier.re
 import type { CrawlEngine } from './crawl-engine.js';
 import { resolveCrawl } from './crawl-options.js';
 
+/**
+ * Rows read by position: those found, and how many of the positions were read (fewer than asked
+ * when their bodies passed what one answer carries; the rest are to be asked for again).
+ */
+export interface RowsRead {
+  rows: Map<number, PageRow>;
+  positionsRead: number;
+}
+
 /** Page rows live with the scrape service, which wrote them. */
 export interface RowsPort {
-  rowsAt(workspaceId: string, jobId: string, positions: number[], formats: string[]): Promise<Map<number, PageRow>>;
+  rowsAt(workspaceId: string, jobId: string, positions: number[], formats: string[]): Promise<RowsRead>;
 }
 
 const encodeCursor = (c: PageCursor) => Buffer.from(`${new Date(c.at).getTime()}.${c.position}`).toString('base64url');
@@ -82,18 +91,23 @@ export class CrawlService {
   ): Promise<CrawlEnvelope> {
     const after = cursor ? decodeCursor(cursor) : null;
     const settled = limit > 0 ? await this.frontier.settledPage(job.runId, after, limit + 1) : [];
-    const more = settled.length > limit;
-    const shown = more ? settled.slice(0, limit) : settled;
+    let more = settled.length > limit;
+    let shown = more ? settled.slice(0, limit) : settled;
     const request = crawlRequestSchema.parse(job.request);
     const wanted = formats ?? resolveCrawl(request).config.output.formats;
-    const rows = shown.length
+    const { rows, positionsRead } = shown.length
       ? await this.rows.rowsAt(
           job.workspaceId,
           job.id,
           shown.map((r) => r.position),
           wanted,
         )
-      : new Map<number, PageRow>();
+      : { rows: new Map<number, PageRow>(), positionsRead: 0 };
+    // Rows too heavy for one answer: the page ends where the reading stopped, the cursor after it.
+    if (positionsRead < shown.length) {
+      shown = shown.slice(0, positionsRead);
+      more = true;
+    }
     const state = job.result as unknown as CrawlState;
     const data = shown.map((f) => graphRow(rows.get(f.position) ?? lostRow(f), f, state.sitemapUrls ?? 0));
     const running = job.status === 'queued' || job.status === 'running';
@@ -132,7 +146,7 @@ export class CrawlService {
     if (!keys.length) throw new ValidationError('query.url: must be an http or https URL');
     const found = await this.frontier.findByKeys(job.runId, keys);
     if (!found || found.state !== 'done') throw new NotFoundError('page of this crawl');
-    const rows = await this.rows.rowsAt(workspaceId, job.id, [found.position], ['all']);
+    const { rows } = await this.rows.rowsAt(workspaceId, job.id, [found.position], ['all']);
     return graphRow(
       rows.get(found.position) ?? lostRow(found),
       found,

@@ -22,6 +22,7 @@ import {
 import { Prisma, type Run } from '@tidemark/db';
 import { ApiError, NotFoundError, ValidationError } from '@tidemark/errors';
 import { resolveCrawl } from '../crawl/crawl-options.js';
+import type { RowsPort } from '../crawl/crawl.service.js';
 import { lookupKeys } from '../frontier/normalize-url.js';
 import { graphRow, lostRow } from '../frontier/graph-row.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../repositories/crawl-job.repository.js';
@@ -34,7 +35,7 @@ import type { StoredPagesRepository } from './stored-pages.repository.js';
 
 /** Page rows and scans come from the scrape service, which wrote the rows. */
 export interface ScrapePagesPort {
-  rowsAt(workspaceId: string, jobId: string, positions: number[], formats: string[]): Promise<Map<number, PageRow>>;
+  rowsAt: RowsPort['rowsAt'];
   scan(req: scrapeV1.ScanPagesRequest): Promise<scrapeV1.ScanPagesResponse>;
   preview(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.PreviewContentResponse>;
   explainRemovals(req: scrapeV1.PreviewContentRequest): Promise<scrapeV1.ExplainRemovalsResponse>;
@@ -124,20 +125,26 @@ export class PagesService {
     if (input.flag === 'dead_end') parts.push(deadEndSql(deadEnds!));
     const where = Prisma.join(parts, ' AND ');
     const found = await this.frontier.settledWhere(job.runId, job.id, where, after, limit + 1);
-    const shown = found.slice(0, limit);
-    const rows = shown.length
+    let shown = found.slice(0, limit);
+    let more = found.length > limit;
+    const { rows, positionsRead } = shown.length
       ? await this.scrape.rowsAt(
           workspaceId,
           job.id,
           shown.map((f) => f.position),
           input.formats,
         )
-      : new Map<number, PageRow>();
+      : { rows: new Map<number, PageRow>(), positionsRead: 0 };
+    // Rows too heavy for one answer: the page ends where the reading stopped, the cursor after it.
+    if (positionsRead < shown.length) {
+      shown = shown.slice(0, positionsRead);
+      more = true;
+    }
     const data = shown.map((f) => pageRowToProto(graphRow(rows.get(f.position) ?? lostRow(f), f, sitemapUrls)));
     return {
       runId: job.runId,
       data,
-      cursor: found.length > limit ? encode(String(shown.at(-1)!.position)) : undefined,
+      cursor: more ? encode(String(shown.at(-1)!.position)) : undefined,
     };
   }
 
@@ -362,7 +369,7 @@ export class PagesService {
   ): Promise<{ row: PageRow; frontier: FrontierRow }> {
     const found = await this.frontier.findByKeys(job.runId, keys);
     if (!found || found.state !== 'done') throw new NotFoundError('page of this run');
-    const row = (await this.scrape.rowsAt(workspaceId, job.id, [found.position], formats)).get(found.position);
+    const row = (await this.scrape.rowsAt(workspaceId, job.id, [found.position], formats)).rows.get(found.position);
     return { row: row ?? lostRow(found), frontier: found };
   }
 }

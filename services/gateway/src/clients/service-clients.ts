@@ -27,7 +27,8 @@ export const connectServiceClients = (cfg: Config) => {
     // and text) passes 4 MB: a one-URL scrape of a 6 MB page answered 500.
     scrape: connectClient(scrapeV1.ScrapeServiceClient, cfg.SCRAPE_GRPC_URL, 'scrape', BIG_MESSAGES),
     browserPool: connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool'),
-    crawl: connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl'),
+    // A page of a crawl's rows with their bodies (up to 32 MB of them) passes 4 MB.
+    crawl: connectClient(crawlV1.CrawlServiceClient, cfg.CRAWL_GRPC_URL, 'crawl', BIG_MESSAGES),
     // A page in full (raw html, screenshot) can pass 4 MB.
     crawlPages: connectClient(crawlPagesV1.PagesServiceClient, cfg.CRAWL_GRPC_URL, 'crawl', BIG_MESSAGES),
     // A change record lists every page that changed (a large run's can pass 4 MB).

@@ -71,7 +71,7 @@ export const crawlRoutes = (
     path: '/crawl/:id',
     tag: 'Crawl',
     summary: 'A crawl with a page of its pages, oldest first',
-    description: `Pages in the order they were fetched. \`limit\` 1–1,000 (default 25); when bodies are returned a page holds at most ${MAX_ROWS_WITH_BODIES} rows, and the answer's \`limit\` says how many it was given (\`next\` goes on in pages of that size). While the crawl runs, \`next\` is where the following pages will appear; it is null once the crawl has ended and every page was listed.`,
+    description: `Pages in the order they were fetched. \`limit\` 1–1,000 (default 25); when bodies are returned a page holds at most ${MAX_ROWS_WITH_BODIES} rows, and the answer's \`limit\` says how many it was given (\`next\` goes on in pages of that size); it also holds no more than ~32 MB of bodies (at least one page), \`next\` going on from the first page left out. While the crawl runs, \`next\` is where the following pages will appear; it is null once the crawl has ended and every page was listed.`,
     scope: 'read',
     params: idParam,
     query: z.object({

@@ -137,7 +137,7 @@ export const pageRoutes = (
     path: '/projects/:id/pages',
     tag: 'Pages',
     summary: 'Page rows of a run, filtered by verdict, flag and the query language',
-    description: `Rows as GET /crawl/{id} shows them (the page row plus the link graph), in the order the run found the URLs. \`q\` is space-separated terms, all required: \`field:value\`, \`field:>n\` (also >=, <, <=) on numbers, \`"quoted values"\`, \`-term\` to negate, and bare words matching the URL. Fields: url, title, host, referer (contain); status, depth, words, inLinks, outLinks, credits (numbers); verdict, errorCode, foundVia, method, tier, language (one of, comma-separated); inSitemap, orphan, unlisted, deadEnd (true/false). A bad term answers 400 naming it. \`limit\` 1–1,000 (default 100), at most ${MAX_ROWS_WITH_BODIES} with \`formats\`.`,
+    description: `Rows as GET /crawl/{id} shows them (the page row plus the link graph), in the order the run found the URLs. \`q\` is space-separated terms, all required: \`field:value\`, \`field:>n\` (also >=, <, <=) on numbers, \`"quoted values"\`, \`-term\` to negate, and bare words matching the URL. Fields: url, title, host, referer (contain); status, depth, words, inLinks, outLinks, credits (numbers); verdict, errorCode, foundVia, method, tier, language (one of, comma-separated); inSitemap, orphan, unlisted, deadEnd (true/false). A bad term answers 400 naming it. \`limit\` 1–1,000 (default 100), at most ${MAX_ROWS_WITH_BODIES} with \`formats\`, and no more than ~32 MB of bodies an answer (at least one row): \`next\` goes on from the first row left out.`,
     scope: 'read',
     params: idParam,
     query: pagesQuery,

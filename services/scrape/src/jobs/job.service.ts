@@ -215,16 +215,35 @@ export class JobService {
     return resolveOptions(scrapeRequestSchema.parse(stripInternal(job.request))).formats;
   }
 
-  /** Rows of any job of the workspace by position, with the bodies asked for ("all": every one kept). */
+  /**
+   * Rows of any job of the workspace by position, in the order asked, with the bodies asked for
+   * ("all": every one kept): no more than an answer of ANSWER_ROWS_BYTES carries (at least one
+   * row). `positionsRead` says how many of the positions were read; a position with no row is
+   * left out of `rows`.
+   */
   async rowsAt(
     workspaceId: string,
     jobId: string,
     positions: number[],
     formats: string[],
-  ): Promise<{ position: number; row: PageRow }[]> {
+  ): Promise<{ rows: { position: number; row: PageRow }[]; positionsRead: number }> {
     const want = formats.includes('all') ? 'all' : (formats.filter((f) => isFormat(f)) as ScrapeFormat[]);
-    const pages = await this.pages.atPositions(workspaceId, jobId, positions);
-    return pages.map((p) => ({ position: p.position, row: toRow(p, want) }));
+    const rows: { position: number; row: PageRow }[] = [];
+    let bytes = 0;
+    for (let from = 0; from < positions.length; from += ROWS_READ_AT_ONCE) {
+      const chunk = positions.slice(from, from + ROWS_READ_AT_ONCE);
+      const found = new Map((await this.pages.atPositions(workspaceId, jobId, chunk)).map((p) => [p.position, p]));
+      for (const [i, position] of chunk.entries()) {
+        const page = found.get(position);
+        if (!page) continue;
+        const row = toRow(page, want);
+        const weight = rowBytes(row);
+        if (rows.length && bytes + weight > ANSWER_ROWS_BYTES) return { rows, positionsRead: from + i };
+        rows.push({ position, row });
+        bytes += weight;
+      }
+    }
+    return { rows, positionsRead: positions.length };
   }
 
   async list(workspaceId: string, before: string | undefined, limit: number): Promise<Job[]> {

@@ -50,12 +50,10 @@ export const scrapeRpc = (jobs: JobService, now: ScrapeNow) => ({
   getScreenshot: async (req: scrapeV1.GetScreenshotRequest): Promise<scrapeV1.GetScreenshotResponse> => ({
     jpeg: Buffer.from(await jobs.screenshot(req.workspaceId, req.jobId, req.position, jobKind(req.kind))),
   }),
-  getPageRows: async (req: scrapeV1.GetPageRowsRequest): Promise<scrapeV1.GetPageRowsResponse> => ({
-    rows: (await jobs.rowsAt(req.workspaceId, req.jobId, req.positions, req.formats)).map(({ position, row }) => ({
-      position,
-      row: pageRowToProto(row),
-    })),
-  }),
+  getPageRows: async (req: scrapeV1.GetPageRowsRequest): Promise<scrapeV1.GetPageRowsResponse> => {
+    const { rows, positionsRead } = await jobs.rowsAt(req.workspaceId, req.jobId, req.positions, req.formats);
+    return { rows: rows.map(({ position, row }) => ({ position, row: pageRowToProto(row) })), positionsRead };
+  },
   cancelJob: async (req: scrapeV1.CancelJobRequest): Promise<scrapeV1.CancelJobResponse> => {
     const job = await jobs.cancel(req.workspaceId, req.jobId);
     return { envelope: jobEnvelopeToProto(await jobs.envelope(job, 0, 0)) };
