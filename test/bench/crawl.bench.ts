@@ -78,6 +78,8 @@ export async function benchCrawl(): Promise<string> {
   // CPU of the side's own process, then PostgreSQL's and NATS's over its crawl, per page.
   const perPage = (s: Side) =>
     `${((s.cpuSeconds * 1000) / s.pages).toFixed(1)} CPU ms/page (+${((s.serverCpuSeconds * 1000) / s.pages).toFixed(1)} PostgreSQL and NATS), ${s.writesPerPage.toFixed(1)} writes/page`;
+  const busy = (s: Side) => (s.cpuSeconds / s.seconds).toFixed(2);
+  const busyServers = (s: Side) => (s.serverCpuSeconds / s.seconds).toFixed(2);
   const lines = [
     `crawl of ${PAGES + 1} pages of a ${Math.ceil(PAGES * 1.5)}-page local news site (15-40 KB a page, mean ~28 KB, 16-29 in-site links), ${CONCURRENCY} in flight, each side in its own process${WARM_UP > 0 ? `, after a ${WARM_UP}-page warm-up crawl on each side` : ''}`,
   ];
@@ -104,6 +106,9 @@ export async function benchCrawl(): Promise<string> {
           .sort((a, b) => b[1] - a[1])
           .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
           .join(', ')}`,
+        // Cores kept busy: Crawlee runs on one event loop, so near 1.0 it is CPU-bound; well under
+        // it, its rate is set by something else (its pool's scheduling, the site's latency).
+        `    cores busy: Crawlee ${busy(crawlee)}, tidemark ${busy(ours)} (+${busyServers(ours)} PostgreSQL and NATS)`,
         `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×`,
         ...(WARM_UP > 0
           ? [
