@@ -9,7 +9,7 @@ import {
 import { parseHTML, trimNewLines } from 'node-html-markdown/dist/utilities.js';
 import { Visitor, type NodeMetadata } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
-import { blockTree, type MdElement } from './markdown-tree.js';
+import { blockTree, type MdElement, type MdNode } from './markdown-tree.js';
 import { COLLAPSIBLE, isSpace } from './text.js';
 import type { UrlResolver } from './urls.js';
 
@@ -155,13 +155,16 @@ const altText = (alt: string): string =>
 
 /** Images keep their alt text; their URL is made a valid destination (srcset junk has spaces). */
 const IMAGE: TranslatorConfigFactory = ({ node, options }) => {
-  const src = node.getAttribute('src') || '';
-  if (!src.trim() || (!options.keepDataImages && /^data:/i.test(src))) return { ignore: true };
-  return {
-    content: `![${altText(node.getAttribute('alt') || '')}](${markdownUrl(src)}${markdownTitle(node.getAttribute('title'))})`,
-    recurse: false,
-  };
+  const content = imageMarkdown(node as unknown as ElementLike, !!options.keepDataImages);
+  return content === null ? { ignore: true } : { content, recurse: false };
 };
+
+/** An image as markdown; null when it is not written (no source, or a data URL left out). */
+function imageMarkdown(node: ElementLike, keepDataImages: boolean): string | null {
+  const src = node.getAttribute('src') || '';
+  if (!src.trim() || (!keepDataImages && /^data:/i.test(src))) return null;
+  return `![${altText(node.getAttribute('alt') || '')}](${markdownUrl(src)}${markdownTitle(node.getAttribute('title'))})`;
+}
 
 /** What a code block is written in, from the class of its <pre> (cleaning puts it there) or <code>. */
 const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/;
@@ -234,7 +237,7 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
       return text ? { content: ' ' } : { ignore: true };
     }
     const encoded = markdownUrl(href);
-    if (node.textContent === href && options.useInlineLinks && /^[a-z][a-z0-9+.-]*:/i.test(encoded)) {
+    if (node.textContent === href && options.useInlineLinks && AUTOLINK.test(encoded)) {
       return { content: `<${encoded}>` };
     }
     return {
@@ -264,6 +267,9 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
     };
   },
 };
+
+/** A URL that can stand as an autolink: it has a scheme. */
+const AUTOLINK = /^[a-z][a-z0-9+.-]*:/i;
 
 // The translators' functions are made once, not per element: besides the allocation, a
 // toolchain that keeps function names (esbuild's keepNames) names each new one at run time.
@@ -365,7 +371,11 @@ export function blocksToMarkdown(blocks: ContentBlock[], keepDataImages: boolean
   const parts: string[] = [];
   for (const block of blocks) {
     const tree = blockTree(block, resolve);
-    const md = (tree ? renderTree(converter, tree) : translate(converter, blockHtml(block, resolve))).trim();
+    const md = (
+      tree
+        ? (simpleBlockMarkdown(tree, keepDataImages) ?? renderTree(converter, tree))
+        : translate(converter, blockHtml(block, resolve))
+    ).trim();
     if (md) parts.push(unsplitIdentifiers(md));
   }
   return tidyMarkdown(parts.join('\n\n'));
@@ -396,11 +406,11 @@ function unsplitIdentifiers(md: string): string {
  * string it builds by concatenation: a copy of the whole output per piece, quadratic in a long
  * list or table. This one keeps the last characters aside and reads them there.
  */
-class TailVisitor extends Visitor {
+class TailVisitor extends Visitor implements Output {
   /** The last characters of the output (no initialiser: the base constructor does the visit). */
-  declare private tail: string | undefined;
+  declare tail: string | undefined;
   /** While an item is written on its own (visitNode): the last characters of what came before. */
-  declare private before: string | undefined;
+  declare before: string | undefined;
 
   get tailText(): string {
     return this.tail ?? '';
@@ -430,18 +440,33 @@ class TailVisitor extends Visitor {
   }
 
   override appendResult(s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
-    if (!s && startPos === undefined) return;
-    const result = this.result;
-    let tail = this.tail ?? '';
-    if (startPos !== undefined) {
-      result.text = result.text.substr(0, startPos);
-      tail = ((this.before ?? '') + result.text).slice(-TAIL);
-    }
-    const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] ? repeated(s) : s;
-    result.text += piece;
-    this.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
-    trailingWhitespace(tail, result.trailingNewlineStats);
+    appendPiece(this, s, startPos, spaceIfRepeatingChar);
   }
+}
+
+/** What NHM's appendResult works on, kept as TailVisitor keeps it (its last characters aside). */
+interface Output {
+  result: { text: string; trailingNewlineStats: { whitespace: number; newLines: number } };
+  tail: string | undefined;
+  before: string | undefined;
+}
+
+/**
+ * NHM's appendResult: the piece is added (the output first cut back to startPos, when given),
+ * with a space between it and a repeated character where spaceIfRepeatingChar asks (repeated).
+ */
+function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
+  if (!s && startPos === undefined) return;
+  const result = out.result;
+  let tail = out.tail ?? '';
+  if (startPos !== undefined) {
+    result.text = result.text.substr(0, startPos);
+    tail = ((out.before ?? '') + result.text).slice(-TAIL);
+  }
+  const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] ? repeated(s) : s;
+  result.text += piece;
+  out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
+  trailingWhitespace(tail, result.trailingNewlineStats);
 }
 
 /**
@@ -469,7 +494,7 @@ const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
  * NHM does, then escaped only where CommonMark/GFM would read markup (escapeInline), line-start
  * markers only when the text opens a line of the output, and a pipe in a table cell.
  */
-function processText(this: TailVisitor, text: string, metadata?: NodeMetadata): string {
+function processText(this: { tailText: string }, text: string, metadata?: NodeMetadata): string {
   const res = metadata?.preserveWhitespace ? text : collapseSpaces(text);
   const tail = this.tailText;
   // NHM drops the leading space of a text that begins with a line break ("<a>x</a>\nand" gave
@@ -507,13 +532,222 @@ function trailingWhitespace(tail: string, into: { whitespace: number; newLines: 
 
 /** NHM's getMarkdownForHtmlNodes with TailVisitor (NHM_OPTIONS: inline links, no reference list). */
 function renderTree(converter: NodeHtmlMarkdown, tree: MdElement): string {
-  let md = new TailVisitor(converter, tree as never).result.text;
-  md = md.replace(EXTRA_NEWLINES, '$1');
-  md = trimNewLines(md);
+  return finishedMarkdown(new TailVisitor(converter, tree as never).result.text);
+}
+
+/** What getMarkdownForHtmlNodes does to the visitor's output. */
+function finishedMarkdown(text: string): string {
+  const md = trimNewLines(text.replace(EXTRA_NEWLINES, '$1'));
   return md.endsWith(' ') && !md.endsWith('  ') ? md.trimEnd() : md;
 }
 
 const EXTRA_NEWLINES = new RegExp(String.raw`(?:\r?\n\s*)+((?:\r?\n\s*){${NHM_OPTIONS.maxConsecutiveNewlines}})`, 'g');
+
+// A fast path for the most common blocks. NHM's visitor is generic: per element it looks up a
+// translator by name, builds a context object, merges configurations and copies the child list,
+// and per block it sets itself up (a map, two reads of process.env); on a paragraph of text with
+// a few links that costs more than the writing. A block that is one paragraph or heading holding
+// only text and the inline elements below is written here instead, step for step as NHM's
+// visitor writes it with our translators and options (the same pieces through the same
+// appendResult, escaping and postprocessing); any other block goes to NHM.
+
+/** How the fast path writes an element, by its tag name as the block's tree reports it. */
+const enum Simple {
+  Paragraph,
+  Heading,
+  Link,
+  Emphasis,
+  Break,
+  Image,
+  Code,
+  /** No translator: its content is written as it is. */
+  Plain,
+  /** Ignored by NHM, and empty (NHM never visits it). */
+  Skipped,
+}
+
+const SIMPLE = new Map<string, Simple>([
+  ['P', Simple.Paragraph],
+  ...['H1', 'H2', 'H3', 'H4', 'H5', 'H6'].map((h) => [h, Simple.Heading] as const),
+  ['A', Simple.Link],
+  ...['STRONG', 'B', 'EM', 'I', 'DEL', 'S', 'STRIKE'].map((e) => [e, Simple.Emphasis] as const),
+  ['BR', Simple.Break],
+  ['IMG', Simple.Image],
+  ['CODE', Simple.Code],
+  ...['SUB', 'SUP', 'U', 'CITE', 'Q', 'KBD', 'VAR', 'INS', 'DFN', 'SAMP', 'TT'].map((t) => [t, Simple.Plain] as const),
+  ['WBR', Simple.Skipped],
+]);
+const DELIMITER: Record<string, string> = { STRONG: '**', B: '**', EM: '*', I: '*', DEL: '~~', S: '~~', STRIKE: '~~' };
+
+/** The metadata NHM's visitor carries inside inline code (the code translator's noEscape). */
+const IN_CODE: NodeMetadata = { noEscape: true };
+
+/**
+ * The block's markdown as renderTree writes it, when the block is one paragraph or heading of
+ * text and simple inline elements; null for any other block.
+ */
+export function simpleBlockMarkdown(tree: MdElement, keepDataImages: boolean): string | null {
+  const block = tree.childNodes.length === 1 ? tree.childNodes[0]! : undefined;
+  if (block?.nodeType !== 1) return null;
+  const kind = SIMPLE.get(block.tagName);
+  if (kind !== Simple.Paragraph && kind !== Simple.Heading) return null;
+  const worth = markChildren(block, false, false);
+  if (worth === NOT_SIMPLE) return null;
+  // Nothing worth visiting: NHM writes nothing (or, for an empty heading, cuts what it wrote).
+  if (!worth) return '';
+  const writer = new SimpleBlockWriter(keepDataImages);
+  if (kind === Simple.Paragraph) writer.paragraph(block);
+  else writer.heading(block);
+  return finishedMarkdown(writer.result.text);
+}
+
+const NOT_SIMPLE = -1;
+
+/**
+ * Whether a node is worth visiting (1) or not (0), set on it as NHM's optimizeTree sets
+ * `preserve`: text, and elements holding some, or a <br> or <img>, or that NHM visits even empty
+ * (a link or inline code: their translators are functions). NOT_SIMPLE for a subtree the fast
+ * path does not write: another element, a link in a link, code in code or a link in code.
+ */
+function markWorthVisiting(node: MdNode, inLink: boolean, inCode: boolean): number {
+  if (node.nodeType === 3) return +(node.preserve = true);
+  const kind = SIMPLE.get(node.tagName);
+  if (kind === undefined || kind === Simple.Paragraph || kind === Simple.Heading) return NOT_SIMPLE;
+  if (kind === Simple.Link && (inLink || inCode)) return NOT_SIMPLE;
+  if (kind === Simple.Code && inCode) return NOT_SIMPLE;
+  const children = markChildren(node, inLink || kind === Simple.Link, inCode || kind === Simple.Code);
+  if (children === NOT_SIMPLE) return NOT_SIMPLE;
+  let worth = children === 1 || kind === Simple.Break || kind === Simple.Image;
+  if (!node.childNodes.length) worth ||= kind === Simple.Link || kind === Simple.Code;
+  return +(node.preserve = worth);
+}
+
+/** markWorthVisiting over an element's children: 1 when one of them is worth visiting. */
+function markChildren(node: MdElement, inLink: boolean, inCode: boolean): number {
+  let worth = 0;
+  for (const child of node.childNodes) {
+    const childWorth = markWorthVisiting(child, inLink, inCode);
+    if (childWorth === NOT_SIMPLE) return NOT_SIMPLE;
+    worth |= childWorth;
+  }
+  return worth;
+}
+
+/**
+ * NHM's visitor for the elements of SIMPLE. Inside a link NHM uses its link translators, where
+ * a <br> is a plain line break and <code> has no translator (it is written as plain text).
+ */
+class SimpleBlockWriter implements Output {
+  readonly result = { text: '', trailingNewlineStats: { whitespace: 0, newLines: 0 } };
+  tail: string | undefined = undefined;
+  before: string | undefined = undefined;
+
+  constructor(private readonly keepDataImages: boolean) {}
+
+  get tailText(): string {
+    return this.tail ?? '';
+  }
+
+  paragraph(node: MdElement): void {
+    this.newlines(2);
+    this.children(node, false, undefined);
+    this.newlines(2);
+  }
+
+  heading(node: MdElement): void {
+    const outer = this.result.text.length;
+    this.newlines(2);
+    this.append(`${'#'.repeat(+node.tagName.charAt(1))} `);
+    const start = this.result.text.length;
+    this.children(node, false, undefined);
+    const line = headingText({ content: this.result.text.substr(start) });
+    if (line === PostProcessResult.RemoveNode) return this.append('', outer);
+    this.append(line as string, start);
+    this.newlines(2);
+  }
+
+  private visit(node: MdNode, inLink: boolean, metadata: NodeMetadata | undefined): void {
+    if (!node.preserve) return;
+    if (node.nodeType === 3) return this.text(node.text, metadata);
+    switch (SIMPLE.get(node.tagName)) {
+      case Simple.Link:
+        return this.link(node);
+      case Simple.Emphasis:
+        return this.emphasised(node, inLink, metadata);
+      case Simple.Break:
+        return this.append(inLink ? '\n' : '  \n');
+      case Simple.Image: {
+        const image = imageMarkdown(node as unknown as ElementLike, this.keepDataImages);
+        return image === null ? undefined : this.append(image);
+      }
+      case Simple.Code:
+        return inLink ? this.children(node, inLink, metadata) : this.inlineCode(node);
+      default:
+        return this.children(node, inLink, metadata);
+    }
+  }
+
+  private children(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {
+    for (const child of node.childNodes) this.visit(child, inLink, metadata);
+  }
+
+  /** NHM's visit of a text node. */
+  private text(text: string, metadata: NodeMetadata | undefined): void {
+    if (!NOT_BLANK.test(text)) {
+      if (this.result.text.length && !this.result.trailingNewlineStats.whitespace) this.append(' ');
+      return;
+    }
+    let processed = processText.call(this, text, metadata);
+    if (processed) {
+      if (text.charCodeAt(0) === 10) processed = processed.replace(/^ /, '');
+      if (!/\s$/.test(text)) processed = processed.replace(/ +$/, '');
+    }
+    this.append(processed);
+  }
+
+  /** NHM_TRANSLATORS.a with NHM_OPTIONS (inline links, no reference definitions). */
+  private link(node: MdElement): void {
+    const href = node.getAttribute('href');
+    if (!href) return this.children(node, false, undefined);
+    const text = node.textContent;
+    if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike)) return text ? this.append(' ') : undefined;
+    const encoded = markdownUrl(href);
+    if (text === href && AUTOLINK.test(encoded)) return this.append(`<${encoded}>`);
+    this.append('[');
+    const start = this.result.text.length;
+    this.children(node, true, undefined);
+    this.append(linkText({ content: this.result.text.substr(start) }), start);
+    this.append(`](${encoded}${markdownTitle(node.getAttribute('title'))})`);
+  }
+
+  private emphasised(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {
+    const start = this.result.text.length;
+    this.children(node, inLink, metadata);
+    const written = emphasis(this.result.text.substr(start), DELIMITER[node.tagName]!);
+    if (written === PostProcessResult.RemoveNode) return this.append('', start);
+    this.append(written as string, start, true);
+  }
+
+  /** NHM's translator of inline code: a delimiter longer than any run of backticks inside. */
+  private inlineCode(node: MdElement): void {
+    const start = this.result.text.length;
+    this.children(node, false, IN_CODE);
+    const content = this.result.text.substr(start);
+    let longest = '';
+    for (const run of content.match(/`+/g) ?? []) if (run.length > longest.length) longest = run;
+    const delimiter = `\`${longest}`;
+    const padding = delimiter.length > 1 ? ' ' : '';
+    this.append(`${delimiter}${padding}${content}${padding}${delimiter}`, start, true);
+  }
+
+  private newlines(count: number): void {
+    this.append('\n'.repeat(Math.max(0, count - this.result.trailingNewlineStats.newLines)));
+  }
+
+  private append(s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
+    appendPiece(this, s, startPos, spaceIfRepeatingChar);
+  }
+}
 
 /** The same as blocksToMarkdown, from each block's HTML through translate() (the reference). */
 export function htmlBlocksToMarkdown(blocks: string[], keepDataImages: boolean): string {

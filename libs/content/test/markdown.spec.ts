@@ -3,7 +3,14 @@ import { NodeHtmlMarkdown } from 'node-html-markdown';
 import { compactHtml, compactHtmlBlocks, contentBlocks } from '../src/compact-html.js';
 import { extractContent, parseDocument } from '../src/index.js';
 import { blockTree } from '../src/markdown-tree.js';
-import { NHM_OPTIONS, blocksToMarkdown, htmlBlocksToMarkdown, toMarkdown } from '../src/markdown.js';
+import {
+  NHM_OPTIONS,
+  NHM_TRANSLATORS,
+  blocksToMarkdown,
+  htmlBlocksToMarkdown,
+  simpleBlockMarkdown,
+  toMarkdown,
+} from '../src/markdown.js';
 import { FIXTURES, FIXTURE_URL, expectedMarkdown, fixtureHtml } from './support/fixtures.js';
 
 const mainMarkdown = (html: string): string =>
@@ -192,6 +199,75 @@ describe("node-html-markdown on the linkedom tree (its parser's tree, rebuilt)",
     expect(blocksToMarkdown([block!], false)).toBe(
       htmlBlocksToMarkdown(compactHtmlBlocks([doc.getElementById('r')!]), false),
     );
+  });
+});
+
+describe('the fast path for simple blocks', () => {
+  // A paragraph or heading of text and simple inline elements is written without NHM's visitor
+  // (simpleBlockMarkdown); translate() on the block's compact HTML is NHM's own rendering of it.
+  const render = (body: string, keepDataImages = false) => {
+    const doc = parseDocument(`<html><body><div id="r">${body}</div></body></html>`);
+    const root = doc.getElementById('r')!;
+    const blocks = contentBlocks([root]);
+    return {
+      covered: blocks.map((b) => simpleBlockMarkdown(blockTree(b)!, keepDataImages) !== null),
+      fast: blocksToMarkdown(blocks, keepDataImages),
+      nhm: htmlBlocksToMarkdown(compactHtmlBlocks([root]), keepDataImages),
+    };
+  };
+  const cases: Record<string, string> = {
+    'markup characters in text':
+      '<p>a_b snake_case *c* [d] \\e \\ &lt;f &lt;3 &amp;amp; &amp;copy; ~g~ ~1 to ~2 `t` |p| _x_ __y__ * z *</p>',
+    'line-start markers, at the start and after a break':
+      '<p>1. one<br>- two<br># three<br>&gt; four<br>+ five<br>---<br>2021) six</p><h2># heading</h2>',
+    'leading, trailing and inner whitespace': '<p>  a \n\t b  </p><p>\nlead</p><p>x<b>y</b>\nz <i>w</i> \n</p>',
+    'whitespace-only pieces between and inside elements':
+      '<p><b>a</b> <i>b</i>\n<em> </em><strong>s </strong>t<b>\n</b>u</p><p>&nbsp;</p><p>\u00a0x\u00a0</p><p> </p>',
+    'nested and repeated emphasis':
+      '<p><b><i>x</i></b> <strong>trend</strong><em>s</em> <b>**</b> <b>a<br>b</b> <b>(UK)</b>Reviewed <i>caption </i>toggle <del>old</del><s>x</s></p>',
+    entities: '<p>&lt;div&gt; &amp;lt; &quot;q&quot; &#x41;&#66; caf&eacute; &nbsp;&ensp;end</p>',
+    'links with odd URLs':
+      '<p><a href="https://x.example/a (1)/b|c d?q=<x>">one</a> <a href="https://x.example/ü?a=1&amp;b=2#f">two</a> <a href="javascript:void(0)">three</a> <a href="">four</a> <a>five</a> <a href="/rel_path*x">six_7</a></p>',
+    'links as autolinks, with titles, empty or around images':
+      '<p><a href="https://x.example/">https://x.example/</a> <a href="mailto:a@x.example">mailto:a@x.example</a> <a href="/t" title=\'say "hi" (now)\'>t</a> <a href="/i"><img src="/i.png" alt="icon"></a> <a href="/s"> </a> <a href="/e"></a>x</p>',
+    'links holding breaks, code, emphasis and plain elements':
+      '<p><a href="/a">one<br>two</a> <a href="/b"><code>c_d</code> and <b>bold</b></a> <a href="/c">x<sup>2</sup><wbr>y</a></p>',
+    images:
+      '<p><img alt="none"> <img src=" "> <img src="data:image/png;base64,AAAA" alt="d"> <img src="/a b.png" alt="[a] \\ `b`" title="t"> <img src="/x.png 1x, /y.png 2x"></p>',
+    'inline code': '<p><code>a`b``c</code> <code><b>bold</b> *x* &lt;y&gt;</code> <code></code> <code>`</code>z</p>',
+    headings: '<h1></h1><h2>a<br>b</h2><h3> <a href="/h">link</a> </h3><h6>six</h6><h4><b></b></h4>',
+    'empty paragraphs': '<p></p><p><wbr></p><p><b></b></p><p><b> </b></p>',
+    'plain elements':
+      '<p>H<sub>2</sub>O x<sup>2</sup> <u>u</u> <q>q</q> <kbd>Ctrl</kbd> <cite>c</cite> <ins>i</ins></p>',
+    'an inline run outside any paragraph': 'lead <b>bold</b> <a href="/x">x</a><br>tail',
+  };
+  for (const [name, body] of Object.entries(cases)) {
+    it(`writes ${name} as NHM does`, () => {
+      const { covered, fast, nhm } = render(body);
+      expect(covered.every(Boolean)).toBe(true);
+      expect(fast).toBe(nhm);
+    });
+  }
+
+  it('keeps data images when asked, as NHM does', () => {
+    const { covered, fast, nhm } = render('<p><img src="data:image/png;base64,AAAA" alt="d"> x</p>', true);
+    expect(covered).toEqual([true]);
+    expect(fast).toBe(nhm);
+  });
+
+  it('leaves to NHM a block with anything else in it', () => {
+    const body =
+      '<p>a<span><my-widget>w</my-widget></span></p><p><a href="/a">x<a href="/b">y</a></a></p><p><code><a href="/c">c</a></code></p><ul><li>item</li></ul><blockquote>q</blockquote>';
+    const { covered, fast, nhm } = render(body);
+    expect(covered).toEqual([false, true, false, false, false]);
+    expect(fast).toBe(nhm);
+  });
+
+  it('writes as plain text only elements NHM has no translator for', () => {
+    const nhm = new NodeHtmlMarkdown(NHM_OPTIONS, NHM_TRANSLATORS);
+    for (const tag of ['sub', 'sup', 'u', 'cite', 'q', 'kbd', 'var', 'ins', 'dfn', 'samp', 'tt']) {
+      expect([tag, nhm.translators.get(tag), nhm.aTagTranslators.get(tag)]).toEqual([tag, undefined, undefined]);
+    }
   });
 });
 
