@@ -426,17 +426,7 @@ class TailVisitor extends Visitor implements Output {
   override visitNode(node: Parameters<Visitor['visitNode']>[0], textOnly?: boolean, metadata?: NodeMetadata): void {
     if (!WRITTEN_APART.has((node as { tagName?: string }).tagName ?? '') || this.result.text.length < ITEM_APART_FROM)
       return super.visitNode(node, textOnly, metadata);
-    const result = this.result;
-    const text = result.text;
-    const before = this.before;
-    this.before = this.tail ?? '';
-    result.text = '';
-    try {
-      super.visitNode(node, textOnly, metadata);
-    } finally {
-      result.text = text + result.text;
-      this.before = before;
-    }
+    writeApart(this, () => super.visitNode(node, textOnly, metadata));
   }
 
   override appendResult(s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
@@ -467,6 +457,21 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
   result.text += piece;
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
   trailingWhitespace(tail, result.trailingNewlineStats);
+}
+
+/** Has `write` write into an output of its own, then joins that to the output (TailVisitor.visitNode). */
+function writeApart(out: Output, write: () => void): void {
+  const result = out.result;
+  const text = result.text;
+  const before = out.before;
+  out.before = out.tail ?? '';
+  result.text = '';
+  try {
+    write();
+  } finally {
+    result.text = text + result.text;
+    out.before = before;
+  }
 }
 
 /**
@@ -546,15 +551,18 @@ const EXTRA_NEWLINES = new RegExp(String.raw`(?:\r?\n\s*)+((?:\r?\n\s*){${NHM_OP
 // A fast path for the most common blocks. NHM's visitor is generic: per element it looks up a
 // translator by name, builds a context object, merges configurations and copies the child list,
 // and per block it sets itself up (a map, two reads of process.env); on a paragraph of text with
-// a few links that costs more than the writing. A block that is one paragraph or heading holding
-// only text and the inline elements below is written here instead, step for step as NHM's
-// visitor writes it with our translators and options (the same pieces through the same
-// appendResult, escaping and postprocessing); any other block goes to NHM.
+// a few links that costs more than the writing. A block that is one paragraph or heading, or one
+// list whose items are, holding only text and the inline elements below, is written here
+// instead, step for step as NHM's visitor writes it with our translators and options (the same
+// pieces through the same appendResult, escaping and postprocessing); any other block goes to
+// NHM.
 
 /** How the fast path writes an element, by its tag name as the block's tree reports it. */
 const enum Simple {
   Paragraph,
   Heading,
+  List,
+  Item,
   Link,
   Emphasis,
   Break,
@@ -568,6 +576,9 @@ const enum Simple {
 
 const SIMPLE = new Map<string, Simple>([
   ['P', Simple.Paragraph],
+  ['UL', Simple.List],
+  ['OL', Simple.List],
+  ['LI', Simple.Item],
   ...['H1', 'H2', 'H3', 'H4', 'H5', 'H6'].map((h) => [h, Simple.Heading] as const),
   ['A', Simple.Link],
   ...['STRONG', 'B', 'EM', 'I', 'DEL', 'S', 'STRIKE'].map((e) => [e, Simple.Emphasis] as const),
@@ -583,25 +594,49 @@ const DELIMITER: Record<string, string> = { STRONG: '**', B: '**', EM: '*', I: '
 const IN_CODE: NodeMetadata = { noEscape: true };
 
 /**
- * The block's markdown as renderTree writes it, when the block is one paragraph or heading of
- * text and simple inline elements; null for any other block.
+ * The block's markdown as renderTree writes it, when the block is one paragraph, heading or list
+ * of text and simple inline elements; null for any other block.
  */
 export function simpleBlockMarkdown(tree: MdElement, keepDataImages: boolean): string | null {
   const block = tree.childNodes.length === 1 ? tree.childNodes[0]! : undefined;
   if (block?.nodeType !== 1) return null;
   const kind = SIMPLE.get(block.tagName);
-  if (kind !== Simple.Paragraph && kind !== Simple.Heading) return null;
-  const worth = markChildren(block, false, false);
+  if (kind !== Simple.Paragraph && kind !== Simple.Heading && kind !== Simple.List) return null;
+  const worth = kind === Simple.List ? markItems(block) : markChildren(block, false, false);
   if (worth === NOT_SIMPLE) return null;
-  // Nothing worth visiting: NHM writes nothing (or, for an empty heading, cuts what it wrote).
+  // Nothing worth visiting: NHM writes nothing, or cuts back what it wrote (an empty heading), or
+  // only line breaks (an empty list).
   if (!worth) return '';
   const writer = new SimpleBlockWriter(keepDataImages);
   if (kind === Simple.Paragraph) writer.paragraph(block);
-  else writer.heading(block);
+  else if (kind === Simple.Heading) writer.heading(block);
+  else writer.list(block);
   return finishedMarkdown(writer.result.text);
 }
 
 const NOT_SIMPLE = -1;
+
+/**
+ * markChildren for the items of a list: 1 when one of them is worth visiting (an item is even
+ * empty: its translator is a function). NOT_SIMPLE for anything but items holding the inline
+ * elements and blank text between them.
+ */
+function markItems(list: MdElement): number {
+  let worth = 0;
+  for (const item of list.childNodes) {
+    if (item.nodeType === 3) {
+      if (NOT_BLANK.test(item.text)) return NOT_SIMPLE;
+      item.preserve = true;
+      continue;
+    }
+    if (SIMPLE.get(item.tagName) !== Simple.Item) return NOT_SIMPLE;
+    const children = markChildren(item, false, false);
+    if (children === NOT_SIMPLE) return NOT_SIMPLE;
+    item.preserve = children === 1 || !item.childNodes.length;
+    if (item.preserve) worth = 1;
+  }
+  return worth;
+}
 
 /**
  * Whether a node is worth visiting (1) or not (0), set on it as NHM's optimizeTree sets
@@ -612,7 +647,7 @@ const NOT_SIMPLE = -1;
 function markWorthVisiting(node: MdNode, inLink: boolean, inCode: boolean): number {
   if (node.nodeType === 3) return +(node.preserve = true);
   const kind = SIMPLE.get(node.tagName);
-  if (kind === undefined || kind === Simple.Paragraph || kind === Simple.Heading) return NOT_SIMPLE;
+  if (kind === undefined || kind <= Simple.Item) return NOT_SIMPLE; // blocks and lists
   if (kind === Simple.Link && (inLink || inCode)) return NOT_SIMPLE;
   if (kind === Simple.Code && inCode) return NOT_SIMPLE;
   const children = markChildren(node, inLink || kind === Simple.Link, inCode || kind === Simple.Code);
@@ -664,6 +699,43 @@ class SimpleBlockWriter implements Output {
     if (line === PostProcessResult.RemoveNode) return this.append('', outer);
     this.append(line as string, start);
     this.newlines(2);
+  }
+
+  /** NHM's list translator, its items' (ours) and its numbering. */
+  list(node: MdElement): void {
+    const ordered = node.tagName === 'OL';
+    let number = 0;
+    this.newlines(1);
+    for (const child of node.childNodes) {
+      if (!child.preserve) continue;
+      if (child.nodeType === 3) this.text(child.text, undefined);
+      else if (!this.item(child as MdElement, ordered ? `${++number}. ` : '- ') && ordered) number--;
+    }
+    this.newlines(1);
+  }
+
+  /** Whether the item was written (NHM's postprocess removes a blank one). */
+  private item(node: MdElement, marker: string): boolean {
+    if (this.result.text.length < ITEM_APART_FROM) return this.itemInPlace(node, marker);
+    let written = false;
+    writeApart(this, () => (written = this.itemInPlace(node, marker)));
+    return written;
+  }
+
+  private itemInPlace(node: MdElement, marker: string): boolean {
+    const outer = this.result.text.length;
+    this.newlines(1);
+    this.append(marker);
+    const start = this.result.text.length;
+    this.children(node, false, undefined);
+    const written = listItemText(NHM_OPTIONS.indent!, 0)({ content: this.result.text.substr(start) });
+    if (written === PostProcessResult.RemoveNode) {
+      this.append('', outer);
+      return false;
+    }
+    this.append(written as string, start);
+    this.newlines(1);
+    return true;
   }
 
   private visit(node: MdNode, inLink: boolean, metadata: NodeMetadata | undefined): void {

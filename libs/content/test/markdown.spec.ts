@@ -240,6 +240,9 @@ describe('the fast path for simple blocks', () => {
     'plain elements':
       '<p>H<sub>2</sub>O x<sup>2</sup> <u>u</u> <q>q</q> <kbd>Ctrl</kbd> <cite>c</cite> <ins>i</ins></p>',
     'an inline run outside any paragraph': 'lead <b>bold</b> <a href="/x">x</a><br>tail',
+    'lists and their numbering, blank and empty items left out':
+      '<ul>\n <li>one  <br>two <a href="https://x.example/a/long/path">l</a>  </li>\n<li> </li><li></li><li>- dash</li></ul><ol><li>a</li><li><b></b></li><li>b\n\n- c</li><li>2021. d</li><li><em>e</em> <code>f</code></li></ol>',
+    'empty lists': '<ul></ul><ol> </ol><ul><li> </li></ul>',
   };
   for (const [name, body] of Object.entries(cases)) {
     it(`writes ${name} as NHM does`, () => {
@@ -249,6 +252,25 @@ describe('the fast path for simple blocks', () => {
     });
   }
 
+  it('writes a long list item after item as NHM does (each item apart once the output is long)', () => {
+    const items = Array.from(
+      { length: 800 },
+      (_, i) => `<li>Tide ${i} at <b>06:12</b></li>${i % 97 ? '' : '<li> </li>'}`,
+    );
+    const { covered, fast, nhm } = render(`<ol>${items.join('')}</ol><ul>${items.join('')}</ul>`);
+    expect(covered).toEqual([true, true]);
+    expect(fast).toBe(nhm);
+  });
+
+  it('writes a list of 20,000 items in linear time', () => {
+    const items = Array.from({ length: 20_000 }, (_, i) => `<li>Tide ${i} at <b>06:12</b></li>`).join('');
+    const doc = parseDocument(`<html><body><ul>${items}</ul></body></html>`);
+    const blocks = contentBlocks([doc.body]);
+    const t0 = Date.now();
+    expect(blocksToMarkdown(blocks, false).split('\n')).toHaveLength(20_000);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
   it('keeps data images when asked, as NHM does', () => {
     const { covered, fast, nhm } = render('<p><img src="data:image/png;base64,AAAA" alt="d"> x</p>', true);
     expect(covered).toEqual([true]);
@@ -257,9 +279,9 @@ describe('the fast path for simple blocks', () => {
 
   it('leaves to NHM a block with anything else in it', () => {
     const body =
-      '<p>a<span><my-widget>w</my-widget></span></p><p><a href="/a">x<a href="/b">y</a></a></p><p><code><a href="/c">c</a></code></p><ul><li>item</li></ul><blockquote>q</blockquote>';
+      '<p>a<span><my-widget>w</my-widget></span></p><p><a href="/a">x<a href="/b">y</a></a></p><p><code><a href="/c">c</a></code></p><ul><li>a<ul><li>b</li></ul></li></ul><ol><li><p>p</p></li></ol><ul>text<li>i</li></ul><blockquote>q</blockquote>';
     const { covered, fast, nhm } = render(body);
-    expect(covered).toEqual([false, true, false, false, false]);
+    expect(covered).toEqual([false, true, false, false, false, false, false]);
     expect(fast).toBe(nhm);
   });
 
