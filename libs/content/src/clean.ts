@@ -1,5 +1,6 @@
 import { nextInSubtree, walkElements, type PageScan } from './dom-walk.js';
 import { BANNER_ROLES, NAME_BANNER, NAME_CONSENT, NameMatcher } from './patterns.js';
+import { judgedAttributes, type JudgedAttributes } from './linked-nodes.js';
 import { absoluteUrl, type UrlResolver } from './urls.js';
 
 export interface CleanOptions {
@@ -101,8 +102,9 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
     if (tag === 'head') return false;
     // Hidden elements are decided once the page has been walked (dropHidden); they are cleaned
     // like the rest meanwhile, in case they stay.
-    if (attributed && tag !== 'body' && (el.hasAttribute('hidden') || isStyledHidden(el))) hidden.push(el);
-    if (opts.removeBanners && attributed && isBanner(el, tag, names, opts.declared)) {
+    const attrs = attributed ? judgedAttributes(el) : null;
+    if (attrs && tag !== 'body' && (attrs.hidden || isStyledHidden(attrs.style))) hidden.push(el);
+    if (opts.removeBanners && attrs && isBanner(el, tag, attrs, names, opts.declared)) {
       opts.onRemove?.(el, 'banner');
       el.remove();
       return false;
@@ -234,22 +236,23 @@ function unwrapNoscripts(noscripts: Element[]): boolean[] {
   });
 }
 
-function isStyledHidden(el: Element): boolean {
-  const style = el.getAttribute('style');
+function isStyledHidden(style: string | null): boolean {
   return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
 
-function isBanner(el: Element, tag: string, matcher: NameMatcher, declared: string[] = []): boolean {
+function isBanner(
+  el: Element,
+  tag: string,
+  attrs: JudgedAttributes,
+  matcher: NameMatcher,
+  declared: string[] = [],
+): boolean {
   if (tag === 'body' || tag === 'main' || tag === 'article') return false;
-  const names = matcher.of(el, NAME_CONSENT | NAME_BANNER);
-  const role = el.getAttribute('role');
+  const names = matcher.ofNames(attrs.class, attrs.id, NAME_CONSENT | NAME_BANNER);
+  const role = attrs.role;
   let limit = 0;
   if (names & NAME_CONSENT) limit = MAX_CONSENT_CHARS;
-  else if (
-    names & NAME_BANNER ||
-    (role !== null && BANNER_ROLES.has(role)) ||
-    el.getAttribute('aria-modal') === 'true'
-  ) {
+  else if (names & NAME_BANNER || (role !== null && BANNER_ROLES.has(role)) || attrs.ariaModal === 'true') {
     limit = MAX_BANNER_CHARS;
   }
   if (limit === 0 || !textShorterThan(el, limit)) return false;

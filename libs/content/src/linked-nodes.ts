@@ -26,3 +26,74 @@ export const LINKS: Links | null = (() => {
 
 /** linkedom's end marker of an element. */
 export const END_NODE = -1;
+
+const ATTRIBUTE_NODE = 2;
+
+/** The attributes cleaning and the main-content finder judge an element by. */
+export interface JudgedAttributes {
+  class: string | null;
+  id: string | null;
+  role: string | null;
+  itemprop: string | null;
+  style: string | null;
+  ariaModal: string | null;
+  hidden: boolean;
+}
+
+const judged: JudgedAttributes = {
+  class: null,
+  id: null,
+  role: null,
+  itemprop: null,
+  style: null,
+  ariaModal: null,
+  hidden: false,
+};
+
+/**
+ * An element's judged attributes, as getAttribute and hasAttribute answer them (the first of a
+ * name), read in one pass: linkedom lists an element's attributes right after it, and walks
+ * that list once per getAttribute. The answer is one object, reused by the next call: read it
+ * before that.
+ */
+export function judgedAttributes(el: Element, links: Links | null = LINKS): JudgedAttributes {
+  if (!links) {
+    judged.class = el.getAttributeNode('class')?.value ?? null;
+    judged.id = el.getAttribute('id');
+    judged.role = el.getAttribute('role');
+    judged.itemprop = el.getAttribute('itemprop');
+    judged.style = el.getAttribute('style');
+    judged.ariaModal = el.getAttribute('aria-modal');
+    judged.hidden = el.hasAttribute('hidden');
+    return judged;
+  }
+  judged.class = judged.id = judged.role = judged.itemprop = judged.style = judged.ariaModal = null;
+  judged.hidden = false;
+  for (let n = (el as unknown as Linked)[links.next]; n && n.nodeType === ATTRIBUTE_NODE; n = n[links.next]!) {
+    const { name, value } = n as unknown as Attr;
+    switch (name) {
+      case 'class':
+        judged.class ??= value;
+        break;
+      case 'id':
+        judged.id ??= value;
+        break;
+      case 'role':
+        judged.role ??= value;
+        break;
+      case 'itemprop':
+        judged.itemprop ??= value;
+        break;
+      case 'style':
+        judged.style ??= value;
+        break;
+      case 'aria-modal':
+        judged.ariaModal ??= value;
+        break;
+      case 'hidden':
+        judged.hidden = true;
+        break;
+    }
+  }
+  return judged;
+}

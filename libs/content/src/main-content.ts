@@ -13,6 +13,7 @@ import {
 } from './patterns.js';
 import { blockLogit, type BlockModel } from './block-model.js';
 import { nextInSubtree } from './dom-walk.js';
+import { judgedAttributes } from './linked-nodes.js';
 import { BLOCK_MODEL } from './block-model.weights.js';
 import { nameKey } from './declared-content.js';
 import { isSpace } from './text.js';
@@ -465,8 +466,10 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolea
     if (tag === 'article' || tag === 'main') flags = (flags | Flag.Semantic) & ~Flag.Boiler;
     return flags;
   }
-  const names = matcher.of(
-    el,
+  const { class: cls, id, role, itemprop } = judgedAttributes(el);
+  const names = matcher.ofNames(
+    cls,
+    id,
     NAME_BOILERPLATE |
       NAME_COMMENTS |
       NAME_CONTENT |
@@ -477,7 +480,6 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolea
       NAME_OTHER_PAGES |
       (product ? NAME_PURCHASE : 0),
   );
-  const role = el.getAttribute('role');
   if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role))) flags |= Flag.Boiler;
   if (tag === 'header' && inArticle(el)) flags |= Flag.ArticleHeader;
   else if (names & NAME_FURNITURE_ALWAYS) flags |= Flag.Boiler;
@@ -488,10 +490,10 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolea
   if (names & NAME_COMMENTS) flags |= Flag.Comments;
   if (names & NAME_REVIEWS) flags |= Flag.Comments | Flag.Reviews;
   if (names & NAME_CONTENT) flags |= Flag.Content;
-  if (names & NAME_DESCRIPTION || el.getAttribute('itemprop') === 'description') flags |= Flag.Description;
+  if (names & NAME_DESCRIPTION || itemprop === 'description') flags |= Flag.Description;
   if (names & NAME_PURCHASE) flags |= Flag.Purchase;
   if (names & NAME_OTHER_PAGES) flags |= Flag.OtherPages;
-  if (tag === 'article' || tag === 'main' || role === 'main' || el.getAttribute('itemprop') === 'articleBody') {
+  if (tag === 'article' || tag === 'main' || role === 'main' || itemprop === 'articleBody') {
     flags = (flags | Flag.Semantic) & ~Flag.Boiler;
   }
   return flags;

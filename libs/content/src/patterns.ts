@@ -276,11 +276,13 @@ export class NameMatcher {
 
   /** The bits among `wanted` that the class or the id of el matches. */
   of(el: Element, wanted: number): number {
-    // The class attribute's node, not getAttribute('class'): linkedom answers that one through
-    // className, which builds a token set and joins it again on every call (the attribute value
-    // is the same string: linkedom normalises it when the page is parsed).
-    const cls = el.getAttributeNode('class')?.value;
-    const id = el.getAttribute('id');
+    // The class attribute's node, not getAttribute('class'): linkedom as published answers that
+    // one through className, which builds a token set and joins it again on every call.
+    return this.ofNames(el.getAttributeNode('class')?.value ?? null, el.getAttribute('id'), wanted);
+  }
+
+  /** The same, from the class and id already read (judgedAttributes). */
+  ofNames(cls: string | null, id: string | null, wanted: number): number {
     return ((cls ? this.test(cls, wanted) : 0) | (id ? this.test(id, wanted) : 0)) & wanted;
   }
 
