@@ -1,4 +1,4 @@
-import { END_NODE, LINKS, type Linked, type Links } from './linked-nodes.js';
+import { END_NODE, firstChildOf, LINKS, nextSiblingOf, type Linked, type Links } from './linked-nodes.js';
 
 /**
  * The next node after `node` in a pre-order walk of `root`'s subtree (`root` itself not
@@ -6,10 +6,15 @@ import { END_NODE, LINKS, type Linked, type Links } from './linked-nodes.js';
  * ancestor's, below `root`; null past the end. The text walks step with it, node by node.
  */
 export function nextInSubtree(node: Node, root: Node, intoChildren: boolean): Node | null {
-  if (intoChildren && node.firstChild) return node.firstChild;
-  let at: Node | null = node;
-  while (at && at !== root && !at.nextSibling) at = at.parentNode;
-  return at && at !== root ? at.nextSibling : null;
+  if (intoChildren) {
+    const child = firstChildOf(node);
+    if (child) return child;
+  }
+  for (let at: Node | null = node; at && at !== root; at = at.parentNode) {
+    const next = nextSiblingOf(at);
+    if (next) return next;
+  }
+  return null;
 }
 
 /**

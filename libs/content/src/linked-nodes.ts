@@ -97,3 +97,27 @@ export function judgedAttributes(el: Element, links: Links | null = LINKS): Judg
   }
   return judged;
 }
+
+/**
+ * An element's first child, as linkedom's getter finds it (past the element's attributes),
+ * straight from linkedom's list: the walks that visit every node of a page ask for first
+ * children and next siblings thousands of times, and linkedom's getters (one per kind of node)
+ * cost more than the lookups they make. Other nodes: the getter's answer.
+ */
+export function firstChildOf(node: Node, links: Links | null = LINKS): Node | null {
+  if (!links || node.nodeType !== 1) return node.firstChild;
+  let next = (node as unknown as Linked)[links.next]!;
+  while (next.nodeType === ATTRIBUTE_NODE) next = next[links.next]!;
+  return next === (node as unknown as Linked)[links.end] ? null : (next as unknown as Node);
+}
+
+/**
+ * The next sibling of an element, text, CDATA section or comment, as linkedom's getter finds it
+ * (the node after the element's end marker, or after the node); other nodes: the getter's answer.
+ */
+export function nextSiblingOf(node: Node, links: Links | null = LINKS): Node | null {
+  const type = node.nodeType;
+  if (!links || (type !== 1 && type !== 3 && type !== 4 && type !== 8)) return node.nextSibling;
+  const next = (type === 1 ? (node as unknown as Linked)[links.end]! : (node as unknown as Linked))[links.next];
+  return next ? (next.nodeType === END_NODE ? null : (next as unknown as Node)) : null;
+}

@@ -13,7 +13,7 @@ import {
 } from './patterns.js';
 import { blockLogit, type BlockModel } from './block-model.js';
 import { nextInSubtree } from './dom-walk.js';
-import { judgedAttributes } from './linked-nodes.js';
+import { firstChildOf, judgedAttributes, nextSiblingOf } from './linked-nodes.js';
 import { BLOCK_MODEL } from './block-model.weights.js';
 import { nameKey } from './declared-content.js';
 import { isSpace } from './text.js';
@@ -371,7 +371,7 @@ function measure(
   let link = 0;
   let pieces = 0;
   let hasText = false;
-  for (let n = el.firstChild; n; n = n.nextSibling) {
+  for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
     const type = n.nodeType;
     if (type === 3) {
       const data = (n as Text).data;

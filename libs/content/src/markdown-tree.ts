@@ -14,6 +14,7 @@
 
 import { resolvedAttr } from './clean.js';
 import { KEEP_ATTRS, UNWRAP, VOID, type ContentBlock } from './compact-html.js';
+import { firstChildOf, nextSiblingOf } from './linked-nodes.js';
 import type { UrlResolver } from './urls.js';
 
 /** What node-html-parser's TextNode offers NHM's visitor. */
@@ -255,7 +256,7 @@ function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined): 
   }
   // Cleaning leaves the <head> as it is.
   const inner = tag.name === 'head' ? undefined : resolve;
-  for (let n = el.firstChild; n; n = n.nextSibling) {
+  for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
     if (n.nodeType === 3) b.text((n as Text).data);
     else if (n.nodeType === 1) replay(n as Element, b, inner);
   }

@@ -1,6 +1,8 @@
 // Plain text of a cleaned subtree: inline text joined with single spaces, blocks separated by
 // blank lines, list items and table rows on lines of their own, <pre> kept as written.
 
+import { firstChildOf, nextSiblingOf } from './linked-nodes.js';
+
 const PARAGRAPH = new Set([
   'p',
   'h1',
@@ -141,7 +143,7 @@ export function toText(roots: Element[]): string {
     if (kind === LINE_BLOCK) b.break(1);
     else if (kind === PARAGRAPH_BLOCK) b.break(2);
     else if (kind === CELL_BLOCK) b.cellGap();
-    for (let n = el.firstChild; n; n = n.nextSibling) {
+    for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
       if (n.nodeType === 3) b.inline((n as Text).data);
       else if (n.nodeType === 1) visit(n as Element);
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseDocument } from '../src/index.js';
-import { judgedAttributes, LINKS } from '../src/linked-nodes.js';
+import { nextInSubtree } from '../src/dom-walk.js';
+import { firstChildOf, judgedAttributes, LINKS, nextSiblingOf } from '../src/linked-nodes.js';
 
 const byGetters = (el: Element) => ({
   class: el.getAttributeNode('class')?.value ?? null,
@@ -39,5 +40,23 @@ describe('judgedAttributes', () => {
   it('answers for an element after an element with attributes as for a fresh one', () => {
     judgedAttributes(elements[1]!);
     expect(read(elements[0]!)).toEqual(byGetters(elements[0]!));
+  });
+});
+
+describe('firstChildOf and nextSiblingOf', () => {
+  const doc = parseDocument(
+    '<html><body><div id="r" class="c">a<!-- c --><p title="t">b<b>c</b></p>d<br><ul><li>e</li></ul><template><p>f</p></template></div><p></p></body></html>',
+  );
+  const nodes: Node[] = [];
+  for (let n: Node | null = doc.body; n; n = nextInSubtree(n, doc.documentElement, true)) nodes.push(n);
+
+  it("answer what linkedom's getters answer for every kind of node, with and without its links", () => {
+    expect(nodes.length).toBeGreaterThan(12);
+    for (const links of [LINKS, null]) {
+      for (const n of nodes) {
+        expect(firstChildOf(n, links)).toBe(n.firstChild);
+        expect(nextSiblingOf(n, links)).toBe(n.nextSibling);
+      }
+    }
   });
 });
