@@ -129,6 +129,8 @@ const tidemark = async (): Promise<number> => {
     SCRAPE_CONCURRENCY: String(concurrency * 2),
     // BENCH_READ_THREADS: the scrape service's reading threads (default: one per core but one).
     ...(process.env.BENCH_READ_THREADS ? { SCRAPE_READ_THREADS: process.env.BENCH_READ_THREADS } : {}),
+    // BENCH_FLEET_ENV='{"CRAWL_SETTLE_LINGER_MS":"0"}': any of the fleet's settings, for an A/B.
+    ...(process.env.BENCH_FLEET_ENV ? (JSON.parse(process.env.BENCH_FLEET_ENV) as Record<string, string>) : {}),
   });
   try {
     const ws = await benchWorkspace(t);
