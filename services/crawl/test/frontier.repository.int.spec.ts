@@ -7,6 +7,7 @@ import { normalizeUrl } from '../src/frontier/normalize-url.js';
 import { CrawlJobRepository, type CrawlJob } from '../src/repositories/crawl-job.repository.js';
 import {
   FrontierRepository,
+  SETTLE_SQL,
   type FrontierRow,
   type NewUrl,
   type PageCursor,
@@ -628,6 +629,54 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
         settled.sort((a, b) => a.position - b.position).map((r) => [r.verdict, r.httpStatus, r.doneAt!.getTime()]),
       );
       await expect(frontier.locked(runId, (tx) => frontier.settleMany(tx, runId, []))).resolves.toEqual([]);
+    });
+
+    it("finds a step's pages by their position on the plan PostgreSQL keeps for every value, however many URLs wait", async () => {
+      // The statement is prepared: after five runs PostgreSQL may plan it once for every value.
+      // That plan must not read the run's queued URLs: a 100,000-page crawl (one run in its
+      // database, 70,000 URLs queued) slowed as they grew, 36 ms a step.
+      const own = await createTestDatabase();
+      const ownPrisma = createPrismaClient(own.url, 2);
+      const ownRaw = createRawDb(own.url, 1);
+      try {
+        const ownJobs = new CrawlJobRepository(ownPrisma, ownRaw);
+        const request = crawlRequestSchema.parse({ url: 'http://site.test/' });
+        await ownPrisma.workspace.create({ data: { id: workspaceId, name: 'frontier' } });
+        const { job } = await ownJobs.create({
+          workspaceId,
+          seed: 'http://site.test/',
+          config: resolveCrawl(request).config,
+          request,
+          requestId: null,
+          secret: null,
+        });
+        // As a crawl's frontier is while it grows: not analyzed yet (the planner's defaults).
+        await ownPrisma.$executeRawUnsafe('ALTER TABLE crawl_url SET (autovacuum_enabled = false)');
+        await ownPrisma.$executeRawUnsafe(
+          `INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, state)
+           SELECT $1, 'http://site.test/p/' || i, 'http://site.test/p/' || i, 'site.test', i, 1, 'link',
+                  CASE WHEN i < 30000 THEN 'done' WHEN i < 30010 THEN 'dispatched' ELSE 'queued' END
+             FROM generate_series(0, 99999) AS i`,
+          job.runId,
+        );
+        const plan = await ownPrisma.$transaction(async (tx) => {
+          await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = force_generic_plan`);
+          await tx.$executeRawUnsafe(
+            `PREPARE settle_probe(text, int[], text[], text[], int[], int[], int[]) AS ${SETTLE_SQL}`,
+          );
+          const lines = await tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
+            `EXPLAIN (COSTS OFF) EXECUTE settle_probe('${job.runId}', '{30001,30002}', '{ok,ok}', '{OK,OK}', '{200,200}', '{1,1}', '{0,0}')`,
+          );
+          await tx.$executeRawUnsafe('DEALLOCATE settle_probe');
+          return lines.map((l) => l['QUERY PLAN']).join('\n');
+        });
+        expect(plan).toContain('crawl_url_run_id_position_key');
+        expect(plan).not.toMatch(/run_id_state/);
+      } finally {
+        await ownPrisma.$disconnect();
+        await ownRaw.end();
+        await own.drop();
+      }
     });
 
     it('settles a queued page whose dispatch was published by a step that never committed', async () => {
