@@ -600,6 +600,20 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
     });
   });
 
+  it("refreshes the planner's statistics of the frontier (FrontierStatistics says when)", async () => {
+    await runWith(link('http://site.test/a'), link('http://site.test/b'));
+    const analyzed = async () =>
+      (
+        await prisma.$queryRaw<{ n: number }[]>`
+          SELECT analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = 'crawl_url'`
+      )[0]!.n;
+    const before = await analyzed();
+    await frontier.analyze();
+    // The statistics collector reports a moment later.
+    for (let i = 0; i < 100 && (await analyzed()) === before; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await analyzed()).toBe(before + 1);
+  });
+
   describe('settleMany', () => {
     it('settles a dispatched page once, with its verdict, and answers the rows it settled', async () => {
       const runId = await runWith(link('http://site.test/a'), link('http://site.test/b'));

@@ -13,6 +13,7 @@ import { Dispatcher } from './engine/dispatcher.js';
 import { KeyedBatches } from './engine/keyed-batches.js';
 import { ResultSettler } from './engine/result-settler.js';
 import { Seeder } from './engine/seeder.js';
+import { FrontierStatistics } from '../frontier/frontier-statistics.js';
 
 export interface EngineSettings {
   userAgent: string;
@@ -85,7 +86,13 @@ export class CrawlEngine {
   ) {
     this.contexts = new CrawlContexts(settings.userAgent);
     this.events = new CrawlEvents(jobs, frontier, bus, this.contexts, logger);
-    this.dispatcher = new Dispatcher(jobs, frontier, bus, settings.maxInFlight);
+    this.dispatcher = new Dispatcher(
+      jobs,
+      frontier,
+      bus,
+      settings.maxInFlight,
+      new FrontierStatistics(() => frontier.analyze(), logger),
+    );
     this.settler = new ResultSettler(jobs, frontier, this.dispatcher, settings);
     this.seeder = new Seeder(jobs, frontier, discovery, this.events, settings.discoveryTimeoutMs, logger);
     this.batches = new KeyedBatches((items) => this.settleStep(items), MAX_SETTLE_BATCH, {

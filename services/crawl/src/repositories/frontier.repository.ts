@@ -82,11 +82,6 @@ const quoteLiteral = (s: string) => `'${storableText(s).replaceAll("'", "''")}'`
 // settle in the order their transactions commit and a cursor over done_at never skips one.
 
 /**
- * The only file of crawl that touches crawl_url: the durable frontier and link graph. Writes run
- * inside `locked`, a transaction holding the run's advisory lock, so two crawl workers sharing a
- * run never hand out one URL twice or race on positions.
- */
-/**
  * Settles a step's pages (FrontierRepository.settleMany), prepared (libs/db PREPARED_MARK).
  * One time for the call: a CTE with a volatile function is computed once (a subquery in FROM is
  * computed again for each row a nested loop joins it to). The state is tested in a CASE, which no
@@ -104,6 +99,11 @@ export const SETTLE_SQL = `/* prepared */ WITH step AS (SELECT clock_timestamp()
      AND CASE c.state WHEN 'dispatched' THEN true WHEN 'queued' THEN c.attempts = t.attempt ELSE false END
    RETURNING ${columnsOf('c')}`;
 
+/**
+ * The only file of crawl that touches crawl_url: the durable frontier and link graph. Writes run
+ * inside `locked`, a transaction holding the run's advisory lock, so two crawl workers sharing a
+ * run never hand out one URL twice or race on positions.
+ */
 export class FrontierRepository {
   constructor(
     private readonly prisma: PrismaClient,
@@ -231,6 +231,11 @@ export class FrontierRepository {
     );
     const added = row?.added ?? 0;
     return { added, overflow: (row?.fresh ?? 0) - added };
+  }
+
+  /** Refreshes PostgreSQL's statistics of the frontier's table (FrontierStatistics says when). */
+  async analyze(): Promise<void> {
+    await this.raw.$executeRawUnsafe('ANALYZE crawl_url');
   }
 
   /** Fetched pages link to these keys (key → how many pages): each one in the frontier gains those in-links. */

@@ -1,5 +1,6 @@
 import type { Bus } from '@tidemark/bus';
 import type { ScrapeCrawlPageMessage } from '@tidemark/contracts';
+import type { FrontierStatistics } from '../../frontier/frontier-statistics.js';
 import { normalizeUrl } from '../../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
 import type { FrontierRepository, FrontierRow, NewUrl, Tx } from '../../repositories/frontier.repository.js';
@@ -19,6 +20,8 @@ export class Dispatcher {
     private readonly bus: Bus,
     /** Most pages of one crawl in flight at once, whatever the hosts. */
     private readonly maxInFlight: number,
+    /** Told as the frontier grows, so the planner's statistics keep up with it. */
+    private readonly statistics?: FrontierStatistics,
   ) {}
 
   /**
@@ -100,6 +103,7 @@ export class Dispatcher {
     }
     const room = config.max_pages - total;
     const grown = await this.frontier.grow(tx, job.runId, [...fresh.values()], room, inLinks);
+    if (grown.added) this.statistics?.grew(job.runId, total + grown.added);
     return { ...grown, tooDeep };
   }
 
