@@ -174,8 +174,14 @@ export class JobService {
     let more = false;
     reading: while (shown.length < limit) {
       const take = Math.min(ROWS_READ_AT_ONCE, limit - shown.length);
-      const pages = await this.pages.list(job.id, next, take);
+      // The read that can fill the answer takes one row more: whether there are more says so.
+      const last = take === limit - shown.length;
+      const pages = await this.pages.list(job.id, next, last ? take + 1 : take);
       for (const page of pages) {
+        if (shown.length === limit) {
+          more = true;
+          break reading;
+        }
         const row = toRow(page, formats);
         const weight = rowBytes(row);
         if (shown.length && bytes + weight > ANSWER_ROWS_BYTES) {
@@ -188,7 +194,6 @@ export class JobService {
       }
       if (pages.length < take) break;
     }
-    if (!more && shown.length === limit) more = await this.pages.hasRowsFrom(job.id, next);
     return envelopeOf(job, shown, more ? String(next) : null);
   }
 
@@ -318,15 +323,14 @@ export class JobService {
   }
 }
 
-/** A job's envelope with the rows shown (`cursor`: where the next page of rows starts, if any). */
 /**
  * What the rows of one answer may weigh: half the 64 MB a caller's client takes (the gateway's
  * scrape client, the crawl's), the rest for the envelope and the encodings on the way. A batch of
  * very large pages with their raw html would otherwise pass it within a few rows.
  */
 export const ANSWER_ROWS_BYTES = 32 * 1024 * 1024;
-/** Rows read from the database at once while an answer is filled. */
-const ROWS_READ_AT_ONCE = 10;
+/** Rows read from the database at once while an answer is filled (their bodies compressed). */
+const ROWS_READ_AT_ONCE = 25;
 
 /** A row's weight in an answer: its bodies and screenshot, and ~1 KB for the rest. */
 export const rowBytes = (row: PageRow): number => {
@@ -337,6 +341,7 @@ export const rowBytes = (row: PageRow): number => {
   return n;
 };
 
+/** A job's envelope with the rows shown (`cursor`: where the next page of rows starts, if any). */
 const envelopeOf = (job: Job, data: PageRow[], cursor: string | null): JobEnvelope => ({
   id: job.id,
   kind: job.kind,
