@@ -169,8 +169,8 @@ export class JobService {
     if (limit <= 0) return envelopeOf(job, [], (await this.pages.hasRowsFrom(job.id, after)) ? String(after) : null);
     const formats = this.formatsOf(job);
     const shown: PageRow[] = [];
+    const budget = new AnswerBudget();
     let next = after;
-    let bytes = 0;
     let more = false;
     reading: while (shown.length < limit) {
       const take = Math.min(ROWS_READ_AT_ONCE, limit - shown.length);
@@ -183,13 +183,11 @@ export class JobService {
           break reading;
         }
         const row = toRow(page, formats);
-        const weight = rowBytes(row);
-        if (shown.length && bytes + weight > ANSWER_ROWS_BYTES) {
+        if (!budget.fits(row)) {
           more = true;
           break reading;
         }
         shown.push(row);
-        bytes += weight;
         next = page.position + 1;
       }
       if (pages.length < take) break;
@@ -234,7 +232,7 @@ export class JobService {
   ): Promise<{ rows: { position: number; row: PageRow }[]; positionsRead: number }> {
     const want = formats.includes('all') ? 'all' : (formats.filter((f) => isFormat(f)) as ScrapeFormat[]);
     const rows: { position: number; row: PageRow }[] = [];
-    let bytes = 0;
+    const budget = new AnswerBudget();
     for (let from = 0; from < positions.length; from += ROWS_READ_AT_ONCE) {
       const chunk = positions.slice(from, from + ROWS_READ_AT_ONCE);
       const found = new Map((await this.pages.atPositions(workspaceId, jobId, chunk)).map((p) => [p.position, p]));
@@ -242,10 +240,8 @@ export class JobService {
         const page = found.get(position);
         if (!page) continue;
         const row = toRow(page, want);
-        const weight = rowBytes(row);
-        if (rows.length && bytes + weight > ANSWER_ROWS_BYTES) return { rows, positionsRead: from + i };
+        if (!budget.fits(row)) return { rows, positionsRead: from + i };
         rows.push({ position, row });
-        bytes += weight;
       }
     }
     return { rows, positionsRead: positions.length };
@@ -328,18 +324,32 @@ export class JobService {
  * scrape client, the crawl's), the rest for the envelope and the encodings on the way. A batch of
  * very large pages with their raw html would otherwise pass it within a few rows.
  */
-export const ANSWER_ROWS_BYTES = 32 * 1024 * 1024;
+const ANSWER_ROWS_BYTES = 32 * 1024 * 1024;
 /** Rows read from the database at once while an answer is filled (their bodies compressed). */
 const ROWS_READ_AT_ONCE = 25;
 
 /** A row's weight in an answer: its bodies and screenshot, and ~1 KB for the rest. */
-export const rowBytes = (row: PageRow): number => {
+const rowBytes = (row: PageRow): number => {
   let n = 1024;
   for (const body of [row.markdown, row.text, row.cleanHtml, row.html, row.screenshot])
     if (body) n += Buffer.byteLength(body);
   for (const link of row.links ?? []) n += Buffer.byteLength(link) + 4;
   return n;
 };
+
+/** The rows of one answer, counted in while they fit ANSWER_ROWS_BYTES (the first always does). */
+class AnswerBudget {
+  private bytes = 0;
+  private rows = 0;
+
+  fits(row: PageRow): boolean {
+    const weight = rowBytes(row);
+    if (this.rows > 0 && this.bytes + weight > ANSWER_ROWS_BYTES) return false;
+    this.rows += 1;
+    this.bytes += weight;
+    return true;
+  }
+}
 
 /** A job's envelope with the rows shown (`cursor`: where the next page of rows starts, if any). */
 const envelopeOf = (job: Job, data: PageRow[], cursor: string | null): JobEnvelope => ({
