@@ -57,6 +57,43 @@ const gate = () => {
   return { open, opened };
 };
 
+/**
+ * A run as a 100,000-page crawl's is in the middle of its crawl, alone in a database of its own:
+ * 30,000 URLs done, 10 in flight, 69,990 queued, one host; never analyzed (the planner's
+ * defaults, as a frontier is while it grows) and never vacuumed.
+ */
+const inLargeRun = async <T>(fn: (large: { prisma: PrismaClient; raw: RawDb; runId: string }) => Promise<T>) => {
+  const own = await createTestDatabase();
+  const prisma = createPrismaClient(own.url, 2);
+  const raw = createRawDb(own.url, 1);
+  try {
+    const workspaceId = newId('ws');
+    const request = crawlRequestSchema.parse({ url: 'http://site.test/' });
+    await prisma.workspace.create({ data: { id: workspaceId, name: 'frontier' } });
+    const { job } = await new CrawlJobRepository(prisma, raw).create({
+      workspaceId,
+      seed: 'http://site.test/',
+      config: resolveCrawl(request).config,
+      request,
+      requestId: null,
+      secret: null,
+    });
+    await prisma.$executeRawUnsafe('ALTER TABLE crawl_url SET (autovacuum_enabled = false)');
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, state)
+       SELECT $1, 'http://site.test/p/' || i, 'http://site.test/p/' || i, 'site.test', i, 1, 'link',
+              CASE WHEN i < 30000 THEN 'done' WHEN i < 30010 THEN 'dispatched' ELSE 'queued' END
+         FROM generate_series(0, 99999) AS i`,
+      job.runId,
+    );
+    return await fn({ prisma, raw, runId: job.runId });
+  } finally {
+    await prisma.$disconnect();
+    await raw.end();
+    await own.drop();
+  }
+};
+
 describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time zone %s)', (timeZone) => {
   let db: TestDatabase;
   let prisma: PrismaClient;
@@ -567,6 +604,47 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
         picked: [{ url: 'http://a.test/1', host: 'a.test', position: 0, attempts: 1, foundVia: 'link' }],
       });
     });
+
+    it('reads only the head of a large queue, in crawl order, whatever the statistics say', async () => {
+      // Filtered by the hosts in flight inside the scan, the dispatch's plan read and sorted all
+      // 69,990 queued URLs on each step of a 100,000-page crawl (20–40 ms a step).
+      const reads = await inLargeRun(async ({ prisma: ownPrisma, raw: ownRaw, runId }) => {
+        const own = new FrontierRepository(ownPrisma, ownRaw);
+        /** Rows the statement read from crawl_url, by sequential scan and through indexes. */
+        const dispatchReading = async (perHost: number) =>
+          (await own.locked(runId, async (tx) => {
+            const counters = async () =>
+              (
+                await tx.$queryRawUnsafe<{ seq: number; fetched: number }[]>(
+                  `SELECT seq_scan::int AS seq, idx_tup_fetch::int AS fetched
+                     FROM pg_stat_xact_user_tables WHERE relname = 'crawl_url'`,
+                )
+              )[0]!;
+            const before = await counters();
+            const { picked } = await own.dispatchNext(tx, runId, 'links', {
+              maxInFlight: 64,
+              perHost,
+              waitingHosts: [],
+            });
+            const after = await counters();
+            return {
+              picked: picked.map((r) => r.position),
+              seq: after.seq - before.seq,
+              fetched: after.fetched - before.fetched,
+            };
+          }))!;
+        // The only host at its limit: nothing may go, and the queue is not searched for a URL that may.
+        const full = await dispatchReading(10);
+        // Room for ten more: the next ten in crawl order.
+        const room = await dispatchReading(20);
+        return { full, room };
+      });
+      expect(reads.full).toMatchObject({ picked: [], seq: 0 });
+      expect(reads.room.picked).toEqual(Array.from({ length: 10 }, (_, i) => 30010 + i));
+      expect(reads.room.seq).toBe(0);
+      // The window (four URLs a place, 64 places) and the rows in flight, not the queue.
+      for (const r of [reads.full, reads.room]) expect(r.fetched).toBeLessThanOrEqual(64 * 4 + 40);
+    });
   });
 
   describe("a crawl's robots.txt, kept with its run", () => {
@@ -649,48 +727,21 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       // The statement is prepared: after five runs PostgreSQL may plan it once for every value.
       // That plan must not read the run's queued URLs: a 100,000-page crawl (one run in its
       // database, 70,000 URLs queued) slowed as they grew, 36 ms a step.
-      const own = await createTestDatabase();
-      const ownPrisma = createPrismaClient(own.url, 2);
-      const ownRaw = createRawDb(own.url, 1);
-      try {
-        const ownJobs = new CrawlJobRepository(ownPrisma, ownRaw);
-        const request = crawlRequestSchema.parse({ url: 'http://site.test/' });
-        await ownPrisma.workspace.create({ data: { id: workspaceId, name: 'frontier' } });
-        const { job } = await ownJobs.create({
-          workspaceId,
-          seed: 'http://site.test/',
-          config: resolveCrawl(request).config,
-          request,
-          requestId: null,
-          secret: null,
-        });
-        // As a crawl's frontier is while it grows: not analyzed yet (the planner's defaults).
-        await ownPrisma.$executeRawUnsafe('ALTER TABLE crawl_url SET (autovacuum_enabled = false)');
-        await ownPrisma.$executeRawUnsafe(
-          `INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, state)
-           SELECT $1, 'http://site.test/p/' || i, 'http://site.test/p/' || i, 'site.test', i, 1, 'link',
-                  CASE WHEN i < 30000 THEN 'done' WHEN i < 30010 THEN 'dispatched' ELSE 'queued' END
-             FROM generate_series(0, 99999) AS i`,
-          job.runId,
-        );
-        const plan = await ownPrisma.$transaction(async (tx) => {
+      const plan = await inLargeRun(async ({ prisma: ownPrisma, runId }) =>
+        ownPrisma.$transaction(async (tx) => {
           await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = force_generic_plan`);
           await tx.$executeRawUnsafe(
             `PREPARE settle_probe(text, int[], text[], text[], int[], int[], int[]) AS ${SETTLE_SQL}`,
           );
           const lines = await tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
-            `EXPLAIN (COSTS OFF) EXECUTE settle_probe('${job.runId}', '{30001,30002}', '{ok,ok}', '{OK,OK}', '{200,200}', '{1,1}', '{0,0}')`,
+            `EXPLAIN (COSTS OFF) EXECUTE settle_probe('${runId}', '{30001,30002}', '{ok,ok}', '{OK,OK}', '{200,200}', '{1,1}', '{0,0}')`,
           );
           await tx.$executeRawUnsafe('DEALLOCATE settle_probe');
           return lines.map((l) => l['QUERY PLAN']).join('\n');
-        });
-        expect(plan).toContain('crawl_url_run_id_position_key');
-        expect(plan).not.toMatch(/run_id_state/);
-      } finally {
-        await ownPrisma.$disconnect();
-        await ownRaw.end();
-        await own.drop();
-      }
+        }),
+      );
+      expect(plan).toContain('crawl_url_run_id_position_key');
+      expect(plan).not.toMatch(/run_id_state/);
     });
 
     it('settles a queued page whose dispatch was published by a step that never committed', async () => {
