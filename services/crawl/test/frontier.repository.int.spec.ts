@@ -420,27 +420,36 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       const runId = await runWith(
         link('http://site.test/', { depth: 0, foundVia: 'seed' }),
         link('http://site.test/deep', { depth: 2 }),
-        link('http://site.test/listed', { depth: 2, foundVia: 'sitemap', inSitemap: true }),
+        link('http://site.test/listed', { depth: 1, foundVia: 'sitemap', inSitemap: true }),
         link('http://site.test/one', { depth: 1 }),
         link('http://site.test/listed-too', { depth: 1, foundVia: 'sitemap', inSitemap: true }),
+        // Deeper than a sitemap's URLs are found (SITEMAP_DEPTH): goes with the others, never lost.
+        link('http://site.test/listed-deep', { depth: 2, inSitemap: true }),
       );
       const next = (order: 'links' | 'sitemap_first', take: number) =>
         frontier.locked(runId, async (tx) => (await frontier.nextQueued(tx, runId, order, take)).map((r) => r.url));
       expect(await next('links', 10)).toEqual([
         'http://site.test/',
+        'http://site.test/listed',
         'http://site.test/one',
         'http://site.test/listed-too',
         'http://site.test/deep',
-        'http://site.test/listed',
+        'http://site.test/listed-deep',
       ]);
       expect(await next('sitemap_first', 10)).toEqual([
         'http://site.test/listed',
         'http://site.test/listed-too',
         'http://site.test/',
-        'http://site.test/deep',
         'http://site.test/one',
+        'http://site.test/deep',
+        'http://site.test/listed-deep',
       ]);
-      expect(await next('links', 2)).toEqual(['http://site.test/', 'http://site.test/one']);
+      expect(await next('links', 2)).toEqual(['http://site.test/', 'http://site.test/listed']);
+      expect(await next('sitemap_first', 3)).toEqual([
+        'http://site.test/listed',
+        'http://site.test/listed-too',
+        'http://site.test/',
+      ]);
     });
 
     it('answers the row as stored, and leaves out URLs no longer queued', async () => {
@@ -611,7 +620,7 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       const reads = await inLargeRun(async ({ prisma: ownPrisma, raw: ownRaw, runId }) => {
         const own = new FrontierRepository(ownPrisma, ownRaw);
         /** Rows the statement read from crawl_url, by sequential scan and through indexes. */
-        const dispatchReading = async (perHost: number) =>
+        const dispatchReading = async (perHost: number, order: 'links' | 'sitemap_first' = 'links') =>
           (await own.locked(runId, async (tx) => {
             const counters = async () =>
               (
@@ -621,7 +630,7 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
                 )
               )[0]!;
             const before = await counters();
-            const { picked } = await own.dispatchNext(tx, runId, 'links', {
+            const { picked } = await own.dispatchNext(tx, runId, order, {
               maxInFlight: 64,
               perHost,
               waitingHosts: [],
@@ -637,13 +646,28 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
         const full = await dispatchReading(10);
         // Room for ten more: the next ten in crawl order.
         const room = await dispatchReading(20);
-        return { full, room };
+        // sitemap_first: seeds not fetched yet, then 30,000 URLs a sitemap listed (as seeder.ts
+        // adds them, before any link found on a page), then links: the sitemap's go first.
+        await ownPrisma.$executeRawUnsafe(
+          `UPDATE crawl_url SET depth = 0 WHERE run_id = $1 AND position BETWEEN 30030 AND 30099`,
+          runId,
+        );
+        await ownPrisma.$executeRawUnsafe(
+          `UPDATE crawl_url SET in_sitemap = true WHERE run_id = $1 AND position BETWEEN 30100 AND 59999`,
+          runId,
+        );
+        const listed = await dispatchReading(30, 'sitemap_first');
+        return { full, room, listed };
       });
       expect(reads.full).toMatchObject({ picked: [], seq: 0 });
       expect(reads.room.picked).toEqual(Array.from({ length: 10 }, (_, i) => 30010 + i));
       expect(reads.room.seq).toBe(0);
-      // The window (four URLs a place, 64 places) and the rows in flight, not the queue.
+      expect(reads.listed.picked).toEqual(Array.from({ length: 10 }, (_, i) => 30100 + i));
+      expect(reads.listed.seq).toBe(0);
+      // The window (four URLs a place, 64 places) and the rows in flight, not the queue; for
+      // sitemap_first also the 70 seeds passed over on the way to the sitemap's URLs.
       for (const r of [reads.full, reads.room]) expect(r.fetched).toBeLessThanOrEqual(64 * 4 + 40);
+      expect(reads.listed.fetched).toBeLessThanOrEqual(64 * 4 + 40 + 70);
     });
   });
 

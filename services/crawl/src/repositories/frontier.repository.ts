@@ -64,15 +64,38 @@ const columnsOf = (t = '') => {
 };
 const columns = columnsOf();
 
-/** Queued URLs of run $1 whose time has come, in crawl order (see nextQueued), `also` and `limit` given. */
-/** Crawl order: breadth-first (depth, then discovery), or every sitemap URL first. */
-const CRAWL_ORDER = { links: 'depth, position', sitemap_first: 'in_sitemap DESC, position' } as const;
+/** The depth a sitemap's URLs are found at (the seed's own entry at 0): seeder.ts adds them so. */
+export const SITEMAP_DEPTH = 1;
 
-const queuedSql = (order: 'links' | 'sitemap_first', also: string, limit: string, select = columns) =>
-  `SELECT ${select} FROM crawl_url
-    WHERE run_id = $1 AND state = 'queued' AND (not_before IS NULL OR not_before <= (clock_timestamp() AT TIME ZONE 'utc'))
-      ${also}
-    ORDER BY ${CRAWL_ORDER[order]} LIMIT ${limit}`;
+/**
+ * Crawl order: breadth-first (depth, then discovery), or for sitemap_first the URLs a sitemap
+ * listed (at most SITEMAP_DEPTH deep) before all others, each part breadth-first. Both are read
+ * from the index (run_id, state, depth, position) as one or two ranges (see `headSql`).
+ */
+const CRAWL_ORDER = {
+  links: 'depth, position',
+  sitemap_first: `NOT (in_sitemap AND depth <= ${SITEMAP_DEPTH}), depth, position`,
+} as const;
+
+const WHOSE_TIME_HAS_COME = `(not_before IS NULL OR not_before <= (clock_timestamp() AT TIME ZONE 'utc'))`;
+
+/**
+ * The first `limit` queued URLs of run $1 whose time has come, in crawl order, when `also` holds
+ * (a condition evaluated once). Each part is a range of the crawl-order index read in order with
+ * no other condition, so PostgreSQL stops at the limit whatever its statistics say; sitemap_first
+ * reads the URLs a sitemap listed, then the others only if those fell short.
+ */
+const headSql = (order: 'links' | 'sitemap_first', also: string, limit: string, select = columns) => {
+  const part = (which: string) => `SELECT ${select} FROM crawl_url
+    WHERE run_id = $1 AND state = 'queued' AND ${WHOSE_TIME_HAS_COME} AND ${which} AND ${also}
+    ORDER BY depth, position LIMIT ${limit}`;
+  if (order === 'links') return part('true');
+  const listed = `in_sitemap AND depth <= ${SITEMAP_DEPTH}`;
+  return `WITH listed AS MATERIALIZED (${part(listed)})
+    SELECT * FROM listed
+    UNION ALL
+    (${part(`NOT (${listed}) AND (SELECT count(*) FROM listed) < ${limit}`)})`;
+};
 
 /** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
 const quoteLiteral = (s: string) => `'${storableText(s).replaceAll("'", "''")}'`;
@@ -295,10 +318,14 @@ export class FrontierRepository {
 
   /**
    * The next queued URLs in crawl order: breadth-first (depth, then discovery) or, for
-   * sitemap_first, every sitemap URL before any other. Only those whose not_before has passed.
+   * sitemap_first, every URL a sitemap listed before any other. Only those whose not_before has passed.
    */
   async nextQueued(tx: Tx, runId: string, order: 'links' | 'sitemap_first', take: number): Promise<FrontierRow[]> {
-    return tx.$queryRawUnsafe<FrontierRow[]>(queuedSql(order, '', '$2'), runId, take);
+    return tx.$queryRawUnsafe<FrontierRow[]>(
+      `SELECT ${columns} FROM (${headSql(order, 'true', '$2', '*')}) q ORDER BY ${CRAWL_ORDER[order]} LIMIT $2`,
+      runId,
+      take,
+    );
   }
 
   /**
@@ -330,7 +357,7 @@ export class FrontierRepository {
        ), flying AS (
          SELECT COALESCE(sum(n), 0)::int AS busy FROM h
        ), head AS MATERIALIZED (
-         ${queuedSql(order, 'AND (SELECT busy FROM flying) < $2', '$5', 'position, host, depth, in_sitemap')}
+         ${headSql(order, '(SELECT busy FROM flying) < $2', '$5', 'position, host, depth, in_sitemap')}
        ), candidates AS (
          SELECT head.position, head.host, row_number() OVER (ORDER BY ${CRAWL_ORDER[order]}) AS ord FROM head
           WHERE head.host <> ALL($4::text[])

@@ -2,7 +2,7 @@ import type { CrawlRequest } from '@tidemark/contracts';
 import type { Logger } from '@tidemark/telemetry';
 import { normalizeUrl } from '../../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../../repositories/crawl-job.repository.js';
-import type { FrontierRepository, NewUrl, Tx } from '../../repositories/frontier.repository.js';
+import { SITEMAP_DEPTH, type FrontierRepository, type NewUrl, type Tx } from '../../repositories/frontier.repository.js';
 import type { CrawlOptions } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
 import type { CrawlEvents } from './crawl-events.js';
@@ -112,7 +112,7 @@ export class Seeder {
         if (!key) continue;
         if (entry.source === 'sitemap') sitemapKeys.push(key);
         const url = new URL(key);
-        const verdict = ctx.scope.check(url, 1);
+        const verdict = ctx.scope.check(url, SITEMAP_DEPTH);
         if (verdict === 'too_deep') depthReached = true;
         if (verdict !== 'in' || key === seedKey) continue;
         if (entry.source === 'sitemap' && !ctx.scope.takesFromSitemap(url)) continue;
@@ -120,7 +120,7 @@ export class Seeder {
           key,
           url: entry.url,
           host: url.host,
-          depth: 1,
+          depth: SITEMAP_DEPTH,
           foundVia: entry.source === 'feed' ? 'feed' : 'sitemap',
           firstReferer: null,
           inSitemap: entry.source === 'sitemap',
