@@ -57,12 +57,20 @@ const gate = () => {
   return { open, opened };
 };
 
+/** What PostgreSQL knows of a large run's frontier when a statement is planned. */
+type Statistics = 'none' | 'a row count only' | 'from when the run was small';
+
 /**
  * A run as a 100,000-page crawl's is in the middle of its crawl, alone in a database of its own:
- * 30,000 URLs done, 10 in flight, 69,990 queued, one host; never analyzed (the planner's
- * defaults, as a frontier is while it grows) and never vacuumed.
+ * 30,000 URLs done, 10 in flight, 69,990 queued, one host; never vacuumed by autovacuum, and by
+ * default never analyzed (the planner's defaults, as a frontier is while it grows). `statistics`
+ * gives the planner other beliefs: a row count and no column statistics (a VACUUM), or the
+ * statistics of the same run when it held ten URLs.
  */
-const inLargeRun = async <T>(fn: (large: { prisma: PrismaClient; raw: RawDb; runId: string }) => Promise<T>) => {
+const inLargeRun = async <T>(
+  fn: (large: { prisma: PrismaClient; raw: RawDb; runId: string }) => Promise<T>,
+  statistics: Statistics = 'none',
+) => {
   const own = await createTestDatabase();
   const prisma = createPrismaClient(own.url, 2);
   const raw = createRawDb(own.url, 1);
@@ -83,9 +91,25 @@ const inLargeRun = async <T>(fn: (large: { prisma: PrismaClient; raw: RawDb; run
       `INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, state)
        SELECT $1, 'http://site.test/p/' || i, 'http://site.test/p/' || i, 'site.test', i, 1, 'link',
               CASE WHEN i < 30000 THEN 'done' WHEN i < 30010 THEN 'dispatched' ELSE 'queued' END
-         FROM generate_series(0, 99999) AS i`,
+         FROM generate_series(0, $2::int - 1) AS i`,
       job.runId,
+      statistics === 'from when the run was small' ? 10 : 100_000,
     );
+    if (statistics === 'from when the run was small') {
+      await prisma.$executeRawUnsafe('ANALYZE crawl_url');
+      await prisma.$executeRawUnsafe(
+        `INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, state)
+         SELECT $1, 'http://site.test/p/' || i, 'http://site.test/p/' || i, 'site.test', i, 1, 'link',
+                CASE WHEN i < 30000 THEN 'done' WHEN i < 30010 THEN 'dispatched' ELSE 'queued' END
+           FROM generate_series(10, 99999) AS i`,
+        job.runId,
+      );
+      await prisma.$executeRawUnsafe(
+        `UPDATE crawl_url SET state = 'done' WHERE run_id = $1 AND position < 10`,
+        job.runId,
+      );
+    }
+    if (statistics === 'a row count only') await prisma.$executeRawUnsafe('VACUUM crawl_url');
     return await fn({ prisma, raw, runId: job.runId });
   } finally {
     await prisma.$disconnect();
@@ -614,61 +638,69 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       });
     });
 
-    it('reads only the head of a large queue, in crawl order, whatever the statistics say', async () => {
-      // Filtered by the hosts in flight inside the scan, the dispatch's plan read and sorted all
-      // 69,990 queued URLs on each step of a 100,000-page crawl (20–40 ms a step).
-      const reads = await inLargeRun(async ({ prisma: ownPrisma, raw: ownRaw, runId }) => {
-        const own = new FrontierRepository(ownPrisma, ownRaw);
-        /** Rows the statement read from crawl_url, by sequential scan and through indexes. */
-        const dispatchReading = async (perHost: number, order: 'links' | 'sitemap_first' = 'links') =>
-          (await own.locked(runId, async (tx) => {
-            const counters = async () =>
-              (
-                await tx.$queryRawUnsafe<{ seq: number; fetched: number }[]>(
-                  `SELECT seq_scan::int AS seq, idx_tup_fetch::int AS fetched
-                     FROM pg_stat_xact_user_tables WHERE relname = 'crawl_url'`,
-                )
-              )[0]!;
-            const before = await counters();
-            const { picked } = await own.dispatchNext(tx, runId, order, {
-              maxInFlight: 64,
-              perHost,
-              waitingHosts: [],
-            });
-            const after = await counters();
-            return {
-              picked: picked.map((r) => r.position),
-              seq: after.seq - before.seq,
-              fetched: after.fetched - before.fetched,
-            };
-          }))!;
-        // The only host at its limit: nothing may go, and the queue is not searched for a URL that may.
-        const full = await dispatchReading(10);
-        // Room for ten more: the next ten in crawl order.
-        const room = await dispatchReading(20);
-        // sitemap_first: seeds not fetched yet, then 30,000 URLs a sitemap listed (as seeder.ts
-        // adds them, before any link found on a page), then links: the sitemap's go first.
-        await ownPrisma.$executeRawUnsafe(
-          `UPDATE crawl_url SET depth = 0 WHERE run_id = $1 AND position BETWEEN 30030 AND 30099`,
-          runId,
-        );
-        await ownPrisma.$executeRawUnsafe(
-          `UPDATE crawl_url SET in_sitemap = true WHERE run_id = $1 AND position BETWEEN 30100 AND 59999`,
-          runId,
-        );
-        const listed = await dispatchReading(30, 'sitemap_first');
-        return { full, room, listed };
-      });
-      expect(reads.full).toMatchObject({ picked: [], seq: 0 });
-      expect(reads.room.picked).toEqual(Array.from({ length: 10 }, (_, i) => 30010 + i));
-      expect(reads.room.seq).toBe(0);
-      expect(reads.listed.picked).toEqual(Array.from({ length: 10 }, (_, i) => 30100 + i));
-      expect(reads.listed.seq).toBe(0);
-      // The window (four URLs a place, 64 places) and the rows in flight, not the queue; for
-      // sitemap_first also the 70 seeds passed over on the way to the sitemap's URLs.
-      for (const r of [reads.full, reads.room]) expect(r.fetched).toBeLessThanOrEqual(64 * 4 + 40);
-      expect(reads.listed.fetched).toBeLessThanOrEqual(64 * 4 + 40 + 70);
-    });
+    it.each<Statistics>(['none', 'a row count only', 'from when the run was small'])(
+      'reads only the head of a large queue, in crawl order, whatever the statistics say (%s)',
+      async (statistics) => {
+        // Filtered by the hosts in flight inside the scan, the dispatch's plan read and sorted all
+        // 69,990 queued URLs on each step of a 100,000-page crawl (20–40 ms a step).
+        const reads = await inLargeRun(async ({ prisma: ownPrisma, raw: ownRaw, runId }) => {
+          const own = new FrontierRepository(ownPrisma, ownRaw);
+          /** Rows the statement read from crawl_url, by sequential scan and through indexes. */
+          const dispatchReading = async (perHost: number, order: 'links' | 'sitemap_first' = 'links') =>
+            (await own.locked(runId, async (tx) => {
+              const counters = async () =>
+                (
+                  await tx.$queryRawUnsafe<{ seq: number; fetched: number; planner: string }[]>(
+                    `SELECT seq_scan::int AS seq, idx_tup_fetch::int AS fetched,
+                            current_setting('enable_seqscan') || current_setting('enable_bitmapscan') ||
+                              current_setting('enable_sort') || current_setting('jit') AS planner
+                       FROM pg_stat_xact_user_tables WHERE relname = 'crawl_url'`,
+                  )
+                )[0]!;
+              const before = await counters();
+              const { picked } = await own.dispatchNext(tx, runId, order, {
+                maxInFlight: 64,
+                perHost,
+                waitingHosts: [],
+              });
+              const after = await counters();
+              return {
+                picked: picked.map((r) => r.position),
+                seq: after.seq - before.seq,
+                // The plan settings the statement used are back to the server's after it.
+                plannerKept: after.planner === before.planner,
+                fetched: after.fetched - before.fetched,
+              };
+            }))!;
+          // The only host at its limit: nothing may go, and the queue is not searched for a URL that may.
+          const full = await dispatchReading(10);
+          // Room for ten more: the next ten in crawl order.
+          const room = await dispatchReading(20);
+          // sitemap_first: seeds not fetched yet, then 30,000 URLs a sitemap listed (as seeder.ts
+          // adds them, before any link found on a page), then links: the sitemap's go first.
+          await ownPrisma.$executeRawUnsafe(
+            `UPDATE crawl_url SET depth = 0 WHERE run_id = $1 AND position BETWEEN 30030 AND 30099`,
+            runId,
+          );
+          await ownPrisma.$executeRawUnsafe(
+            `UPDATE crawl_url SET in_sitemap = true WHERE run_id = $1 AND position BETWEEN 30100 AND 59999`,
+            runId,
+          );
+          const listed = await dispatchReading(30, 'sitemap_first');
+          return { full, room, listed };
+        }, statistics);
+        expect(reads.full).toMatchObject({ picked: [], seq: 0 });
+        for (const r of [reads.full, reads.room, reads.listed]) expect(r.plannerKept).toBe(true);
+        expect(reads.room.picked).toEqual(Array.from({ length: 10 }, (_, i) => 30010 + i));
+        expect(reads.room.seq).toBe(0);
+        expect(reads.listed.picked).toEqual(Array.from({ length: 10 }, (_, i) => 30100 + i));
+        expect(reads.listed.seq).toBe(0);
+        // The window (four URLs a place, 64 places) and the rows in flight, not the queue; for
+        // sitemap_first also the 70 seeds passed over on the way to the sitemap's URLs.
+        for (const r of [reads.full, reads.room]) expect(r.fetched).toBeLessThanOrEqual(64 * 4 + 40);
+        expect(reads.listed.fetched).toBeLessThanOrEqual(64 * 4 + 40 + 70);
+      },
+    );
   });
 
   describe("a crawl's robots.txt, kept with its run", () => {

@@ -82,8 +82,8 @@ const WHOSE_TIME_HAS_COME = `(not_before IS NULL OR not_before <= (clock_timesta
 /**
  * The first `limit` queued URLs of run $1 whose time has come, in crawl order, when `also` holds
  * (a condition evaluated once). Each part is a range of the crawl-order index read in order with
- * no other condition, so PostgreSQL stops at the limit whatever its statistics say; sitemap_first
- * reads the URLs a sitemap listed, then the others only if those fell short.
+ * no other condition, so that it can stop at the limit (dispatchNext's plan settings make sure it
+ * does); sitemap_first reads the URLs a sitemap listed, then the others only if those fell short.
  */
 const headSql = (order: 'links' | 'sitemap_first', also: string, limit: string, select = columns) => {
   const part = (which: string) => `SELECT ${select} FROM crawl_url
@@ -96,6 +96,15 @@ const headSql = (order: 'links' | 'sitemap_first', also: string, limit: string, 
     UNION ALL
     (${part(`NOT (${listed}) AND (SELECT count(*) FROM listed) < ${limit}`)})`;
 };
+
+/**
+ * Plan settings under which the head of the queue can only be read in order from its index. A
+ * plan made so costs ~10^10 to the planner (what each plan node it may not use adds), past any
+ * JIT threshold: JIT is off with them (compiling took ~0.3 s a statement).
+ */
+const HEAD_PLAN_SETTINGS = ['enable_seqscan', 'enable_bitmapscan', 'enable_sort', 'jit'];
+const PLAN_HEAD_IN_ORDER = HEAD_PLAN_SETTINGS.map((name) => `SET LOCAL ${name} = off`).join('; ');
+const PLAN_AS_SERVER_SAYS = HEAD_PLAN_SETTINGS.map((name) => `SET LOCAL ${name} TO DEFAULT`).join('; ');
 
 /** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
 const quoteLiteral = (s: string) => `'${storableText(s).replaceAll("'", "''")}'`;
@@ -344,13 +353,18 @@ export class FrontierRepository {
   ): Promise<{ inFlight: number; picked: Dispatchable[] }> {
     // The head of the queue is read first, in crawl order, with nothing but the index's own
     // conditions and a fixed limit, so that PostgreSQL reads it from the crawl-order index and
-    // stops, whatever its statistics say; the hosts' politeness is applied to that window after.
+    // stops; the hosts' politeness is applied to that window after.
     // Filtered inside the scan (a join on the hosts in flight), the plan depended on estimates
     // and, on a 100,000-URL frontier, read and sorted every queued URL of the run on each step
     // (20–40 ms; all of them when the crawl's only host was at its limit). The window holds four
     // URLs for each place the crawl can have (a host at its limit may pass some over); when no
     // place is free, it is not read at all.
     const window = Math.min(limits.maxInFlight * 4, 1000);
+    // The planner may not choose otherwise: on a belief that the run holds a few rows (a row
+    // count with no column statistics, after a VACUUM; statistics taken when the run was small)
+    // a bitmap scan and a sort of every queued URL look as cheap as the ordered read. For this
+    // statement only: the settings go back to the server's after it.
+    await tx.$executeRawUnsafe(PLAN_HEAD_IN_ORDER);
     const rows = await tx.$queryRawUnsafe<(Dispatchable & { busy: number })[]>(
       `WITH h AS (
          SELECT host, count(*)::int AS n FROM crawl_url WHERE run_id = $1 AND state = 'dispatched' GROUP BY host
@@ -381,6 +395,7 @@ export class FrontierRepository {
       limits.waitingHosts,
       window,
     );
+    await tx.$executeRawUnsafe(PLAN_AS_SERVER_SAYS);
     return {
       inFlight: rows[0]?.busy ?? 0,
       // Nothing handed out: the one row carries the count alone.

@@ -2,7 +2,12 @@ import type { CrawlRequest } from '@tidemark/contracts';
 import type { Logger } from '@tidemark/telemetry';
 import { normalizeUrl } from '../../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../../repositories/crawl-job.repository.js';
-import { SITEMAP_DEPTH, type FrontierRepository, type NewUrl, type Tx } from '../../repositories/frontier.repository.js';
+import {
+  SITEMAP_DEPTH,
+  type FrontierRepository,
+  type NewUrl,
+  type Tx,
+} from '../../repositories/frontier.repository.js';
 import type { CrawlOptions } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
 import type { CrawlEvents } from './crawl-events.js';
