@@ -1,5 +1,5 @@
 import { nextInSubtree, walkElements, type PageScan } from './dom-walk.js';
-import { BANNER_ROLES, NAME_BANNER, NAME_CONSENT, NameMatcher } from './patterns.js';
+import { BANNER_ROLES, FOLDED, NAME_BANNER, NAME_CONSENT, NameMatcher } from './patterns.js';
 import { judgedAttributes, type JudgedAttributes } from './linked-nodes.js';
 import { absoluteUrl, type UrlResolver } from './urls.js';
 
@@ -165,9 +165,35 @@ function dropHidden(hidden: Element[], body: Element, opts: CleanOptions): void 
   if (hiddenText > 0 && hiddenText > REVEALED_SHARE * visibleTextLength(body, hiddenText / REVEALED_SHARE)) return;
   for (const el of outer) {
     if (opts.declared?.length && holdsDeclared(el.textContent ?? '', opts.declared)) continue;
+    if (isFoldedSection(el)) continue;
     opts.onRemove?.(el, 'hidden');
     el.remove();
   }
+}
+
+/** Characters from which a folded section holds text of its own (a menu's entries are shorter). */
+const MIN_FOLDED_CHARS = 200;
+
+/**
+ * A tab panel, accordion body or "read more" continuation (by its role, class or id) with text
+ * of its own and not a list of links: hidden until a click, it is part of the page's content
+ * (a product's specifications tab, a service's answers, an installation's other platforms).
+ */
+function isFoldedSection(el: Element): boolean {
+  const { class: cls, id, role } = judgedAttributes(el);
+  if (role !== 'tabpanel' && !(cls && FOLDED.test(cls)) && !(id && FOLDED.test(id))) return false;
+  const text = visibleTextLength(el);
+  return text >= MIN_FOLDED_CHARS && linkTextLength(el) < LINKS_SHARE * text;
+}
+
+/** Share of link text from which a folded section is a menu's panel, not content. */
+const LINKS_SHARE = 0.5;
+
+/** Characters of text inside links under el, other than spaces. */
+function linkTextLength(el: Element): number {
+  let n = 0;
+  for (const a of el.getElementsByTagName('a')) n += visibleTextLength(a);
+  return n;
 }
 
 /**

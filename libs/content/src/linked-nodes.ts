@@ -37,6 +37,7 @@ export interface JudgedAttributes {
   itemprop: string | null;
   style: string | null;
   ariaModal: string | null;
+  /** `hidden`, or `popover` (a browser shows a popover only when a button or script opens it). */
   hidden: boolean;
 }
 
@@ -64,7 +65,7 @@ export function judgedAttributes(el: Element, links: Links | null = LINKS): Judg
     judged.itemprop = el.getAttribute('itemprop');
     judged.style = el.getAttribute('style');
     judged.ariaModal = el.getAttribute('aria-modal');
-    judged.hidden = el.hasAttribute('hidden');
+    judged.hidden = el.hasAttribute('hidden') || el.hasAttribute('popover');
     return judged;
   }
   judged.class = judged.id = judged.role = judged.itemprop = judged.style = judged.ariaModal = null;
@@ -91,6 +92,7 @@ export function judgedAttributes(el: Element, links: Links | null = LINKS): Judg
         judged.ariaModal ??= value;
         break;
       case 'hidden':
+      case 'popover':
         judged.hidden = true;
         break;
     }

@@ -56,6 +56,22 @@ export const BANNER = tokens(
   ].join('|'),
 );
 
+/**
+ * A folded section: a tab panel, an accordion's or a collapsible's body, a "read more"
+ * continuation. Hidden until a click, it is content the page holds (a product's details tab,
+ * a service's answers), not a closed menu or dialog.
+ */
+export const FOLDED = tokens(
+  [
+    'tab-?(?:pane|panel|content)',
+    'accordion(?:-?(?:content|panel|body|item))?',
+    'collaps(?:e|ed|ible)',
+    'expander(?:-?content)?',
+    'toggle(?:-?content)?',
+    'read-?more(?:-?content)?',
+  ].join('|'),
+);
+
 export const BANNER_ROLES = new Set(['dialog', 'alertdialog']);
 
 /** Furniture words that name links to other pages of the site (see OTHER_PAGES). */

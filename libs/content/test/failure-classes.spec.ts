@@ -742,6 +742,66 @@ describe('cleaning keeps real content', () => {
     expect(r.text).not.toContain('Size guide');
   });
 
+  it("keeps the folded sections a click opens: a product's tabs and a service's answers", () => {
+    // Tab panels and accordion bodies are hidden (attribute or inline style) until clicked.
+    const specs =
+      'Pile height 6 mm, so doors pass over it. Made of 100% recycled polyester with a non-slip backing; machine washable at 30 degrees, pad and all. Each rug is woven on a flat loom and finished by hand.';
+    const care =
+      'Vacuum weekly without the beater bar, and turn the rug a quarter every few months so that sunlight fades it evenly. Blot spills at once with a damp cloth; never rub, as rubbing spreads the stain. A stain that stays goes in the machine with the rest of the rug.';
+    const answer =
+      'We collect the old rug when we deliver the new one, at no charge, and send it to a recycler who turns the fibre into insulation. Tell us when you order, and leave the rug rolled by the door on the day. The driver takes it away with the packaging of the new one, and we email you once it is recycled.';
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <main><h1>Juniper Sage Runner</h1><p>A runner in soft sage for hallways and kitchens, woven flat so that it lies still underfoot.
+      The colour sits between grey and green, and goes with oak, pine and painted floors alike; the border is a shade darker, which
+      hides the dust a hallway collects between washes and frames the runner on a pale floor.</p>
+      <p>It comes in three lengths, for a short hall, a long one and a galley kitchen, and two can be laid end to end in a corridor:
+      the pattern is woven to meet at the ends. The runner arrives rolled, not folded, so it lies flat within the hour.</p>
+      <p>Juniper is part of a range of flatweaves in six colours, each dyed through the fibre, so a washed runner keeps its colour,
+      and each woven by the same mill that has made our rugs for twenty years, on looms that run on power from its own roof.</p>
+      <div class="product-tabs"><ul class="tab-list"><li>Specifications</li><li>Care</li></ul>
+      <div class="tab-pane active"><p>${specs}</p></div>
+      <div class="tab-pane" style="display:none"><p>${care}</p></div></div>
+      <h2>Questions</h2><div class="faq"><h3>Do you take the old rug away?</h3>
+      <div class="accordion__panel" hidden><p>${answer}</p></div></div>
+      <div role="tabpanel" hidden><p>${care.replace('Vacuum weekly', 'Shake it out weekly')}</p></div></main>
+      <div class="mobile-menu" hidden><ul><li><a href="/new">New arrivals</a></li><li><a href="/rugs">Rugs</a></li></ul></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const text of [specs, care, answer, 'Shake it out weekly']) expect(r.text).toContain(text);
+    expect(r.text).not.toContain('New arrivals');
+  });
+
+  it("still drops a folded menu's panel of links and a popover the page has not opened", () => {
+    const links = [
+      'Rugs',
+      'Runners',
+      'Doormats',
+      'Cushions',
+      'Throws',
+      'Curtains',
+      'Lamps',
+      'Mirrors',
+      'Baskets',
+      'Planters',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="menu-collapse" style="display:none"><ul>${links
+        .map((l) => `<li><a href="/${l.toLowerCase()}">Shop all ${l.toLowerCase()} in the collection</a></li>`)
+        .join('')}</ul></div>
+      <main><h1>Washable rugs</h1><p>Every rug in this collection goes in the washing machine, pad and all, and comes
+      out looking new; the pile is low enough for doors to pass over it.</p>
+      <p>The backing grips wooden and tiled floors without a separate underlay, and the edges are bound so that they
+      do not curl after a wash. Sizes run from a small mat by the sink to a rug under an eight-seat dining table.</p>
+      <p>Colours are dyed through the fibre rather than printed on its surface, so a sunny room fades them slowly and
+      evenly, and a rug that has been washed a hundred times looks much as it did on the first day.</p></main>
+      <div popover id="install-prompt"><p>Install this shop as an app on your home screen for notifications, badges and more.</p></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html, false);
+    expect(r.text).toContain('Every rug in this collection goes in the washing machine');
+    expect(r.text).not.toContain('Shop all');
+    expect(r.text).not.toContain('Install this shop');
+  });
+
   it("falls back to the page's own description when its body holds no text", () => {
     // A forum whose thread is rendered by a script from data the HTML does not carry.
     const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
