@@ -222,13 +222,15 @@ const SKIP_SUBTREE = 2;
 
 /**
  * React's streaming SSR sends late parts of the page as <div hidden id="S:n"> at the end of
- * the body and a script that moves each into its <template id="B:n"> placeholder. No script
- * runs here, so do the move: otherwise whole sections of the content look hidden.
+ * the body and a script that moves each into its placeholder: a suspense boundary's
+ * <template id="B:n"> ($RC), or a segment's <template id="P:n"> ($RS). No script runs here, so
+ * do the move: otherwise whole sections of the content look hidden.
  */
 function placeStreamedSegments(doc: Document, segments: Element[]): boolean {
   let moved = false;
   for (const segment of segments) {
-    const hole = doc.getElementById(`B:${segment.id.slice(2)}`);
+    const n = segment.id.slice(2);
+    const hole = doc.getElementById(`B:${n}`) ?? doc.getElementById(`P:${n}`);
     if (!hole?.parentNode) continue;
     hole.replaceWith(...Array.from(segment.childNodes));
     segment.remove();

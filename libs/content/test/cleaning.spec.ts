@@ -54,6 +54,18 @@ describe('cleaning', () => {
     );
   });
 
+  it('places React\'s completed segments in their <template id="P:n"> placeholders too', () => {
+    // $RS("S:2","P:2") fills a segment's placeholder, as $RC("B:1","S:1") fills a boundary's.
+    const html = `<html><body><main><h1>Trailhead 28 L Daypack</h1><template id="P:2"></template>
+      <p>Closing paragraph that comes after the streamed part.</p></main>
+      <div hidden id="S:2"><p>The product's details, streamed once the server had them.</p></div>
+      <script>$RS("S:2","P:2")</script></body></html>`;
+    const r = extractContent(parseDocument(html), { url: FIXTURE_URL, formats: ['text'], onlyMainContent: false });
+    expect(r.text).toBe(
+      "Trailhead 28 L Daypack\n\nThe product's details, streamed once the server had them.\n\nClosing paragraph that comes after the streamed part.",
+    );
+  });
+
   it('renders plain text with paragraph breaks and list items on their own lines', () => {
     const r = extractContent(parseDocument(fixtureHtml('product-page')), {
       url: FIXTURE_URL,
