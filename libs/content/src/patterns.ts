@@ -85,6 +85,12 @@ const OTHER_PAGES_WORDS = [
   'read-?more',
 ];
 
+/**
+ * A forum post's furniture around the message: the poster's rank title and details (join date,
+ * post count), their signature, the like counts. The message and the poster's name stay.
+ */
+const POST_FURNITURE_WORDS = ['signature', 'user-?title', 'user-?details', 'likes'];
+
 /** Page furniture: navigation, headers and footers, sidebars, sharing, related links, forms. */
 export const BOILERPLATE = tokens(
   [
@@ -122,6 +128,7 @@ export const BOILERPLATE = tokens(
     'tags',
     'post-?tags',
     'author-?(?:bio|box|info)',
+    ...POST_FURNITURE_WORDS,
     'byline',
     'post-?meta',
     'entry-?meta',

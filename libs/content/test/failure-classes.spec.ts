@@ -612,6 +612,42 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('Pile height');
     for (const t of reviews) expect(r.text).not.toContain(t);
   });
+  it("leaves out a forum post's furniture: the poster's rank and details, signature and likes", () => {
+    const posts = [
+      [
+        'harbourpilot',
+        'My 2014 hatchback shudders between 40 and 50 mph, only under light throttle. Tyres are balanced and the engine mounts look fine. Could it be the torque converter locking up?',
+      ],
+      [
+        'gearhead_71',
+        'That is the classic symptom of a torque converter clutch that judders as it locks. Change the transmission fluid first, with the fluid the maker specifies, and drive it for a week.',
+      ],
+      [
+        'harbourpilot',
+        'Changed the fluid on Saturday and the shudder is gone. Thanks, I was about to price a new converter.',
+      ],
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Shudder at 45 mph under light throttle</h1>
+      <div class="thread">${posts
+        .map(
+          ([user, message], i) => `<div class="post" id="post-${i}"><div class="postdetails">
+        <div class="userinfo"><a class="username" href="/members/${user}">${user}</a><span class="usertitle">Senior Member</span>
+        <dl class="userDetails"><dt>Join Date</dt><dd>Mar 2011</dd><dt>Posts</dt><dd>4,812</dd></dl></div>
+        <div class="postbody"><div class="content"><blockquote class="postcontent">${message}</blockquote></div>
+        <div class="signature">2014 hatchback, 1.6 manual. 1998 roadster, project car. Member of the owners' club since 2009.</div>
+        <div class="post-likes">3 people liked this post</div></div></div></div>`,
+        )
+        .join('\n')}</div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [user, message] of posts) {
+      expect(r.text).toContain(message!);
+      expect(r.text).toContain(user!);
+    }
+    for (const furniture of ['Senior Member', 'Join Date', "owners' club", 'liked this post']) {
+      expect(r.text).not.toContain(furniture);
+    }
+  });
+
   it('leaves out a long sidebar of testimonials named nothing but "sidebar"', () => {
     // A theme's sidebar widget of reviews: 1,500+ characters of prose with few links, which
     // a longer name ("toc-content-sidebar") would let count as content.
