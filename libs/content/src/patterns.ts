@@ -63,7 +63,7 @@ export const BANNER = tokens(
  */
 export const FOLDED = tokens(
   [
-    'tab-?(?:pane|panel|content)',
+    'tabs?[-_]*(?:pane|panel|content|body)s?',
     'accordion(?:-?(?:content|panel|body|item))?',
     'collaps(?:e|ed|ible)',
     'expander(?:-?content)?',

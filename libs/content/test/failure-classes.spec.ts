@@ -799,11 +799,14 @@ describe('cleaning keeps real content', () => {
       <div class="tab-pane" style="display:none"><p>${care}</p></div></div>
       <h2>Questions</h2><div class="faq"><h3>Do you take the old rug away?</h3>
       <div class="accordion__panel" hidden><p>${answer}</p></div></div>
-      <div role="tabpanel" hidden><p>${care.replace('Vacuum weekly', 'Shake it out weekly')}</p></div></main>
+      <div role="tabpanel" hidden><p>${care.replace('Vacuum weekly', 'Shake it out weekly')}</p></div>
+      <div class="tabs__panel" hidden><p>${care.replace('Vacuum weekly', 'Brush the fringe weekly')}</p></div></main>
       <div class="mobile-menu" hidden><ul><li><a href="/new">New arrivals</a></li><li><a href="/rugs">Rugs</a></li></ul></div>
       ${FOOTER}</body></html>`;
     const r = main(html);
-    for (const text of [specs, care, answer, 'Shake it out weekly']) expect(r.text).toContain(text);
+    for (const text of [specs, care, answer, 'Shake it out weekly', 'Brush the fringe weekly']) {
+      expect(r.text).toContain(text);
+    }
     expect(r.text).not.toContain('New arrivals');
   });
 
