@@ -175,15 +175,18 @@ function dropHidden(hidden: Element[], body: Element, opts: CleanOptions): void 
 const MIN_FOLDED_CHARS = 200;
 
 /**
- * A tab panel, accordion body or "read more" continuation (by its role, class or id) with text
- * of its own and not a list of links: hidden until a click, it is part of the page's content
- * (a product's specifications tab, a service's answers, an installation's other platforms).
+ * A tab panel, accordion body or "read more" continuation with text of its own: hidden until a
+ * click, it is part of the page's content (a product's specifications tab, a service's answers,
+ * an installation's other platforms). A panel the markup declares one (role=tabpanel) is, even
+ * when it lists links (a tab of resources); one known by its class or id only is not when it is
+ * mostly links (a collapsed menu's panel).
  */
 function isFoldedSection(el: Element): boolean {
   const { class: cls, id, role } = judgedAttributes(el);
-  if (role !== 'tabpanel' && !(cls && FOLDED.test(cls)) && !(id && FOLDED.test(id))) return false;
+  const declared = role === 'tabpanel';
+  if (!declared && !(cls && FOLDED.test(cls)) && !(id && FOLDED.test(id))) return false;
   const text = visibleTextLength(el);
-  return text >= MIN_FOLDED_CHARS && linkTextLength(el) < LINKS_SHARE * text;
+  return text >= MIN_FOLDED_CHARS && (declared || linkTextLength(el) < LINKS_SHARE * text);
 }
 
 /** Share of link text from which a folded section is a menu's panel, not content. */
