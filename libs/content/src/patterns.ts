@@ -25,12 +25,13 @@ export const CONSENT = tokens(
   ].join('|'),
 );
 
-/** Newsletter prompts, app banners, modals, chat and ad widgets. */
+/** Newsletter prompts, app banners, modals and popovers, chat and ad widgets. */
 export const BANNER = tokens(
   [
     'newsletter(?:-?(?:signup|popup|modal|form))?',
     'popup',
     'pop-?up',
+    'popover(?![-_]*(?:trigger|toggle|button|link|anchor))',
     'modal',
     'overlay',
     'interstitial',

@@ -648,6 +648,23 @@ describe('boilerplate does not win or stay', () => {
     }
   });
 
+  it('drops a popover (an info bubble a click opens) but keeps the link that opens one', () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Odessa Navy Medallion Rug</h1>
+      <div class="wt-popover seller-badge"><span class="wt-popover__trigger">Star Seller</span>
+      <div role="tooltip"><p>Star Sellers have an outstanding track record for a great customer experience: they
+      consistently earned five-star reviews, shipped orders on time and replied quickly to any messages they received.</p></div></div>
+      <p>A medallion rug in deep navy with an ivory border, power-loomed in a dense low pile that holds its shape under
+      a dining table. The backing is felted, so it lies flat on wood and tile without a pad, and the colours are dyed
+      through the fibre so that they do not fade in a sunny room.</p>
+      <p>Made to order in four sizes. Matching runners and round rugs are in the
+      <a id="popover-trigger-r1" aria-haspopup="dialog" href="/collections/odessa">Odessa collection</a>.</p></main>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('A medallion rug in deep navy');
+    expect(r.text).toContain('Odessa collection');
+    expect(r.text).not.toContain('outstanding track record');
+  });
+
   it('leaves out a long sidebar of testimonials named nothing but "sidebar"', () => {
     // A theme's sidebar widget of reviews: 1,500+ characters of prose with few links, which
     // a longer name ("toc-content-sidebar") would let count as content.
