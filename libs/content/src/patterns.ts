@@ -84,6 +84,7 @@ const OTHER_PAGES_WORDS = [
   'recirc',
   'more-?stories',
   'read-?more',
+  'latest-?(?:posts|news|articles|stories|insights|updates|blogs?)',
 ];
 
 /**

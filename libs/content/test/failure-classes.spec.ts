@@ -665,6 +665,41 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('outstanding track record');
   });
 
+  it('leaves out a section of the latest posts after the article, named so but not headed so', () => {
+    const teasers = [
+      [
+        'Five questions to ask before you sign a cloud contract',
+        'Exit terms, data residency and what the support plan really covers: a checklist our advisers use with every client before renewal.',
+      ],
+      [
+        'How a regional retailer cut its hosting bill by a third',
+        'Moving batch jobs to reserved capacity and retiring two forgotten environments paid for the whole migration within a year.',
+      ],
+      [
+        'What the new reporting rules mean for small suppliers',
+        'The thresholds, the dates and the records you will need to keep, explained without the jargon of the consultation paper.',
+      ],
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article><h1>Managed cloud hosting</h1>
+      <p>We run your applications on infrastructure we monitor around the clock, patch on a schedule you agree, and
+      back up every night to a second region. Each client has a named engineer who knows their systems.</p>
+      <p>Migrations are planned with you in stages, so that nothing moves until its replacement has been tested under
+      real traffic, and every stage can be rolled back within the hour if anything behaves differently.</p></article>
+      <section class="latest-insights"><h2>Insights from our team</h2>${teasers
+        .map(
+          ([title, excerpt]) =>
+            `<div class="teaser"><h3><a href="/insights/${title!.length}">${title}</a></h3><p>${excerpt}</p></div>`,
+        )
+        .join('')}</section></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('We run your applications on infrastructure');
+    expect(r.text).toContain('Migrations are planned with you in stages');
+    for (const [title, excerpt] of teasers) {
+      expect(r.text).not.toContain(title);
+      expect(r.text).not.toContain(excerpt);
+    }
+  });
+
   it('leaves out a long sidebar of testimonials named nothing but "sidebar"', () => {
     // A theme's sidebar widget of reviews: 1,500+ characters of prose with few links, which
     // a longer name ("toc-content-sidebar") would let count as content.
