@@ -624,6 +624,74 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       expect((await step(runId, (tx) => frontier.at(tx, runId, 0)))!.attempts).toBe(1);
     });
 
+    describe("the queue's start (Run.queueFrom…)", () => {
+      const startOf = async (runId: string) => {
+        const run = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+        return [run.queueFromDepth, run.queueFromPosition];
+      };
+      const dispatch = (runId: string, perHost = 10) =>
+        step(runId, async (tx) =>
+          (await frontier.dispatchNext(tx, runId, 'links', { maxInFlight: 2, perHost, waitingHosts: [] })).picked.map(
+            (r) => r.url,
+          ),
+        );
+
+      it('moves on to the first URL queued as the dispatches hand the queue out, and is read from there', async () => {
+        const runId = await runWith(
+          link('http://site.test/', { depth: 0 }),
+          link('http://site.test/a'),
+          link('http://site.test/b'),
+          link('http://site.test/c', { depth: 2 }),
+          link('http://site.test/d', { depth: 2 }),
+        );
+        expect(await startOf(runId)).toEqual([0, 0]);
+        expect(await dispatch(runId)).toEqual(['http://site.test/', 'http://site.test/a']);
+        // It may lag a step (the URLs handed out by the statement that moved it), never lead.
+        expect(await startOf(runId)).toEqual([0, 0]);
+        await step(runId, (tx) => frontier.settleMany(tx, runId, [result(0, 0), result(1, 0)]));
+        expect(await dispatch(runId)).toEqual(['http://site.test/b', 'http://site.test/c']);
+        expect(await startOf(runId)).toEqual([1, 2]);
+        await step(runId, (tx) => frontier.settleMany(tx, runId, [result(2, 0), result(3, 0)]));
+        expect(await dispatch(runId)).toEqual(['http://site.test/d']);
+        expect(await startOf(runId)).toEqual([2, 4]);
+      });
+
+      it('moves back for a URL queued before it: a link found at a shallower depth, a page put back in the queue', async () => {
+        const runId = await runWith(link('http://site.test/a'), link('http://site.test/deep', { depth: 3 }));
+        expect(await dispatch(runId, 1)).toEqual(['http://site.test/a']);
+        await step(runId, (tx) => frontier.settleMany(tx, runId, [result(0, 0)]));
+        expect(await dispatch(runId, 1)).toEqual(['http://site.test/deep']);
+        expect(await startOf(runId)).toEqual([3, 1]);
+        // A late page of depth 1 links a URL of depth 2: before the start.
+        await step(runId, (tx) =>
+          frontier.grow(tx, runId, [link('http://site.test/late', { depth: 2 })], 10, new Map()),
+        );
+        expect(await startOf(runId)).toEqual([2, 2]);
+        expect(await dispatch(runId)).toEqual(['http://site.test/late']);
+        // /deep answered RATE_LIMITED: back in the queue, its time come.
+        await step(runId, (tx) => frontier.settleMany(tx, runId, [result(2, 0)]));
+        await dispatch(runId); // nothing queued: the start stays where it was
+        await step(runId, (tx) => frontier.requeue(tx, runId, 1, new Date(Date.now() - 1000)));
+        expect(await startOf(runId)).toEqual([2, 2]);
+        expect(await dispatch(runId)).toEqual(['http://site.test/deep']);
+        // Added by add (the seeder's statement) before the start: moves it back too.
+        await step(runId, (tx) => frontier.add(tx, runId, [link('http://site.test/listed', { depth: 0 })], 10));
+        expect(await startOf(runId)).toEqual([0, 3]);
+      });
+
+      it('hands out a URL queued before it that did not move it back, once nothing else can go', async () => {
+        const runId = await runWith(link('http://site.test/a'), link('http://site.test/b'));
+        // As a fault elsewhere would leave it: the start past a queued URL.
+        await prisma.run.update({ where: { id: runId }, data: { queueFromDepth: 1, queueFromPosition: 1 } });
+        expect(await dispatch(runId, 1)).toEqual(['http://site.test/b']);
+        // /b is in flight: /a waits, late (the start is not read past while work is out).
+        expect(await dispatch(runId, 5)).toEqual([]);
+        await step(runId, (tx) => frontier.settleMany(tx, runId, [result(1, 0)]));
+        expect(await dispatch(runId, 5)).toEqual(['http://site.test/a']);
+        expect(await startOf(runId)).toEqual([1, 0]);
+      });
+    });
+
     it('a URL sent again says its next attempt, and a queued URL whose time has not come stays', async () => {
       const runId = await runWith(link('http://a.test/1'), link('http://a.test/2'));
       const again = await step(runId, async (tx) => {
