@@ -391,19 +391,21 @@ export class FrontierRepository {
     // a bitmap scan and a sort of every queued URL look as cheap as the ordered read. For this
     // statement only: the settings go back to the server's after it.
     await tx.$executeRawUnsafe(PLAN_HEAD_IN_ORDER);
-    let dispatched = await this.dispatchFrom(tx, runId, order, limits, window, 'where it starts');
+    // sitemap_first reads its two parts from the run's first URL and keeps no start.
+    const keepsStart = order === 'links';
+    let dispatched = await this.dispatchFrom(tx, runId, order, limits, window, keepsStart);
     // Nothing may go and nothing is in flight: the queue is empty or waits on a clock, unless a
     // URL was queued before the queue's start without moving it back (a fault of this file). It
     // is read once more from the run's first URL, so that such a URL is late, never lost.
-    if (!dispatched.picked.length && !dispatched.inFlight && dispatched.from !== 'start of the run')
-      dispatched = await this.dispatchFrom(tx, runId, order, limits, window, 'start of the run');
+    if (keepsStart && !dispatched.picked.length && !dispatched.inFlight)
+      dispatched = await this.dispatchFrom(tx, runId, order, limits, window, false);
     await tx.$executeRawUnsafe(PLAN_AS_SERVER_SAYS);
-    return { inFlight: dispatched.inFlight, picked: dispatched.picked };
+    return dispatched;
   }
 
   /**
-   * dispatchNext's statement, the queue read from where it starts (Run.queueFrom…, moved on to
-   * the first URL queued at or after it; links order only) or from the run's first URL.
+   * dispatchNext's statement, the queue read from where it starts (`fromStart`) or from the run's
+   * first URL; in links order the start is then moved to the first URL queued (Run.queueFrom…).
    */
   private async dispatchFrom(
     tx: Tx,
@@ -411,13 +413,26 @@ export class FrontierRepository {
     order: 'links' | 'sitemap_first',
     limits: { maxInFlight: number; perHost: number; waitingHosts: string[] },
     window: number,
-    from: 'where it starts' | 'start of the run',
-  ): Promise<{ inFlight: number; picked: Dispatchable[]; from: 'where it starts' | 'start of the run' }> {
+    fromStart: boolean,
+  ): Promise<{ inFlight: number; picked: Dispatchable[] }> {
     // The index entries of every URL handed out stay before the queue until a VACUUM removes
     // them (4.4 ms a step with 90,000 handed out, on a server without autovacuum or between its
-    // rounds): a read from the queue's start passes none of them. sitemap_first reads its two
-    // parts from the run's first URL.
-    const fromStart = order === 'links' && from === 'where it starts';
+    // rounds): a read from the queue's start passes none of them.
+    const atOrAfterStart = fromStart
+      ? ' AND (depth, position) >= ((SELECT depth FROM start), (SELECT position FROM start))'
+      : '';
+    const movesStart =
+      order === 'links'
+        ? `, first_queued AS (
+         -- The queue's first URL as the statement began (one handed out now included: the start
+         -- may lag a step, never lead), waiting on a clock or not.
+         SELECT depth, position FROM crawl_url WHERE run_id = $1 AND state = 'queued'${atOrAfterStart}
+          ORDER BY depth, position LIMIT 1
+       ), moved AS (
+         UPDATE run r SET queue_from_depth = f.depth, queue_from_position = f.position
+           FROM first_queued f WHERE r.id = $1 AND (f.depth, f.position) <> (r.queue_from_depth, r.queue_from_position)
+       )`
+        : '';
     const rows = await tx.$queryRawUnsafe<(Dispatchable & { busy: number })[]>(
       `WITH h AS (
          SELECT host, count(*)::int AS n FROM crawl_url WHERE run_id = $1 AND state = 'dispatched' GROUP BY host
@@ -426,12 +441,7 @@ export class FrontierRepository {
        ), start AS (
          SELECT queue_from_depth AS depth, queue_from_position AS position FROM run WHERE id = $1
        ), head AS MATERIALIZED (
-         ${headSql(
-           order,
-           `(SELECT busy FROM flying) < $2${fromStart ? ' AND (depth, position) >= ((SELECT depth FROM start), (SELECT position FROM start))' : ''}`,
-           '$5',
-           'position, host, depth, in_sitemap',
-         )}
+         ${headSql(order, `(SELECT busy FROM flying) < $2${atOrAfterStart}`, '$5', 'position, host, depth, in_sitemap')}
        ), candidates AS (
          SELECT head.position, head.host, row_number() OVER (ORDER BY ${CRAWL_ORDER[order]}) AS ord FROM head
           WHERE head.host <> ALL($4::text[])
@@ -446,16 +456,7 @@ export class FrontierRepository {
                 attempts = u.attempts + 1
            FROM picked p WHERE u.run_id = $1 AND u.position = p.position
          RETURNING u.url, u.host, u.position, u.attempts - 1 AS attempts, u.found_via AS "foundVia", p.ord
-       ), first_queued AS (
-         -- The queue's first URL as the statement began (one handed out now included: the start
-         -- may lag a step, never lead), waiting on a clock or not.
-         SELECT depth, position FROM crawl_url
-          WHERE run_id = $1 AND state = 'queued'${fromStart ? ' AND (depth, position) >= ((SELECT depth FROM start), (SELECT position FROM start))' : ''}
-          ORDER BY depth, position LIMIT 1
-       ), moved AS (
-         UPDATE run r SET queue_from_depth = f.depth, queue_from_position = f.position
-           FROM first_queued f WHERE r.id = $1 AND $6 AND (f.depth, f.position) <> (r.queue_from_depth, r.queue_from_position)
-       )
+       )${movesStart}
        SELECT flying.busy, m.url, m.host, m.position, m.attempts, m."foundVia"
          FROM flying LEFT JOIN marked m ON true ORDER BY m.ord`,
       runId,
@@ -463,13 +464,11 @@ export class FrontierRepository {
       limits.perHost,
       limits.waitingHosts,
       window,
-      order === 'links',
     );
     return {
       inFlight: rows[0]?.busy ?? 0,
       // Nothing handed out: the one row carries the count alone.
       picked: rows.filter((r) => r.url !== null).map(({ busy: _busy, ...row }) => row),
-      from: fromStart ? 'where it starts' : 'start of the run',
     };
   }
 
