@@ -7,6 +7,7 @@ import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
 import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
+import { JobCache } from './jobs/job-cache.js';
 import { JobService } from './jobs/job.service.js';
 import { ScrapeNow } from './jobs/scrape-now.js';
 import { BrowserRung } from './ladder/browser-rung.js';
@@ -120,7 +121,7 @@ export const buildApp = async (
             maxDeliver: 5,
             concurrency: cfg.SCRAPE_CONCURRENCY,
           },
-          scrapePageHandler({ ...jobPages, jobs: jobRepo }),
+          scrapePageHandler({ ...jobPages, jobCache: new JobCache((id) => jobRepo.findById(id)) }),
           scrapePageGiveUp({ jobs: jobRepo, pages: pageRepo, jobService: jobs }),
         ),
         await bus.consumeWork(

@@ -1,4 +1,4 @@
-import { scrapeRequestSchema } from '@tidemark/contracts';
+import { scrapeRequestSchema, type ScrapeRequest } from '@tidemark/contracts';
 import type { Job } from '@tidemark/db';
 import type { HostLimiter } from '../ladder/host-limiter.js';
 import type { CreditPool, LadderService, PageResult } from '../ladder/ladder.service.js';
@@ -8,11 +8,20 @@ import type { PageRepository } from '../repositories/page.repository.js';
 import { storing } from '../work/give-up.js';
 import { stripInternal, type JobService } from './job.service.js';
 
-/** A scrape or playground job's page options, from the request the job keeps. */
-export const jobPageOptions = (job: Job): LadderOptions => {
-  const opts = resolveOptions(scrapeRequestSchema.parse(stripInternal(job.request)));
+const optionsOfJob = new WeakMap<Job, LadderOptions>();
+
+/**
+ * A scrape or playground job's page options, from the request the job keeps: parsed once for a
+ * job read once (JobCache), since a batch's stored request holds every one of its URLs. `parsed`:
+ * the request already parsed from what the job keeps (a one-URL scrape's, parsed as it came in).
+ */
+export const jobPageOptions = (job: Job, parsed?: ScrapeRequest): LadderOptions => {
+  const known = optionsOfJob.get(job);
+  if (known) return known;
+  const opts = resolveOptions(parsed ?? scrapeRequestSchema.parse(stripInternal(job.request)));
   // The playground shows the ladder's own way up: its screenshot is the browser's, if it got there.
   if (job.kind === 'playground') opts.screenshotLeads = false;
+  optionsOfJob.set(job, opts);
   return opts;
 };
 

@@ -2,7 +2,7 @@ import type { Bus } from '@tidemark/bus';
 import type { JobEnvelope, ScrapeRequest } from '@tidemark/contracts';
 import type { Job } from '@tidemark/db';
 import type { Logger } from '@tidemark/telemetry';
-import { readJobPage, type JobPageDeps } from './job-page.js';
+import { jobPageOptions, readJobPage, type JobPageDeps } from './job-page.js';
 import { jobKind, type JobKind, type JobService } from './job.service.js';
 
 /**
@@ -47,6 +47,8 @@ export class ScrapeNow {
       throw err;
     }
     const { job, written } = started;
+    // The job keeps the request as it came (`raw`), which the call has parsed already.
+    jobPageOptions(job, request);
     const reading = this.read(job, url, written).finally(() => this.inFlight--);
     let timer: NodeJS.Timeout | undefined;
     let outcome: Awaited<typeof reading> | 'waiting';

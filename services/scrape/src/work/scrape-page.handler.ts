@@ -1,4 +1,5 @@
 import type { GiveUpHandler, WorkHandler } from '@tidemark/bus';
+import type { JobCache } from '../jobs/job-cache.js';
 import type { JobService } from '../jobs/job.service.js';
 import { readJobPage, type JobPageDeps } from '../jobs/job-page.js';
 import type { JobRepository } from '../repositories/job.repository.js';
@@ -8,15 +9,18 @@ import { gaveUpResult } from './give-up.js';
 /**
  * NATS in: `work.scrape.page`. Reads one page of a job (`readJobPage`): the row is taken only
  * once the host's politeness slot is free — skipped when the job was cancelled meanwhile or the
- * row is already settled, so a redelivery does nothing twice.
+ * row is already settled, so a redelivery does nothing twice. The job is read once per replica
+ * (`JobCache`), not once a page.
  */
 export const scrapePageHandler =
-  (deps: JobPageDeps & { jobs: JobRepository }): WorkHandler<'work.scrape.page'> =>
+  (deps: JobPageDeps & { jobCache: JobCache }): WorkHandler<'work.scrape.page'> =>
   async (msg) => {
-    const job = await deps.jobs.findById(msg.jobId);
+    const job = await deps.jobCache.get(msg.jobId);
     if (!job || job.status === 'cancelled') return;
-    // The claim checks the job too: a cancel that came while we queued for the host still stops this page.
-    await readJobPage(deps, job, msg, () => deps.pages.claim(msg.jobId, msg.position));
+    // The claim checks the job too: a cancel that came while we queued for the host still stops
+    // this page, whatever the cached job says.
+    const read = await readJobPage(deps, job, msg, () => deps.pages.claim(msg.jobId, msg.position));
+    if (read?.after.finishedNow) deps.jobCache.forget(job.id);
   };
 
 /**
