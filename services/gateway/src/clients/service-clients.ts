@@ -12,6 +12,14 @@ import { connectClient } from '@tidemark/rpc';
 import type { Config } from '../config.js';
 import { DeliveryClient } from './delivery.client.js';
 
+/**
+ * The deadline of a read whose answer carries page rows with their bodies (up to ~32 MB an
+ * answer): the callee reads them from the scrape service with 30 s of its own (the crawl's
+ * GetPageRows), so the gateway's call must outlast that, not cut it at the default 5 s (a heavy
+ * page of rows answered 503 on a busy machine while the read behind it was still in time).
+ */
+export const ROWS_DEADLINE_MS = 35_000;
+
 /** Answers that can pass gRPC's default 4 MB message. */
 const BIG_MESSAGES = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
 

@@ -13,6 +13,7 @@ import { NotFoundError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
+import { ROWS_DEADLINE_MS } from '../clients/service-clients.js';
 import { errorEnvelopeSchema, idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
 import type { HeaderSecrets } from '../services/header-secrets.js';
@@ -89,14 +90,18 @@ export const crawlRoutes = (
       // than refused (a limit within the documented range is never an error).
       const withBodies = query.formats === undefined || query.formats.length > 0;
       const limit = withBodies ? Math.min(query.limit, MAX_ROWS_WITH_BODIES) : query.limit;
-      const res = await crawl.call('getCrawl', {
-        workspaceId: auth.workspaceId,
-        jobId: params.id,
-        cursor: query.cursor ?? '',
-        limit,
-        formats: query.formats ?? [],
-        formatsGiven: query.formats !== undefined,
-      });
+      const res = await crawl.call(
+        'getCrawl',
+        {
+          workspaceId: auth.workspaceId,
+          jobId: params.id,
+          cursor: query.cursor ?? '',
+          limit,
+          formats: query.formats ?? [],
+          formatsGiven: query.formats !== undefined,
+        },
+        ROWS_DEADLINE_MS,
+      );
       const envelope = crawlEnvelopeToRest(res.envelope);
       return { status: 200, body: { ...withNext(req, envelope, limit, publicBaseUrl), limit } };
     },
@@ -112,7 +117,11 @@ export const crawlRoutes = (
     query: z.object({ url: z.string().min(1).max(4096) }),
     responses: { 200: { description: 'the page with every body kept', schema: crawlPageRowSchema } },
     handler: async ({ auth, params, query }) => {
-      const res = await crawl.call('getCrawlPage', { workspaceId: auth.workspaceId, jobId: params.id, url: query.url });
+      const res = await crawl.call(
+        'getCrawlPage',
+        { workspaceId: auth.workspaceId, jobId: params.id, url: query.url },
+        ROWS_DEADLINE_MS,
+      );
       return { status: 200, body: crawlPageRowToRest(res.row) };
     },
   }),

@@ -16,6 +16,7 @@ import {
 import { ApiError, ValidationError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { z } from 'zod';
+import { ROWS_DEADLINE_MS } from '../clients/service-clients.js';
 import { errorEnvelopeSchema, idParam } from '../http/common.schemas.js';
 import { nextLink } from '../http/pagination.js';
 import { defineRoute } from '../http/route.js';
@@ -184,13 +185,17 @@ export const pageRoutes = (
     handler: async ({ auth, params, query }) => {
       await projects.get(auth, params.id);
       const res = await queryErrors(
-        pages.call('getPageContent', {
-          workspaceId: auth.workspaceId,
-          projectId: params.id,
-          runId: query.run_id ?? '',
-          url: query.url,
-          formats: query.format ?? [],
-        }),
+        pages.call(
+          'getPageContent',
+          {
+            workspaceId: auth.workspaceId,
+            projectId: params.id,
+            runId: query.run_id ?? '',
+            url: query.url,
+            formats: query.format ?? [],
+          },
+          ROWS_DEADLINE_MS,
+        ),
       );
       return { status: 200, body: pageContentToRest(res) };
     },

@@ -4,6 +4,7 @@ import { NotFoundError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
+import { ROWS_DEADLINE_MS } from '../clients/service-clients.js';
 import { errorEnvelopeSchema, idParam, listOf } from '../http/common.schemas.js';
 import { cursorSchema, nextLink, toPage } from '../http/pagination.js';
 import type { HeaderSecrets } from '../services/header-secrets.js';
@@ -121,13 +122,17 @@ export const scrapeRoutes = (
     }),
     responses: { 200: { description: 'the job', schema: jobEnvelopeSchema } },
     handler: async ({ auth, params, query, req }) => {
-      const res = await scrape.call('getJob', {
-        workspaceId: auth.workspaceId,
-        jobId: params.id,
-        after: query.cursor ?? 0,
-        limit: query.limit,
-        kind: 'scrape',
-      });
+      const res = await scrape.call(
+        'getJob',
+        {
+          workspaceId: auth.workspaceId,
+          jobId: params.id,
+          after: query.cursor ?? 0,
+          limit: query.limit,
+          kind: 'scrape',
+        },
+        ROWS_DEADLINE_MS,
+      );
       return {
         status: 200,
         body: withNext(req, jobEnvelopeToRest(res.envelope), query.limit, publicBaseUrl),
