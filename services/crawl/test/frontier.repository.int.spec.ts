@@ -679,6 +679,74 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
         expect(await startOf(runId)).toEqual([0, 3]);
       });
 
+      it("is kept for sitemap_first too: the sitemap's URLs and then the others are read from it, in their order", async () => {
+        const runId = await runWith(
+          link('http://site.test/', { depth: 0, foundVia: 'seed' }),
+          link('http://site.test/s1', { foundVia: 'sitemap', inSitemap: true }),
+          link('http://site.test/s2', { foundVia: 'sitemap', inSitemap: true }),
+          link('http://site.test/s3', { foundVia: 'sitemap', inSitemap: true }),
+          link('http://site.test/s4', { foundVia: 'sitemap', inSitemap: true }),
+          link('http://site.test/one'),
+        );
+        const sitemapFirst = () =>
+          step(runId, async (tx) =>
+            (
+              await frontier.dispatchNext(tx, runId, 'sitemap_first', { maxInFlight: 2, perHost: 10, waitingHosts: [] })
+            ).picked.map((r) => r.position),
+          );
+        const settle = (...positions: number[]) =>
+          step(runId, (tx) =>
+            frontier.settleMany(
+              tx,
+              runId,
+              positions.map((p) => result(p, 0)),
+            ),
+          );
+        expect(await sitemapFirst()).toEqual([1, 2]);
+        // The seed, first in (depth, position), is still queued: the start stays before it.
+        expect(await startOf(runId)).toEqual([0, 0]);
+        await settle(1, 2);
+        expect(await sitemapFirst()).toEqual([3, 4]);
+        await settle(3, 4);
+        // The sitemap's URLs are out: the others, breadth-first, from the start.
+        expect(await sitemapFirst()).toEqual([0, 5]);
+        await settle(0, 5);
+        // A late sitemap URL queued behind the seed's place moves the start back and goes first.
+        await step(runId, (tx) =>
+          frontier.add(tx, runId, [link('http://site.test/s5', { foundVia: 'sitemap', inSitemap: true })], 10),
+        );
+        await step(runId, (tx) =>
+          frontier.grow(tx, runId, [link('http://site.test/deep', { depth: 2 })], 10, new Map()),
+        );
+        expect(await sitemapFirst()).toEqual([6, 7]);
+        expect(await startOf(runId)).toEqual([1, 6]);
+        await settle(6, 7);
+        // Read from the start: with the start put past a queued sitemap URL (as a fault elsewhere
+        // would leave it), the one after it goes first; the one before waits for the re-read from
+        // the run's first URL once nothing can go and nothing is in flight.
+        await step(runId, (tx) =>
+          frontier.add(
+            tx,
+            runId,
+            ['http://site.test/s6', 'http://site.test/s7'].map((u) =>
+              link(u, { foundVia: 'sitemap', inSitemap: true }),
+            ),
+            10,
+          ),
+        );
+        await prisma.run.update({ where: { id: runId }, data: { queueFromDepth: 1, queueFromPosition: 9 } });
+        const one = () =>
+          step(runId, async (tx) =>
+            (
+              await frontier.dispatchNext(tx, runId, 'sitemap_first', { maxInFlight: 1, perHost: 10, waitingHosts: [] })
+            ).picked.map((r) => r.position),
+          );
+        expect(await one()).toEqual([9]);
+        expect(await one()).toEqual([]);
+        await settle(9);
+        expect(await one()).toEqual([8]);
+      });
+
       it('hands out a URL queued before it that did not move it back, once nothing else can go', async () => {
         const runId = await runWith(link('http://site.test/a'), link('http://site.test/b'));
         // As a fault elsewhere would leave it: the start past a queued URL.

@@ -391,13 +391,11 @@ export class FrontierRepository {
     // a bitmap scan and a sort of every queued URL look as cheap as the ordered read. For this
     // statement only: the settings go back to the server's after it.
     await tx.$executeRawUnsafe(PLAN_HEAD_IN_ORDER);
-    // sitemap_first reads its two parts from the run's first URL and keeps no start.
-    const keepsStart = order === 'links';
-    let dispatched = await this.dispatchFrom(tx, runId, order, limits, window, keepsStart);
+    let dispatched = await this.dispatchFrom(tx, runId, order, limits, window, true);
     // Nothing may go and nothing is in flight: the queue is empty or waits on a clock, unless a
     // URL was queued before the queue's start without moving it back (a fault of this file). It
     // is read once more from the run's first URL, so that such a URL is late, never lost.
-    if (keepsStart && !dispatched.picked.length && !dispatched.inFlight)
+    if (!dispatched.picked.length && !dispatched.inFlight)
       dispatched = await this.dispatchFrom(tx, runId, order, limits, window, false);
     await tx.$executeRawUnsafe(PLAN_AS_SERVER_SAYS);
     return dispatched;
@@ -405,7 +403,9 @@ export class FrontierRepository {
 
   /**
    * dispatchNext's statement, the queue read from where it starts (`fromStart`) or from the run's
-   * first URL; in links order the start is then moved to the first URL queued (Run.queueFrom…).
+   * first URL; the start is then moved to the first URL queued (Run.queueFrom…). The start is
+   * in (depth, position), before every queued URL: both of sitemap_first's parts are read from it
+   * too, each being queued URLs in that order.
    */
   private async dispatchFrom(
     tx: Tx,
@@ -421,18 +421,6 @@ export class FrontierRepository {
     const atOrAfterStart = fromStart
       ? ' AND (depth, position) >= ((SELECT depth FROM start), (SELECT position FROM start))'
       : '';
-    const movesStart =
-      order === 'links'
-        ? `, first_queued AS (
-         -- The queue's first URL as the statement began (one handed out now included: the start
-         -- may lag a step, never lead), waiting on a clock or not.
-         SELECT depth, position FROM crawl_url WHERE run_id = $1 AND state = 'queued'${atOrAfterStart}
-          ORDER BY depth, position LIMIT 1
-       ), moved AS (
-         UPDATE run r SET queue_from_depth = f.depth, queue_from_position = f.position
-           FROM first_queued f WHERE r.id = $1 AND (f.depth, f.position) <> (r.queue_from_depth, r.queue_from_position)
-       )`
-        : '';
     const rows = await tx.$queryRawUnsafe<(Dispatchable & { busy: number })[]>(
       `WITH h AS (
          SELECT host, count(*)::int AS n FROM crawl_url WHERE run_id = $1 AND state = 'dispatched' GROUP BY host
@@ -456,7 +444,15 @@ export class FrontierRepository {
                 attempts = u.attempts + 1
            FROM picked p WHERE u.run_id = $1 AND u.position = p.position
          RETURNING u.url, u.host, u.position, u.attempts - 1 AS attempts, u.found_via AS "foundVia", p.ord
-       )${movesStart}
+       ), first_queued AS (
+         -- The queue's first URL as the statement began (one handed out now included: the start
+         -- may lag a step, never lead), waiting on a clock or not.
+         SELECT depth, position FROM crawl_url WHERE run_id = $1 AND state = 'queued'${atOrAfterStart}
+          ORDER BY depth, position LIMIT 1
+       ), moved AS (
+         UPDATE run r SET queue_from_depth = f.depth, queue_from_position = f.position
+           FROM first_queued f WHERE r.id = $1 AND (f.depth, f.position) <> (r.queue_from_depth, r.queue_from_position)
+       )
        SELECT flying.busy, m.url, m.host, m.position, m.attempts, m."foundVia"
          FROM flying LEFT JOIN marked m ON true ORDER BY m.ord`,
       runId,
