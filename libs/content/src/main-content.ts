@@ -118,6 +118,17 @@ export const TUNING = {
   repeatedLinkCard: 600,
   /** Link density from which a negative block inside the winner is pruned as a link list. */
   pruneLinkDensity: 0.55,
+  /**
+   * Teasers of other stories: at most this share of the winner, after an element that holds
+   * this share of it with under this link density (the story).
+   */
+  storiesMaxShare: 0.3,
+  storiesAfterShare: 0.5,
+  storiesLinkDensity: 0.3,
+  /** Characters beside its form from which an element is not a sign-up box. */
+  formBoxChars: 1000,
+  /** Characters from which an element around a link to an author's page is not an author box. */
+  authorBoxChars: 1000,
   /** Winner's link density from which its link lists are its content and stay. */
   linkPageDensity: 0.35,
 };
@@ -251,7 +262,11 @@ class Stats {
   purchase = new Set<number>();
   /** The page's `<h1>` names the product its JSON-LD declares: one product's page. */
   oneProduct = false;
-  /** Cards of other products inside the winner (pruned): a carousel of related items. */
+  /**
+   * Cards of other products inside the winner (pruned): a carousel of related items; and what a
+   * template appends after the story: teasers of other stories (and their grid's heading),
+   * sign-up and author boxes.
+   */
   otherCards = new Set<number>();
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
@@ -992,6 +1007,12 @@ function prune(root: number, stats: Stats): Set<Element> {
   if (stats.product && !stats.listingChosen) purchaseWidgets(root, stats);
   // On one product's page a grid is other products, even when it is what the listing reading found.
   if (stats.oneProduct) otherProducts(root, stats);
+  // Also on product pages: a "notify me" box after the description; a grid's cards show prices.
+  if (!stats.listingChosen) {
+    otherStories(root, stats);
+    formBoxes(root, stats);
+    authorBoxes(root, stats);
+  }
   const copies = repeatedLinks(root, stats);
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {
@@ -1077,7 +1098,26 @@ const MIN_NAME = 8;
  * need not be links: some carousels open their items by script.
  */
 function otherProducts(root: number, stats: Stats): void {
-  const { el, end, text, pieces } = stats;
+  const { el, text, pieces } = stats;
+  forEachSiblingGroup(root, stats, (_p, g) => {
+    let sum = 0;
+    for (const c of g) {
+      sum += text[c]!;
+      if (pieces[c]! < TUNING.cardPieces || text[c]! > TUNING.purchaseCardChars || stats.anchored.has(c)) return;
+    }
+    if (sum < TUNING.repeatItemChars * g.length) return;
+    // Products: each card shows a price (a row of the product's own features does not).
+    if (!g.every((c) => PRICE.test(el[c]!.textContent ?? ''))) return;
+    for (const c of g) stats.otherCards.add(c);
+  });
+}
+
+/**
+ * Calls `fn` with each group of `repeatMin` or more siblings of one shape inside the winner and
+ * the element holding them, the cards already found (stats.otherCards) not looked into.
+ */
+function forEachSiblingGroup(root: number, stats: Stats, fn: (p: number, g: number[]) => void): void {
+  const { end } = stats;
   const groups = new Map<string, number[]>();
   for (let p = root; p < end[root]!; p++) {
     // A card's inside is not looked into (found when its parent was).
@@ -1087,23 +1127,135 @@ function otherProducts(root: number, stats: Stats): void {
     }
     if (end[p]! - p < 1 + TUNING.repeatMin) continue;
     groupByShape(p, stats, groups);
-    for (const g of groups.values()) {
-      if (g.length < TUNING.repeatMin) continue;
-      let sum = 0;
-      let cards = true;
-      for (const c of g) {
-        sum += text[c]!;
-        if (pieces[c]! < TUNING.cardPieces || text[c]! > TUNING.purchaseCardChars || stats.anchored.has(c)) {
-          cards = false;
-          break;
-        }
-      }
-      if (!cards || sum < TUNING.repeatItemChars * g.length) continue;
-      // Products: each card shows a price (a row of the product's own features does not).
-      if (!g.every((c) => PRICE.test(el[c]!.textContent ?? ''))) continue;
-      for (const c of g) stats.otherCards.add(c);
+    for (const g of groups.values()) if (g.length >= TUNING.repeatMin) fn(p, g);
+  }
+}
+
+/**
+ * Teasers of other stories after the text: `repeatMin` or more siblings of one shape, each a
+ * short card (up to `purchaseCardChars`) that opens its story by an image or a heading link,
+ * all after most of the winner's text. An article's own lists of links have neither (a
+ * resource list's items are sentences), and a listing's grid is the winner, not its tail.
+ */
+function otherStories(root: number, stats: Stats): void {
+  const { el, text } = stats;
+  const total = Math.max(1, text[root]!);
+  forEachSiblingGroup(root, stats, (p, g) => {
+    let sum = 0;
+    for (const c of g) sum += text[c]!;
+    if (sum > TUNING.storiesMaxShare * total) return;
+    if (!g.every((c) => text[c]! <= TUNING.purchaseCardChars)) return;
+    if (!afterStory(g[0]!, root, stats) || !g.every((c) => opensByTeaser(el[c]!))) return;
+    // Cards that show prices are products (a category's grid below its introduction), not
+    // stories; a comment's "$5k" does not make a thread a grid.
+    if (2 * g.filter((c) => PRICE.test(el[c]!.textContent ?? '')).length >= g.length) return;
+    for (const c of g) stats.otherCards.add(c);
+    titleOf(p, g[0]!, root, stats);
+  });
+}
+
+/**
+ * The heading of a grid of teasers ("Recent articles", "More from …"): the sibling with text just
+ * before its first card, or before the element that holds the cards and nothing else.
+ */
+function titleOf(p: number, first: number, root: number, stats: Stats): void {
+  const { end, text, parent, flags } = stats;
+  let at = first;
+  let holder = p;
+  // The cards' holder, when it holds nothing else, is the grid: its heading comes before it.
+  let others = 0;
+  for (let c = p + 1; c < end[p]!; c = end[c]!) if (text[c]! > 0 && !stats.otherCards.has(c)) others++;
+  if (others === 0 && p !== root) {
+    at = p;
+    holder = parent[p]!;
+  }
+  let before = -1;
+  for (let c = holder + 1; c < at; c = end[c]!) if (text[c]! > 0) before = c;
+  if (before >= 0 && flags[before]! & Flag.Heading) stats.otherCards.add(before);
+}
+
+/**
+ * Whether element i comes after the story: an element before it (a sibling of i or of one of
+ * the elements around it, inside the winner) holds most of the winner as prose, not links. On a
+ * landing page's sections or a grid no element does.
+ */
+function afterStory(i: number, root: number, stats: Stats): boolean {
+  const { end, text, link, parent } = stats;
+  const least = TUNING.storiesAfterShare * text[root]!;
+  for (let a = i; a !== root && a >= 0; a = parent[a]!) {
+    for (let c = parent[a]! + 1; c < a; c = end[c]!) {
+      if (text[c]! >= least && link[c]! < TUNING.storiesLinkDensity * text[c]!) return true;
     }
   }
+  return false;
+}
+
+/**
+ * Sign-up and contact boxes after the story: the largest element around a form (itself
+ * furniture, pruned) that holds little beside it (under `formBoxChars`, and under
+ * `storiesMaxShare` of the winner with the form), its heading and pitch ("Join our mailing
+ * list", "Need a hand? Fill out the form below"). Left without its form, the pitch read as text.
+ */
+function formBoxes(root: number, stats: Stats): void {
+  const { el, end, text, parent } = stats;
+  for (let f = root + 1; f < end[root]!; f++) {
+    if (el[f]!.localName !== 'form') continue;
+    let box = -1;
+    // Up to a small part of the winner: on a short page the story is near the form's size.
+    const most = Math.min(TUNING.formBoxChars + text[f]!, TUNING.storiesMaxShare * text[root]!);
+    for (let a = parent[f]!; a !== root && a >= 0 && text[a]! <= most; a = parent[a]!) box = a;
+    if (box >= 0 && text[box]! > text[f]! && afterStory(box, root, stats)) stats.otherCards.add(box);
+    f = end[f]! - 1;
+  }
+}
+
+/**
+ * Author boxes after the story: the largest small element (as for a sign-up box) around a link
+ * to an author's page (`rel=author`, a path through /author/ or /authors/): the writer's photo,
+ * bio and "View all posts by". A byline above the text is not after the story.
+ */
+function authorBoxes(root: number, stats: Stats): void {
+  const { el, end, text, parent } = stats;
+  for (let f = root + 1; f < end[root]!; f++) {
+    const e = el[f]!;
+    if (e.localName !== 'a' || !isAuthorLink(e)) continue;
+    let box = -1;
+    const most = Math.min(TUNING.authorBoxChars, TUNING.storiesMaxShare * text[root]!);
+    // One heading at most (the writer's name): two are sections of the text ("How we test",
+    // then "Who wrote this").
+    for (let a = parent[f]!; a !== root && a >= 0 && text[a]! <= most && headings(a, stats) < 2; a = parent[a]!) {
+      box = a;
+    }
+    if (box >= 0 && afterStory(box, root, stats)) {
+      stats.otherCards.add(box);
+      f = end[box]! - 1;
+    }
+  }
+}
+
+function headings(i: number, stats: Stats): number {
+  let n = 0;
+  for (let c = i; c < stats.end[i]!; c++) if (stats.flags[c]! & Flag.Heading) n++;
+  return n;
+}
+
+const AUTHOR_PATH = /\/authors?\/[^/?#]/i;
+
+function isAuthorLink(a: Element): boolean {
+  const rel = a.getAttribute('rel');
+  if (rel && /(?:^|\s)author(?:\s|$)/i.test(rel)) return true;
+  return AUTHOR_PATH.test(a.getAttribute('href') ?? '');
+}
+
+/** A card that links to its story by an image or a heading (a teaser), not by a word of a sentence. */
+function opensByTeaser(card: Element): boolean {
+  for (const a of card.getElementsByTagName('a')) {
+    // A heading's permalink (a section of the same page) is not another story.
+    if ((a.getAttribute('href') ?? '#').startsWith('#')) continue;
+    if (a.querySelector('img, h2, h3, h4, h5, h6')) return true;
+    if (a.closest('h2, h3, h4, h5, h6')) return true;
+  }
+  return false;
 }
 
 /**

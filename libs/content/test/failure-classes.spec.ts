@@ -700,6 +700,116 @@ describe('boilerplate does not win or stay', () => {
     }
   });
 
+  it('leaves out teaser cards of other stories after the text, in a wrapper nothing names', () => {
+    // A page builder's posts widget: each card opens its story by an image and a heading link,
+    // with a date and an excerpt; no class or heading says "related" or "latest".
+    const stories = [
+      [
+        'Menu drops for the week of the 14th',
+        'Citrus soy beef with fried rice, a harvest grain bowl and two new soups.',
+      ],
+      [
+        'Menu drops for the week of the 7th',
+        'Honey mustard chicken with sweet potato, plus the return of the lentil curry.',
+      ],
+      [
+        'Our delivery schedule over the holidays',
+        'Orders placed by Sunday arrive on Tuesday as usual; the week after, on Wednesday.',
+      ],
+    ];
+    const prose = [
+      'Protein continues to dominate the wellness conversation, and for good reason: it supports muscle recovery, keeps you feeling full and fuels busy days. Trainers now plan meals around a palm-sized portion at every sitting.',
+      'Functional ingredients such as oily fish, whole grains and berries are trending as people look for ways to boost energy and reduce inflammation without supplements, and cooks are pairing them in simple weekday dishes.',
+      'The biggest trend is sustainability, not only for the environment but in the daily routine: meals that are easy to repeat week after week, with less waste and fewer decisions to make at the end of a long day.',
+      'Fermented foods are back on the table too. Yoghurt, kefir and kimchi turn up in breakfast bowls and side dishes, and dieticians say a spoonful a day is a better habit than an occasional large serving.',
+      'Finally, meals are getting simpler. Fewer ingredients, cooked well and seasoned boldly, beat an elaborate recipe that only gets made once; the trainers we asked keep a rotation of five dinners and change one a month.',
+    ];
+    const cards = stories
+      .map(
+        ([title, excerpt], i) => `<article class="elementor-post elementor-grid-item post-${i + 300}">
+        <a class="elementor-post__thumbnail__link" href="/2025/12/${i + 1}/menu-${i}/"><img src="/uploads/menu-${i}.jpg" alt=""></a>
+        <div class="elementor-post__text"><h4 class="elementor-post__title"><a href="/2025/12/${i + 1}/menu-${i}/">${title}</a></h4>
+        <span class="elementor-post-date">December ${i + 2}, 2025</span><p>${excerpt}</p></div></article>`,
+      )
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main id="main"><div class="elementor-column">
+      <div class="elementor-widget"><h1>Nutrition trends for the autumn</h1></div>
+      <div class="elementor-widget"><div class="elementor-widget-container">${prose.map((p) => `<p>${p}</p>`).join('')}
+      <ul><li><a href="/guides/protein">How much protein you need</a>, by age and activity.</li>
+      <li><a href="/guides/grains">Whole grains</a> that cook in under twenty minutes.</li>
+      <li><a href="/guides/batch">Batch cooking</a> for a week of lunches.</li></ul></div></div>
+      <div class="elementor-widget"><h2>From our kitchen</h2><div class="elementor-posts-container">${cards}</div></div></div></main>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of prose) expect(r.text).toContain(p);
+    // The article's own list of links (sentences, no image or heading) stays.
+    expect(r.text).toContain('Batch cooking');
+    for (const [title, excerpt] of stories) {
+      expect(r.text).not.toContain(title);
+      expect(r.text).not.toContain(excerpt);
+    }
+    // The grid's own heading goes with it.
+    expect(r.text).not.toContain('From our kitchen');
+  });
+
+  it('keeps a grid of stories that is the page, and cards of products below an introduction', () => {
+    const grid = (price: boolean) =>
+      Array.from(
+        { length: 4 },
+        (_, i) => `<div class="card"><a href="/items/${i}"><img src="/i/${i}.jpg" alt=""></a>
+        <h3><a href="/items/${i}">Harbour walk number ${i + 1}</a></h3><p>A circular walk of ${i + 4} miles along the quays
+        and back over the hill${price ? `, from $${i + 12}.00` : ''}.</p></div>`,
+      ).join('');
+    const intro = `<p>${'Our guided walks leave from the old customs house every morning, whatever the weather, and take in the harbour, the market and the lanes above the town. '.repeat(8)}</p>`;
+    const page = (inner: string) =>
+      main(`<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Walks</h1>${inner}</main>${FOOTER}</body></html>`);
+    expect(page(`<div class="grid">${grid(false)}</div>`).text).toContain('Harbour walk number 3');
+    expect(page(`${intro}<div class="grid">${grid(true)}</div>`).text).toContain('Harbour walk number 3');
+  });
+
+  it('leaves out a sign-up box after the text, its heading and pitch with its form', () => {
+    // Nothing names the box; its form is furniture, and the heading and pitch around it were
+    // left behind as text. A form inside the story (an order form a guide walks through) stays.
+    const prose = [
+      'Low-light houseplants are easier than their reputation. A snake plant, a ZZ plant or a pothos will grow a metre from a north window, provided the soil dries out between waterings and the pot drains freely.',
+      'Water less in winter: the plant grows slowly and the soil stays damp for longer. Push a finger into the pot, and water only when the top few centimetres are dry. Yellow lower leaves mean too much water, not too little.',
+      'Feed once a month from spring to early autumn with a balanced liquid fertiliser at half strength, and wipe the leaves now and then so that what little light there is reaches them. Repot every second year, one size up.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><div class="wrap">
+      <div class="post-body"><h1>Houseplants for a dark flat</h1>${prose.map((p) => `<p>${p}</p>`).join('')}</div>
+      <div class="block-7f3a"><h3>Plant care in your inbox</h3>
+      <p>One short email a month with what to water, feed and repot this season, and first dibs on our cuttings sale.</p>
+      <form action="/subscribe" method="post"><label for="em">Email address</label><input id="em" type="email">
+      <button>Count me in</button></form></div></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of prose) expect(r.text).toContain(p);
+    expect(r.text).not.toContain('Plant care in your inbox');
+    expect(r.text).not.toContain('One short email a month');
+  });
+
+  it("leaves out the writer's box after the text, known by its link to the author's page", () => {
+    // A plugin's box whose classes say nothing of an author: photo, name, bio, more posts.
+    const prose = [
+      'Green cleaning has moved from a niche request to the default. Clients ask which products we use before they ask about the price, and plant-based concentrates now clean as well as the solvents they replaced.',
+      'Scheduling has changed too. Fortnightly visits used to be the norm; now most households book a short weekly visit and a deep clean each season, which keeps a home tidy without a lost Saturday every month.',
+      'Finally, people want the same cleaner each time. A familiar face knows where the spare key lives, which rooms matter most and which vase must never be moved, and that trust is worth more than any discount.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article class="post">
+      <h1>What our clients want from a cleaning service this year</h1>
+      <p class="byline">By <a href="/author/karen-hale/">Karen Hale</a>, 3 March 2025</p>
+      <div class="post-content">${prose.map((p) => `<p>${p}</p>`).join('')}</div>
+      <div class="sab-wrap"><div class="sab-gravatar"><img src="/uploads/karen.jpg" alt=""></div>
+      <div class="sab-name"><a href="/author/karen-hale/">Karen Hale</a></div>
+      <div class="sab-desc"><p>Karen Hale is the owner of Tidy Nest, a family cleaning company serving the south of the
+      city since 2011. Before that she ran operations for a hotel group, and she still inspects every new cleaner's first job.</p></div>
+      <a class="sab-more" href="/author/karen-hale/">View all posts by Karen Hale</a></div>
+      </article></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of prose) expect(r.text).toContain(p);
+    expect(r.text).not.toContain('is the owner of Tidy Nest');
+    expect(r.text).not.toContain('View all posts by');
+  });
+
   it('leaves out a long sidebar of testimonials named nothing but "sidebar"', () => {
     // A theme's sidebar widget of reviews: 1,500+ characters of prose with few links, which
     // a longer name ("toc-content-sidebar") would let count as content.
@@ -961,6 +1071,22 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(r.text).toContain('Cable: 2 m braided cotton');
     // pages/removed tells the same story: the drawer is not among what is taken out.
     expect(removedText(html)).not.toContain('Product details');
+  });
+
+  it('leaves out a back-in-stock sign-up box after the description', () => {
+    const care = `<p>Dust the shade with a soft brush. Once a year, wipe the ash base with a cloth and a drop of the
+      same oil we finish it with; it darkens a little each time, which is how it is meant to age. Keep the lamp away
+      from radiators, as solid wood moves with heat, and use a bulb of 40 W or less so the linen does not scorch.</p>`;
+    const html = `<!DOCTYPE html><html>${productHead}<body>${NAV}
+      <main><div class="pdp">${buyBox}<div class="pdp-details">${details}<h3>Care</h3>${care}</div>
+      <div class="block-91c"><h3>Walnut is out of stock</h3><p>Leave your email and we will write to you as soon as
+      the walnut lamp is back from the workshop.</p><form action="/notify"><label for="n">Email</label>
+      <input id="n" type="email"><button>Notify me</button></form></div></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain(DESCRIPTION);
+    expect(r.text).toContain('Dust the shade with a soft brush');
+    expect(r.text).not.toContain('Walnut is out of stock');
+    expect(r.text).not.toContain('Leave your email');
   });
 
   it('narrows to the content block that shows the declared description when none is named so', () => {
