@@ -219,8 +219,13 @@ describe('the watchdog ends stalled jobs and runs', () => {
       expect(job).toMatchObject({ status: 'error', error: reason });
     }
     expect(await jobOf(running)).toMatchObject({ status: 'error', stop: 'error', error: { message: reason } });
-    // The snapshot says how it ended, and a new discovery starts (and ends: the map worker is up).
-    const snapshot = await t.db.prisma.discoverySnapshot.findUniqueOrThrow({ where: { id: 'dsn_lostmap' } });
+    // The snapshot says how it ended (written by the job's end hook, just after the job's row, so
+    // waited for), and a new discovery starts (and ends: the map worker is up).
+    const snapshot = await until(
+      'the snapshot to be summed up',
+      () => t.db.prisma.discoverySnapshot.findUniqueOrThrow({ where: { id: 'dsn_lostmap' } }),
+      (s) => s.summary !== null,
+    );
     expect(snapshot.summary).toMatchObject({ status: 'error' });
     const again = await t.call('POST', `/projects/${projectId}/discovery`, { key });
     expect(again.status).toBe(202);
