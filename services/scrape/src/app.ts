@@ -7,6 +7,7 @@ import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
 import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
 import type { Config } from './config.js';
+import { JobPageWrites } from './jobs/job-page-writes.js';
 import { JobCache } from './jobs/job-cache.js';
 import { JobService } from './jobs/job.service.js';
 import { ScrapeNow } from './jobs/scrape-now.js';
@@ -81,7 +82,7 @@ export const buildApp = async (
   const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }), box);
   // Politeness per host is this process's, whichever way a page came: queued or read at once.
   const hosts = new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY);
-  const jobPages = { pages: pageRepo, jobService: jobs, ladder, hosts };
+  const jobPages = { pages: pageRepo, writes: new JobPageWrites(pageRepo), jobService: jobs, ladder, hosts };
   const scrapeNow = new ScrapeNow(
     { ...jobPages, bus, logger: logger.child({ module: 'scrape-now' }) },
     cfg.SCRAPE_CONCURRENCY,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Job } from '@tidemark/db';
 import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
 import { ONE_URL_POOL, readJobPage, type JobPageDeps } from '../src/jobs/job-page.js';
+import { JobPageWrites } from '../src/jobs/job-page-writes.js';
 import type { JobService } from '../src/jobs/job.service.js';
 import { HostLimiter } from '../src/ladder/host-limiter.js';
 import type { LadderService, PageRef } from '../src/ladder/ladder.service.js';
@@ -43,6 +44,7 @@ describe('a page of a job read now: its row and its charge written side by side'
 
   const deps = (ladder: LadderService, settled: { count: number }): JobPageDeps => ({
     pages,
+    writes: new JobPageWrites(pages),
     ladder,
     hosts: new HostLimiter(4),
     jobService: {
@@ -100,7 +102,7 @@ describe('a page of a job read now: its row and its charge written side by side'
     expect(storedBodies(row!)).toEqual({});
     expect(settled.count).toBe(0);
     // Open again: the work stream's worker can take it, as it takes any open row.
-    expect(await pages.claim(job.id, 0)).toBe(true);
+    expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
   });
 
   it("opens a worker's row again too when its charge fails: the message's redelivery reads it again", async () => {
@@ -110,12 +112,12 @@ describe('a page of a job read now: its row and its charge written side by side'
     charged.catch(() => undefined);
     await expect(
       readJobPage(deps(ladderCharging(charged, asked), { count: 0 }), job, { position: 0, url }, async () =>
-        pages.claim(job.id, 0),
+        pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
       ),
     ).rejects.toThrow('billing is out of reach');
     expect(asked[0]).toMatchObject({ chargeBehind: true, creditPool: { id: job.id } });
     // The redelivered message claims it, as it claims a row whose worker died mid-page.
-    expect(await pages.claim(job.id, 0)).toBe(true);
+    expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
     expect((await pages.findAt(job.id, 0))?.verdict).toBeNull();
   });
 });

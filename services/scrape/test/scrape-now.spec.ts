@@ -6,6 +6,7 @@ import { createLogger } from '@tidemark/telemetry';
 import type { JobPageDeps } from '../src/jobs/job-page.js';
 import type { JobService } from '../src/jobs/job.service.js';
 import { ScrapeNow } from '../src/jobs/scrape-now.js';
+import type { JobPageWrites } from '../src/jobs/job-page-writes.js';
 import { HostLimiter } from '../src/ladder/host-limiter.js';
 import type { LadderService, PageRef } from '../src/ladder/ladder.service.js';
 import type { PageRepository } from '../src/repositories/page.repository.js';
@@ -33,6 +34,7 @@ describe('ScrapeNow: a call whose job cannot be written', () => {
         jobService,
         ladder,
         pages: {} as PageRepository,
+        writes: {} as JobPageWrites,
         hosts: new HostLimiter(4),
         bus: {} as Bus,
         logger: createLogger('test', 'silent'),

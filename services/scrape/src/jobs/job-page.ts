@@ -6,6 +6,7 @@ import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import type { JobAfterPage } from '../repositories/job.repository.js';
 import type { PageRepository } from '../repositories/page.repository.js';
 import { storing } from '../work/give-up.js';
+import type { JobPageWrites } from './job-page-writes.js';
 import { stripInternal, type JobService } from './job.service.js';
 
 const optionsOfJob = new WeakMap<Job, LadderOptions>();
@@ -30,6 +31,7 @@ export const ONE_URL_POOL: CreditPool = { id: 'one-url' };
 
 export interface JobPageDeps {
   pages: PageRepository;
+  writes: JobPageWrites;
   jobService: JobService;
   ladder: LadderService;
   hosts: HostLimiter;
@@ -73,7 +75,8 @@ export const readJobPage = async (
           url: page.url,
           // Drawn on a block: a batch's pages on their job's, one-URL scrapes on their workspace's
           // (this replica's): a hold is then one call and statement for many pages, off their path.
-          creditPool: mode === 'now' ? ONE_URL_POOL : { id: job.id },
+          // A batch page's charge, like a crawl page's, waits a little for others to share its call.
+          creditPool: mode === 'now' ? ONE_URL_POOL : { id: job.id, chargesLinger: true },
           chargeBehind: true,
           ...(written ? { ready: written } : {}),
         },
@@ -85,7 +88,7 @@ export const readJobPage = async (
   // A page the ladder answered without fetching (robots.txt, a stored copy) did not wait for it.
   if (written) await written;
   const [stored, charge] = await Promise.allSettled([
-    storing(result, () => deps.pages.complete(job.id, page.position, result)),
+    storing(result, () => deps.writes.complete(job.id, page.position, result, mode === 'worker')),
     result.charged,
   ]);
   if (charge.status === 'rejected') {
@@ -94,5 +97,5 @@ export const readJobPage = async (
   }
   if (stored.status === 'rejected') throw stored.reason;
   if (!stored.value) return null;
-  return { result, after: await deps.jobService.settled(job, result, mode === 'now' ? 'behind' : 'wait') };
+  return { result, after: await deps.jobService.settled(job, result, mode) };
 };

@@ -115,32 +115,49 @@ export class JobRepository {
   }
 
   /**
-   * Counts one settled page into its job in a single statement (the row lock orders concurrent
-   * workers) and finishes the job when it was the last; answers the job after the update.
+   * Counts settled pages into their jobs in one statement (pages that settled together share a
+   * round trip), finishing each job whose last page is among them; answers each job after the
+   * update, by id. The job rows are locked in id order, so statements that count into the same
+   * jobs wait for each other rather than deadlock. `finishedNow` is true for a job this statement
+   * ended: exactly one statement ends a job.
    */
-  async recordPage(jobId: string, credits: number, countKey: string): Promise<JobAfterPage> {
-    const rows = await this.raw.$queryRaw<(JobAfterPage & { was: string })[]>`
-      WITH before AS (SELECT status AS was FROM job WHERE id = ${jobId} FOR UPDATE)
+  async recordPages(pages: { jobId: string; credits: number; key: string }[]): Promise<Map<string, JobAfterPage>> {
+    if (!pages.length) return new Map();
+    const rows = await this.raw.$queryRaw<(JobAfterPage & { id: string; was: string })[]>`
+      /* prepared */
+      WITH per_key AS (
+        SELECT job_id, key, count(*)::int AS n, sum(credits)::int AS credits
+          FROM unnest(${pages.map((p) => p.jobId)}::text[], ${pages.map((p) => p.credits)}::int[],
+                      ${pages.map((p) => p.key)}::text[]) AS u(job_id, credits, key)
+         GROUP BY job_id, key),
+      input AS (
+        SELECT job_id, sum(n)::int AS n, sum(credits)::int AS credits, jsonb_object_agg(key, n) AS keys
+          FROM per_key GROUP BY job_id),
+      before AS (
+        SELECT job.id, job.status AS was FROM job JOIN input ON input.job_id = job.id ORDER BY job.id FOR UPDATE OF job)
       UPDATE job SET
         progress = jsonb_build_object(
-          'done', (progress->>'done')::int + 1,
+          'done', (progress->>'done')::int + input.n,
           'total', (progress->>'total')::int,
-          'queued', GREATEST((progress->>'queued')::int - 1, 0)),
-        credits_used = credits_used + ${credits},
-        counts = counts || jsonb_build_object(${countKey}::text, COALESCE((counts->>${countKey})::int, 0) + 1),
+          'queued', GREATEST((progress->>'queued')::int - input.n, 0)),
+        credits_used = credits_used + input.credits,
+        counts = counts || (SELECT jsonb_object_agg(k.key, COALESCE((job.counts->>k.key)::int, 0) + k.value::int)
+                              FROM jsonb_each_text(input.keys) AS k),
         status = CASE
-          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + 1 >= (progress->>'total')::int THEN 'done'
+          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + input.n >= (progress->>'total')::int THEN 'done'
           WHEN status = 'queued' THEN 'running'
           ELSE status END,
         stop = CASE
-          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + 1 >= (progress->>'total')::int THEN 'completed'
+          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + input.n >= (progress->>'total')::int THEN 'completed'
           ELSE stop END,
         updated_at = (now() AT TIME ZONE 'utc')
-      FROM before
-      WHERE id = ${jobId}
-      RETURNING status, progress, credits_used AS "creditsUsed", counts, stop, error, before.was`;
-    const row = rows[0]!;
-    return { ...row, finishedNow: row.status === 'done' && row.was !== 'done' };
+      FROM input, before
+      WHERE job.id = input.job_id AND before.id = input.job_id
+      RETURNING job.id, job.status, job.progress, job.credits_used AS "creditsUsed", job.counts, job.stop, job.error,
+                before.was`;
+    return new Map(
+      rows.map(({ id, was, ...row }) => [id, { ...row, finishedNow: row.status === 'done' && was !== 'done' }]),
+    );
   }
 
   /**

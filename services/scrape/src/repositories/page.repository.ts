@@ -31,7 +31,7 @@ const settledColumns = (result: PageResult, encoded?: Uint8Array<ArrayBuffer> | 
 
 /**
  * A page's bodies as stored: as its reading thread made them, or compressed off the event loop
- * (the hot writes: complete, crawl rows).
+ * (the hot writes: completeMany, crawl rows).
  */
 const storedBodiesOf = async (result: PageResult) =>
   result.storedBodies !== undefined ? result.storedBodies : encodeBodiesAsync(storable(result.bodies));
@@ -101,32 +101,53 @@ export class PageRepository {
   }
 
   /**
-   * Takes a row for fetching. False when it is done or cancelled: a redelivered message for a
-   * page already settled does nothing. A row left `running` by a worker that died is taken again.
+   * Takes rows for fetching, several in one statement (claims that came together under load);
+   * answers, per row in order, whether it was taken. False when it is done or cancelled, or its
+   * job was cancelled (a cancel that came while the page queued for its host still stops it): a
+   * redelivered message for a page already settled does nothing. A row left `running` by a
+   * worker that died is taken again.
    */
-  async claim(jobId: string, position: number): Promise<boolean> {
-    // One statement: the row must be open and its job not cancelled (a cancel that came while
-    // the page queued for its host still stops it).
-    const count = await this.raw.$executeRaw`
+  async claimMany(rows: { jobId: string; position: number }[]): Promise<boolean[]> {
+    if (!rows.length) return [];
+    const taken = await this.raw.$queryRaw<{ job_id: string; position: number }[]>`
+      /* prepared */
       UPDATE page SET status = 'running'
-       WHERE job_id = ${jobId} AND position = ${position} AND status IN ('queued', 'running')
-         AND EXISTS (SELECT 1 FROM job WHERE id = ${jobId} AND status <> 'cancelled')`;
-    return count > 0;
-  }
-
-  /** Writes a fetched page; false when the row was cancelled meanwhile (then nothing changes). */
-  async complete(jobId: string, position: number, result: PageResult): Promise<boolean> {
-    const c = settledColumns(result, await storedBodiesOf(result));
-    const count = await this.raw.$executeRaw`
-      UPDATE page SET url = ${c.url}, status = ${c.status}, http_status = ${c.httpStatus}, verdict = ${c.verdict},
-             error_code = ${c.errorCode}, tier = ${c.tier}, credits = ${c.credits}, data = ${JSON.stringify(c.data)}::jsonb,
-             bodies = ${c.bodies}, screenshot = ${c.screenshot}, crawled_at = ${c.crawledAt}
-       WHERE job_id = ${jobId} AND position = ${position} AND status = 'running'`;
-    return count > 0;
+        FROM unnest(${rows.map((r) => r.jobId)}::text[], ${rows.map((r) => r.position)}::int[]) AS i(job_id, position)
+       WHERE page.job_id = i.job_id AND page.position = i.position AND page.status IN ('queued', 'running')
+         AND EXISTS (SELECT 1 FROM job WHERE job.id = i.job_id AND job.status <> 'cancelled')
+      RETURNING page.job_id, page.position`;
+    const keys = new Set(taken.map((w) => `${w.job_id}:${w.position}`));
+    return rows.map(({ jobId, position }) => keys.has(`${jobId}:${position}`));
   }
 
   /**
-   * A row written by `complete` opened again as its reading left it taken (running, nothing
+   * Writes fetched pages, several in one statement (pages that settled together share a round
+   * trip); answers, per page in order, whether its row was written (false: cancelled meanwhile).
+   */
+  async completeMany(items: { jobId: string; position: number; result: PageResult }[]): Promise<boolean[]> {
+    if (!items.length) return [];
+    const encoded = await Promise.all(items.map(({ result }) => storedBodiesOf(result)));
+    // Every value cast: the types of a VALUES list are read from its rows, not from page.
+    const values = items.map(({ jobId, position, result }, i) => {
+      const c = settledColumns(result, encoded[i]);
+      return Prisma.sql`(${jobId}::text, ${position}::int, ${c.url}::text, ${c.status}::text, ${c.httpStatus}::int,
+        ${c.verdict}::text, ${c.errorCode}::text, ${c.tier}::text, ${c.credits}::int, ${JSON.stringify(c.data)}::jsonb,
+        ${c.bodies}::bytea, ${c.screenshot}::bytea, ${c.crawledAt}::timestamp)`;
+    });
+    const written = await this.raw.$queryRaw<{ job_id: string; position: number }[]>`
+      UPDATE page SET url = i.url, status = i.status, http_status = i.http_status, verdict = i.verdict,
+             error_code = i.error_code, tier = i.tier, credits = i.credits, data = i.data, bodies = i.bodies,
+             screenshot = i.screenshot, crawled_at = i.crawled_at
+        FROM (VALUES ${Prisma.join(values)}) AS i(job_id, position, url, status, http_status, verdict, error_code, tier,
+                                                 credits, data, bodies, screenshot, crawled_at)
+       WHERE page.job_id = i.job_id AND page.position = i.position AND page.status = 'running'
+      RETURNING page.job_id, page.position`;
+    const keys = new Set(written.map((w) => `${w.job_id}:${w.position}`));
+    return items.map(({ jobId, position }) => keys.has(`${jobId}:${position}`));
+  }
+
+  /**
+   * A row written by `completeMany` opened again as its reading left it taken (running, nothing
    * read): what was written must not stand, e.g. its charge could not be written.
    */
   async reopen(jobId: string, position: number, url: string): Promise<void> {

@@ -19,7 +19,7 @@ export const scrapePageHandler =
     if (!job || job.status === 'cancelled') return;
     // The claim checks the job too: a cancel that came while we queued for the host still stops
     // this page, whatever the cached job says.
-    const read = await readJobPage(deps, job, msg, () => deps.pages.claim(msg.jobId, msg.position));
+    const read = await readJobPage(deps, job, msg, () => deps.writes.claim(msg.jobId, msg.position));
     if (read?.after.finishedNow) deps.jobCache.forget(job.id);
   };
 

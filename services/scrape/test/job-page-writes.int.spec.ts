@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
+import { JobPageWrites } from '../src/jobs/job-page-writes.js';
+import { JobRepository } from '../src/repositories/job.repository.js';
+import { PageRepository, storedBodies } from '../src/repositories/page.repository.js';
+import { readResult } from './support/read-result.js';
+
+// A batch's pages take, write and count their rows through shared statements: what settles
+// together goes in one round trip. Each statement must still do per row exactly what the one-row
+// statements did: a cancelled row or job stays as it is, a job ends once, its counts add up.
+
+describe("a scrape job's rows taken, written and counted several at a time", () => {
+  let db: TestDatabase;
+  let jobs: JobRepository;
+  let pages: PageRepository;
+  const urlsOf = (n: number) => Array.from({ length: n }, (_, i) => `https://tides.test/harbour/${i}`);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    jobs = new JobRepository(db.prisma, db.raw);
+    pages = new PageRepository(db.prisma, db.raw);
+    await db.prisma.workspace.create({ data: { id: 'ws_writes', name: 'writes' } });
+  });
+  afterAll(() => db.drop());
+
+  const batch = async (id: string, n: number, status = 'running') => {
+    await db.prisma.job.create({
+      data: {
+        id,
+        workspaceId: 'ws_writes',
+        kind: 'scrape',
+        status,
+        progress: { done: 0, total: n, queued: n },
+        request: { urls: urlsOf(n), batch: true },
+      },
+    });
+    await pages.createQueued('ws_writes', id, urlsOf(n));
+  };
+  const statusOf = async (jobId: string, position: number) =>
+    (await db.prisma.page.findFirstOrThrow({ where: { jobId, position } })).status;
+
+  it('takes open rows of jobs not cancelled, answering per row in order', async () => {
+    await batch('job_w_claim', 4);
+    await batch('job_w_claim_cancelled', 1, 'cancelled');
+    await db.prisma.page.updateMany({ where: { jobId: 'job_w_claim', position: 1 }, data: { status: 'done' } });
+    await db.prisma.page.updateMany({ where: { jobId: 'job_w_claim', position: 2 }, data: { status: 'running' } });
+    const taken = await pages.claimMany([
+      { jobId: 'job_w_claim', position: 3 },
+      { jobId: 'job_w_claim', position: 1 },
+      { jobId: 'job_w_claim_cancelled', position: 0 },
+      { jobId: 'job_w_claim', position: 2 },
+      { jobId: 'job_w_claim', position: 0 },
+    ]);
+    // A settled row and a cancelled job's row are left; a row a dead worker left running is taken.
+    expect(taken).toEqual([true, false, false, true, true]);
+    expect(await statusOf('job_w_claim', 1)).toBe('done');
+    expect(await statusOf('job_w_claim_cancelled', 0)).toBe('queued');
+    expect(await statusOf('job_w_claim', 3)).toBe('running');
+  });
+
+  it('writes several pages in one statement, each with its own bodies, and leaves a cancelled row', async () => {
+    await batch('job_w_complete', 3);
+    await pages.claimMany([0, 1, 2].map((position) => ({ jobId: 'job_w_complete', position })));
+    await db.prisma.page.updateMany({
+      where: { jobId: 'job_w_complete', position: 1 },
+      data: { status: 'cancelled' },
+    });
+    const urls = urlsOf(3);
+    const written = await pages.completeMany(
+      [2, 0, 1].map((position) => ({
+        jobId: 'job_w_complete',
+        position,
+        result: readResult(urls[position]!, 10 + position),
+      })),
+    );
+    expect(written).toEqual([true, true, false]);
+    const rows = await db.prisma.page.findMany({ where: { jobId: 'job_w_complete' }, orderBy: { position: 'asc' } });
+    expect(rows.map((r) => [r.status, r.verdict, r.httpStatus, r.credits])).toEqual([
+      ['done', 'ok', 200, 1],
+      ['cancelled', null, null, 0],
+      ['done', 'ok', 200, 1],
+    ]);
+    expect(storedBodies(rows[0]!).markdown).toBe(`# ${urls[0]}\n\n${'tide '.repeat(10)}`);
+    expect(storedBodies(rows[2]!).markdown).toBe(`# ${urls[2]}\n\n${'tide '.repeat(12)}`);
+    expect((rows[2]!.data as { words: number }).words).toBe(12);
+    expect(rows[0]!.crawledAt).toBeInstanceOf(Date);
+  });
+
+  it("counts pages of several jobs in one statement: sums, counts by verdict, and each job's end once", async () => {
+    await batch('job_w_count_a', 3);
+    await batch('job_w_count_b', 2);
+    const after = await jobs.recordPages([
+      { jobId: 'job_w_count_a', credits: 1, key: 'ok' },
+      { jobId: 'job_w_count_b', credits: 5, key: 'ok' },
+      { jobId: 'job_w_count_a', credits: 0, key: 'error' },
+      { jobId: 'job_w_count_a', credits: 2, key: 'ok' },
+    ]);
+    expect(after.get('job_w_count_a')).toMatchObject({
+      status: 'done',
+      stop: 'completed',
+      progress: { done: 3, total: 3, queued: 0 },
+      creditsUsed: 3,
+      counts: { ok: 2, error: 1 },
+      finishedNow: true,
+    });
+    expect(after.get('job_w_count_b')).toMatchObject({
+      status: 'running',
+      progress: { done: 1, total: 2, queued: 1 },
+      creditsUsed: 5,
+      counts: { ok: 1 },
+      finishedNow: false,
+    });
+    // A later count adds to what is there and ends job b; job a, ended already, is not ended again.
+    const later = await jobs.recordPages([
+      { jobId: 'job_w_count_b', credits: 1, key: 'blocked' },
+      { jobId: 'job_w_count_a', credits: 0, key: 'ok' },
+    ]);
+    expect(later.get('job_w_count_b')).toMatchObject({ status: 'done', counts: { ok: 1, blocked: 1 }, finishedNow: true });
+    expect(later.get('job_w_count_a')).toMatchObject({ status: 'done', counts: { ok: 3, error: 1 }, finishedNow: false });
+  });
+
+  it('sends the rows that come together in one statement: a batch page waits for company, a one-URL row goes at once', async () => {
+    await batch('job_w_shared', 6);
+    const statements: number[] = [];
+    const counted = new (class extends PageRepository {
+      override completeMany(items: Parameters<PageRepository['completeMany']>[0]) {
+        statements.push(items.length);
+        return super.completeMany(items);
+      }
+    })(db.prisma, db.raw);
+    const writes = new JobPageWrites(counted);
+    const urls = urlsOf(6);
+    await pages.claimMany(urls.map((_, position) => ({ jobId: 'job_w_shared', position })));
+    const write = (position: number, behind: boolean) =>
+      writes.complete('job_w_shared', position, readResult(urls[position]!, 5), behind);
+
+    expect(await Promise.all([0, 1, 2].map((p) => write(p, true)))).toEqual([true, true, true]);
+    expect(statements).toEqual([3]);
+    // Not behind: each goes at once while fewer than two statements are out; the third waits
+    // for one of them (it would go with any others that came meanwhile).
+    expect(await Promise.all([3, 4, 5].map((p) => write(p, false)))).toEqual([true, true, true]);
+    expect(statements).toEqual([3, 1, 1, 1]);
+    expect(await db.prisma.page.count({ where: { jobId: 'job_w_shared', status: 'done' } })).toBe(6);
+  });
+
+  it('fails only the row PostgreSQL refuses, not the rows that shared its statement', async () => {
+    // A refusal as real as the one a value PostgreSQL cannot hold meets: a CHECK on one URL.
+    await db.prisma.$executeRawUnsafe(
+      `ALTER TABLE page ADD CONSTRAINT harbour_poison_refused CHECK (url NOT LIKE '%/poison' OR status <> 'done')`,
+    );
+    const urls = ['https://tides.test/a', 'https://tides.test/poison', 'https://tides.test/b'];
+    await db.prisma.job.create({
+      data: { id: 'job_w_poison', workspaceId: 'ws_writes', kind: 'scrape', status: 'running', request: { urls } },
+    });
+    await pages.createQueued('ws_writes', 'job_w_poison', urls, 'running');
+    const writes = new JobPageWrites(pages);
+    const outcomes = await Promise.allSettled(
+      urls.map((url, position) => writes.complete('job_w_poison', position, readResult(url, 5), true)),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(Error);
+    const rows = await db.prisma.page.findMany({ where: { jobId: 'job_w_poison' }, orderBy: { position: 'asc' } });
+    expect(rows.map((r) => r.status)).toEqual(['done', 'running', 'done']);
+  });
+});
