@@ -22,6 +22,8 @@ describe('request ids and the error envelope', () => {
   it("echoes the caller's X-Request-Id on success and in errors", async () => {
     const ok = await t.call('GET', '/me', { key: admin, headers: { 'x-request-id': 'trace-abc-123' } });
     expect(ok.headers.get('x-request-id')).toBe('trace-abc-123');
+    // No body is hashed for an ETag (docs/decisions.md).
+    expect(ok.headers.get('etag')).toBeNull();
     const err = await t.call('GET', '/nowhere', { key: admin, headers: { 'x-request-id': 'trace-err-9' } });
     expect(err.headers.get('x-request-id')).toBe('trace-err-9');
     expect(err.body.request_id).toBe('trace-err-9');
