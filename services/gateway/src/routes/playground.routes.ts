@@ -2,6 +2,7 @@ import { configInputSchema, jobEnvelopeSchema, pageRowSchema, scrapeV1, type Job
 import type { RpcClient } from '@tidemark/rpc';
 import { currentRequestId } from '@tidemark/telemetry';
 import { z } from 'zod';
+import { ROWS_DEADLINE_MS } from '../clients/service-clients.js';
 import { idParam } from '../http/common.schemas.js';
 import { publicOrigin } from '../http/pagination.js';
 import type { HeaderSecrets } from '../services/header-secrets.js';
@@ -120,13 +121,11 @@ export const playgroundRoutes = (
     handler: async ({ auth, params, query, req }) => {
       const until = Date.now() + Math.min(query.wait * 1000, PLAYGROUND_WAIT_MS);
       for (;;) {
-        const res = await scrape.call('getJob', {
-          workspaceId: auth.workspaceId,
-          jobId: params.id,
-          after: 0,
-          limit: 1,
-          kind: 'playground',
-        });
+        const res = await scrape.call(
+          'getJob',
+          { workspaceId: auth.workspaceId, jobId: params.id, after: 0, limit: 1, kind: 'playground' },
+          ROWS_DEADLINE_MS,
+        );
         const envelope = jobEnvelopeToRest(res.envelope);
         const screenshotUrl = `${publicOrigin(req, publicBaseUrl)}${req.baseUrl}/playground/${params.id}/screenshot`;
         if (!['queued', 'running'].includes(envelope.status) || Date.now() >= until) {
