@@ -6,8 +6,9 @@ import { PageRepository, storedBodies } from '../src/repositories/page.repositor
 import { readResult } from './support/read-result.js';
 
 // A batch's pages take, write and count their rows through shared statements: what settles
-// together goes in one round trip. Each statement must still do per row exactly what the one-row
-// statements did: a cancelled row or job stays as it is, a job ends once, its counts add up.
+// together goes in one round trip, and a page's row and its count are one statement. Each must
+// still do per row what one-row statements did: a cancelled row or job stays as it is, a job
+// ends once, its counts add up, a page written is counted and a page not written is not.
 
 describe("a scrape job's rows taken, written and counted several at a time", () => {
   let db: TestDatabase;
@@ -58,23 +59,24 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
     expect(await statusOf('job_w_claim', 3)).toBe('running');
   });
 
-  it('writes several pages in one statement, each with its own bodies, and leaves a cancelled row', async () => {
-    await batch('job_w_complete', 3);
-    await pages.claimMany([0, 1, 2].map((position) => ({ jobId: 'job_w_complete', position })));
-    await db.prisma.page.updateMany({
-      where: { jobId: 'job_w_complete', position: 1 },
-      data: { status: 'cancelled' },
-    });
+  it('writes and counts several pages of several jobs in one statement, and leaves a cancelled row', async () => {
+    await batch('job_w_settle_a', 3);
+    await batch('job_w_settle_b', 2);
+    for (const [jobId, n] of [['job_w_settle_a', 3], ['job_w_settle_b', 2]] as const)
+      await pages.claimMany(Array.from({ length: n }, (_, position) => ({ jobId, position })));
+    await db.prisma.page.updateMany({ where: { jobId: 'job_w_settle_a', position: 1 }, data: { status: 'cancelled' } });
     const urls = urlsOf(3);
-    const written = await pages.completeMany(
-      [2, 0, 1].map((position) => ({
-        jobId: 'job_w_complete',
-        position,
-        result: readResult(urls[position]!, 10 + position),
-      })),
-    );
-    expect(written).toEqual([true, true, false]);
-    const rows = await db.prisma.page.findMany({ where: { jobId: 'job_w_complete' }, orderBy: { position: 'asc' } });
+    const failed = readResult(urls[0]!, 0);
+    failed.row = { ...failed.row, status: 'error', verdict: 'blocked', credits: 0 };
+    const settled = await pages.settleMany([
+      { jobId: 'job_w_settle_a', position: 2, result: readResult(urls[2]!, 12) },
+      { jobId: 'job_w_settle_b', position: 0, result: readResult(urls[0]!, 3) },
+      { jobId: 'job_w_settle_a', position: 0, result: readResult(urls[0]!, 10) },
+      { jobId: 'job_w_settle_a', position: 1, result: readResult(urls[1]!, 11) },
+      { jobId: 'job_w_settle_b', position: 1, result: failed },
+    ]);
+    expect(settled.written).toEqual([true, true, true, false, true]);
+    const rows = await db.prisma.page.findMany({ where: { jobId: 'job_w_settle_a' }, orderBy: { position: 'asc' } });
     expect(rows.map((r) => [r.status, r.verdict, r.httpStatus, r.credits])).toEqual([
       ['done', 'ok', 200, 1],
       ['cancelled', null, null, 0],
@@ -84,6 +86,27 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
     expect(storedBodies(rows[2]!).markdown).toBe(`# ${urls[2]}\n\n${'tide '.repeat(12)}`);
     expect((rows[2]!.data as { words: number }).words).toBe(12);
     expect(rows[0]!.crawledAt).toBeInstanceOf(Date);
+    // Only the rows written are counted: job a's cancelled page is not (the cancel counts it).
+    expect(settled.jobs.get('job_w_settle_a')).toMatchObject({
+      status: 'running',
+      progress: { done: 2, total: 3, queued: 1 },
+      creditsUsed: 2,
+      counts: { ok: 2 },
+      finishedNow: false,
+    });
+    expect(settled.jobs.get('job_w_settle_b')).toMatchObject({
+      status: 'done',
+      stop: 'completed',
+      progress: { done: 2, total: 2, queued: 0 },
+      creditsUsed: 1,
+      counts: { ok: 1, error: 1 },
+      finishedNow: true,
+    });
+    // Settled again (a redelivery): nothing is written and nothing counted twice.
+    const again = await pages.settleMany([{ jobId: 'job_w_settle_b', position: 0, result: readResult(urls[0]!, 3) }]);
+    expect(again.written).toEqual([false]);
+    expect(again.jobs.size).toBe(0);
+    expect((await jobs.findById('job_w_settle_b'))?.progress).toEqual({ done: 2, total: 2, queued: 0 });
   });
 
   it("counts pages of several jobs in one statement: sums, counts by verdict, and each job's end once", async () => {
@@ -119,47 +142,71 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
     expect(later.get('job_w_count_a')).toMatchObject({ status: 'done', counts: { ok: 3, error: 1 }, finishedNow: false });
   });
 
-  it('sends the rows that come together in one statement: a batch page waits for company, a one-URL row goes at once', async () => {
+  it('sends the pages that come together in one statement: a batch page waits for company, a one-URL page goes at once', async () => {
     await batch('job_w_shared', 6);
     const statements: number[] = [];
     const counted = new (class extends PageRepository {
-      override completeMany(items: Parameters<PageRepository['completeMany']>[0]) {
+      override settleMany(items: Parameters<PageRepository['settleMany']>[0]) {
         statements.push(items.length);
-        return super.completeMany(items);
+        return super.settleMany(items);
       }
     })(db.prisma, db.raw);
     const writes = new JobPageWrites(counted);
     const urls = urlsOf(6);
     await pages.claimMany(urls.map((_, position) => ({ jobId: 'job_w_shared', position })));
-    const write = (position: number, behind: boolean) =>
-      writes.complete('job_w_shared', position, readResult(urls[position]!, 5), behind);
+    const settle = (position: number, behind: boolean) =>
+      writes.settle('job_w_shared', position, readResult(urls[position]!, 5), behind);
 
-    expect(await Promise.all([0, 1, 2].map((p) => write(p, true)))).toEqual([true, true, true]);
+    const first = await Promise.all([0, 1, 2].map((p) => settle(p, true)));
     expect(statements).toEqual([3]);
+    expect(first.map((s) => s.written)).toEqual([true, true, true]);
     // Not behind: each goes at once while fewer than two statements are out; the third waits
     // for one of them (it would go with any others that came meanwhile).
-    expect(await Promise.all([3, 4, 5].map((p) => write(p, false)))).toEqual([true, true, true]);
+    const second = await Promise.all([3, 4, 5].map((p) => settle(p, false)));
     expect(statements).toEqual([3, 1, 1, 1]);
+    // The job's end is one page's: whichever statement counted last (two were out at once).
+    expect(second.filter((s) => s.written && s.after.finishedNow)).toHaveLength(1);
     expect(await db.prisma.page.count({ where: { jobId: 'job_w_shared', status: 'done' } })).toBe(6);
   });
 
-  it('fails only the row PostgreSQL refuses, not the rows that shared its statement', async () => {
+  it("ends a job once when several of its pages settle in one statement, by the last of them", async () => {
+    await batch('job_w_last', 3);
+    await pages.claimMany([0, 1, 2].map((position) => ({ jobId: 'job_w_last', position })));
+    const writes = new JobPageWrites(pages);
+    const urls = urlsOf(3);
+    const settled = await Promise.all(
+      [0, 1, 2].map((p) => writes.settle('job_w_last', p, readResult(urls[p]!, 5), true)),
+    );
+    expect(settled.map((s) => s.written && s.after.finishedNow)).toEqual([false, false, true]);
+    expect(settled.map((s) => s.written && s.after.status)).toEqual(['done', 'done', 'done']);
+  });
+
+  it('fails only the page PostgreSQL refuses, not the pages that shared its statement', async () => {
     // A refusal as real as the one a value PostgreSQL cannot hold meets: a CHECK on one URL.
     await db.prisma.$executeRawUnsafe(
       `ALTER TABLE page ADD CONSTRAINT harbour_poison_refused CHECK (url NOT LIKE '%/poison' OR status <> 'done')`,
     );
     const urls = ['https://tides.test/a', 'https://tides.test/poison', 'https://tides.test/b'];
     await db.prisma.job.create({
-      data: { id: 'job_w_poison', workspaceId: 'ws_writes', kind: 'scrape', status: 'running', request: { urls } },
+      data: {
+        id: 'job_w_poison',
+        workspaceId: 'ws_writes',
+        kind: 'scrape',
+        status: 'running',
+        progress: { done: 0, total: 3, queued: 3 },
+        request: { urls },
+      },
     });
     await pages.createQueued('ws_writes', 'job_w_poison', urls, 'running');
     const writes = new JobPageWrites(pages);
     const outcomes = await Promise.allSettled(
-      urls.map((url, position) => writes.complete('job_w_poison', position, readResult(url, 5), true)),
+      urls.map((url, position) => writes.settle('job_w_poison', position, readResult(url, 5), true)),
     );
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(Error);
     const rows = await db.prisma.page.findMany({ where: { jobId: 'job_w_poison' }, orderBy: { position: 'asc' } });
     expect(rows.map((r) => r.status)).toEqual(['done', 'running', 'done']);
+    // The refused page is not counted: its row and its count stand or fall together.
+    expect((await jobs.findById('job_w_poison'))?.progress).toEqual({ done: 2, total: 3, queued: 1 });
   });
 });

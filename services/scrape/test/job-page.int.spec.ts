@@ -9,9 +9,10 @@ import type { LadderService, PageRef } from '../src/ladder/ladder.service.js';
 import { PageRepository, storedBodies } from '../src/repositories/page.repository.js';
 import { readResult } from './support/read-result.js';
 
-// A page of a scrape job writes its row while billing writes the page's charge. The charge is
-// what makes the row true: one that fails must leave the page open as it was before its reading,
-// so the fallback through the work stream (which claims open rows only) reads and charges it.
+// A page of a scrape job writes its row and its count once billing has written the page's
+// charge. The charge is what makes the row true: one that fails must leave the page open as its
+// claim left it, so the fallback through the work stream (which claims open rows only) reads and
+// charges it.
 
 describe('a page of a job read now: its row and its charge written side by side', () => {
   let db: TestDatabase;
@@ -27,7 +28,14 @@ describe('a page of a job read now: its row and its charge written side by side'
 
   const jobWithRow = async (id: string): Promise<Job> => {
     const job = await db.prisma.job.create({
-      data: { id, workspaceId: 'ws_now', kind: 'scrape', status: 'running', request: { url } },
+      data: {
+        id,
+        workspaceId: 'ws_now',
+        kind: 'scrape',
+        status: 'running',
+        progress: { done: 0, total: 1, queued: 1 },
+        request: { url },
+      },
     });
     await pages.createQueued('ws_now', id, [url], 'running');
     return job;
@@ -48,22 +56,13 @@ describe('a page of a job read now: its row and its charge written side by side'
     ladder,
     hosts: new HostLimiter(4),
     jobService: {
-      settled: async () => {
+      pageSettled: async () => {
         settled.count += 1;
-        return {
-          status: 'done',
-          progress: { done: 1, total: 1, queued: 0 },
-          creditsUsed: 1,
-          counts: { ok: 1 },
-          stop: 'completed',
-          error: null,
-          finishedNow: true,
-        };
       },
     } as unknown as JobService,
   });
 
-  it('answers once the row and the charge are both written, the charge left running by the ladder', async () => {
+  it('writes the row and counts it once the charge is written, the charge left running by the ladder', async () => {
     const job = await jobWithRow('job_now_ok');
     const asked: PageRef[] = [];
     const settled = { count: 0 };
@@ -76,20 +75,20 @@ describe('a page of a job read now: its row and its charge written side by side'
       async () => true,
       'now',
     );
-    // The row is written while the charge is still out; the page is not counted before it is.
-    for (let i = 0; i < 50 && (await pages.findAt(job.id, 0))?.status !== 'done'; i++)
-      await new Promise((r) => setTimeout(r, 20));
-    expect((await pages.findAt(job.id, 0))?.status).toBe('done');
+    // While the charge is out, nothing of the page is written.
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await pages.findAt(job.id, 0))?.status).toBe('running');
     expect(settled.count).toBe(0);
     chargeDone();
     const read = await reading;
     // Drawn on the workspace's block for one-URL scrapes, not a hold of its own.
     expect(asked[0]).toMatchObject({ chargeBehind: true, jobId: job.id, creditPool: ONE_URL_POOL });
-    expect(read?.after).toMatchObject({ status: 'done', finishedNow: true });
+    expect(read?.after).toMatchObject({ status: 'done', progress: { done: 1, total: 1 }, finishedNow: true });
+    expect((await pages.findAt(job.id, 0))?.status).toBe('done');
     expect(settled.count).toBe(1);
   });
 
-  it('opens the row again when the charge fails, and fails the page for its fallback', async () => {
+  it('leaves the row as its claim left it when the charge fails, and fails the page for its fallback', async () => {
     const job = await jobWithRow('job_now_unbilled');
     const settled = { count: 0 };
     const charged = Promise.reject(new Error('billing is out of reach'));
@@ -100,12 +99,13 @@ describe('a page of a job read now: its row and its charge written side by side'
     const row = await pages.findAt(job.id, 0);
     expect(row).toMatchObject({ status: 'running', verdict: null, credits: 0, bodies: null, crawledAt: null });
     expect(storedBodies(row!)).toEqual({});
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).progress).toMatchObject({ done: 0 });
     expect(settled.count).toBe(0);
-    // Open again: the work stream's worker can take it, as it takes any open row.
+    // Open: the work stream's worker can take it, as it takes any open row.
     expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
   });
 
-  it("opens a worker's row again too when its charge fails: the message's redelivery reads it again", async () => {
+  it("leaves a worker's row open too when its charge fails: the message's redelivery reads it again", async () => {
     const job = await jobWithRow('job_worker');
     const asked: PageRef[] = [];
     const charged = Promise.reject(new Error('billing is out of reach'));
@@ -115,7 +115,7 @@ describe('a page of a job read now: its row and its charge written side by side'
         pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
       ),
     ).rejects.toThrow('billing is out of reach');
-    expect(asked[0]).toMatchObject({ chargeBehind: true, creditPool: { id: job.id } });
+    expect(asked[0]).toMatchObject({ chargeBehind: true, creditPool: { id: job.id, chargesLinger: true } });
     // The redelivered message claims it, as it claims a row whose worker died mid-page.
     expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
     expect((await pages.findAt(job.id, 0))?.verdict).toBeNull();

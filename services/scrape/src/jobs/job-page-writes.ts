@@ -1,58 +1,72 @@
 import { CallBatcher } from '../batching/call-batcher.js';
 import type { PageResult } from '../ladder/ladder.service.js';
+import type { JobAfterPage } from '../repositories/job.repository.js';
 import type { PageRepository } from '../repositories/page.repository.js';
 
 /**
- * How long a batch page's row waits for others to share its statement. It is written while the
- * page's charge waits for company of its own (a batch's pages charge like a crawl's), so the wait
- * costs the page nothing it was not already spending.
+ * How long a batch page waits for others to share its settling statement. Pages whose charges
+ * went in one call come together anyway; the wait gathers the next call's too.
  */
-const BEHIND_LINGER_MS = 20;
-/** Most rows one statement writes: a few MB of bodies at most. */
+const BEHIND_LINGER_MS = 5;
+/** Most pages one statement settles: a few MB of bodies at most. */
 const MAX_ROWS = 32;
 
-type Written = { jobId: string; position: number; result: PageResult };
-/** A row's write: whether it was written (false: cancelled meanwhile), or why it could not be. */
-type Outcome = { written: boolean } | { error: unknown };
+type Settling = { jobId: string; position: number; result: PageResult };
+/**
+ * A page settled: whether its row was written (false: cancelled meanwhile) and its job as the
+ * count left it (`finishedNow` true for the one page that ended it), or why it could not be.
+ */
+export type Settled = { written: false } | { written: true; after: JobAfterPage };
+type Outcome = Settled | { error: unknown };
 
 /**
- * A scrape job's rows as its pages take and write them, through shared statements: claims and
- * writes that come while one is out go together in the next (one round trip and one statement
- * for the pages that settled together). A one-URL scrape's row goes at once when nothing is out;
- * a batch page's (`behind`: nothing waits on it but its message's ack) waits a little for company.
+ * A scrape job's rows as its pages take and settle them, through shared statements: claims and
+ * settlements that come while one is out go together in the next (one round trip and one
+ * statement for the pages that settled together). A one-URL scrape's page goes at once when
+ * nothing is out; a batch page's (`behind`: nothing waits on it but its message's ack) waits a
+ * little for company.
  */
 export class JobPageWrites {
   private readonly claims: CallBatcher<{ jobId: string; position: number }, boolean>;
-  private readonly completes: CallBatcher<Written, Outcome>;
-  private readonly completesBehind: CallBatcher<Written, Outcome>;
+  private readonly settles: CallBatcher<Settling, Outcome>;
+  private readonly settlesBehind: CallBatcher<Settling, Outcome>;
 
   constructor(pages: PageRepository) {
     this.claims = new CallBatcher((rows) => pages.claimMany(rows), 1, 256);
-    // A statement that fails is written again row by row: one row PostgreSQL refuses (a value it
+    // A statement that fails is run again page by page: one row PostgreSQL refuses (a value it
     // cannot hold, a constraint) fails its own page only, not the pages it shared a statement with.
-    const completeMany = async (rows: Written[]): Promise<Outcome[]> => {
+    const settleMany = async (items: Settling[]): Promise<Outcome[]> => {
+      let settled: Awaited<ReturnType<PageRepository['settleMany']>>;
       try {
-        return (await pages.completeMany(rows)).map((written) => ({ written }));
+        settled = await pages.settleMany(items);
       } catch (error) {
-        if (rows.length === 1) return [{ error }];
+        if (items.length === 1) return [{ error }];
         const alone: Outcome[] = [];
-        for (const row of rows) alone.push(...(await completeMany([row])));
+        for (const item of items) alone.push(...(await settleMany([item])));
         return alone;
       }
+      // A job's end belongs to one of its pages, the last of them written here: it announces it.
+      const last = new Map<string, number>();
+      items.forEach((item, i) => settled.written[i] && last.set(item.jobId, i));
+      return items.map((item, i): Outcome => {
+        const after = settled.jobs.get(item.jobId);
+        if (!settled.written[i] || !after) return { written: false };
+        return { written: true, after: { ...after, finishedNow: after.finishedNow && last.get(item.jobId) === i } };
+      });
     };
-    this.completes = new CallBatcher(completeMany, 2, MAX_ROWS);
-    this.completesBehind = new CallBatcher(completeMany, 2, MAX_ROWS, BEHIND_LINGER_MS);
+    this.settles = new CallBatcher(settleMany, 2, MAX_ROWS);
+    this.settlesBehind = new CallBatcher(settleMany, 2, MAX_ROWS, BEHIND_LINGER_MS);
   }
 
-  /** Takes a row for fetching (PageRepository.claim). */
+  /** Takes a row for fetching (PageRepository.claimMany). */
   claim(jobId: string, position: number): Promise<boolean> {
     return this.claims.call({ jobId, position });
   }
 
-  /** Writes a fetched page (PageRepository.complete). */
-  async complete(jobId: string, position: number, result: PageResult, behind: boolean): Promise<boolean> {
-    const outcome = await (behind ? this.completesBehind : this.completes).call({ jobId, position, result });
+  /** Writes a fetched (and charged) page's row and counts it into its job (PageRepository.settleMany). */
+  async settle(jobId: string, position: number, result: PageResult, behind: boolean): Promise<Settled> {
+    const outcome = await (behind ? this.settlesBehind : this.settles).call({ jobId, position, result });
     if ('error' in outcome) throw outcome.error;
-    return outcome.written;
+    return outcome;
   }
 }

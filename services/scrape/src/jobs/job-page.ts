@@ -41,16 +41,16 @@ export interface JobPageDeps {
  * One page of a scrape job, read and settled: what the worker of a queued page and a one-URL
  * scrape run on the replica that took the call both do. Waits for the host's politeness slot,
  * takes the row (`take`: false leaves it, e.g. the job was cancelled meanwhile), runs the ladder,
- * writes the row and counts it into the job (the last page ends the job and announces it).
- * Answers the page's result and the job as the page left it, or null when the row was not taken
- * or was settled meanwhile.
+ * and once the page's charge is written, writes its row and counts it into the job in one
+ * statement (the last page ends the job and announces it). Answers the page's result and the job
+ * as the page left it, or null when the row was not taken or was settled meanwhile.
  *
- * The row is written while billing writes the page's charge, and the page is counted once both
- * are. A charge that fails undoes the row it raced (the page is open again, as before its
- * reading), so the page is read and charged again as if it had not been: by its message's
- * redelivery (a worker), or by the fallback through the work stream (a one-URL scrape), both of
- * which take open rows only. `now` (a one-URL scrape, whose caller waits): the job's end is
- * announced behind the answer.
+ * A charge that fails leaves the row as the claim left it (running, nothing written or counted),
+ * so the page is read and charged again as if it had not been: by its message's redelivery (a
+ * worker), or by the fallback through the work stream (a one-URL scrape), both of which take open
+ * rows; the charge's reference is the page's, so a charge that was written is not written twice.
+ * `now` (a one-URL scrape, whose caller waits): its settling goes at once and the job's end is
+ * announced behind the answer; a worker's page waits a little to share its statement.
  */
 export const readJobPage = async (
   deps: JobPageDeps,
@@ -87,15 +87,9 @@ export const readJobPage = async (
   if (!result) return null;
   // A page the ladder answered without fetching (robots.txt, a stored copy) did not wait for it.
   if (written) await written;
-  const [stored, charge] = await Promise.allSettled([
-    storing(result, () => deps.writes.complete(job.id, page.position, result, mode === 'worker')),
-    result.charged,
-  ]);
-  if (charge.status === 'rejected') {
-    if (stored.status === 'fulfilled' && stored.value) await deps.pages.reopen(job.id, page.position, page.url);
-    throw charge.reason;
-  }
-  if (stored.status === 'rejected') throw stored.reason;
-  if (!stored.value) return null;
-  return { result, after: await deps.jobService.settled(job, result, mode) };
+  await result.charged;
+  const settled = await storing(result, () => deps.writes.settle(job.id, page.position, result, mode === 'worker'));
+  if (!settled.written) return null;
+  await deps.jobService.pageSettled(job, settled.after, mode);
+  return { result, after: settled.after };
 };

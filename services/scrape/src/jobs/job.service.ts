@@ -14,7 +14,6 @@ import type { Job } from '@tidemark/db';
 import { ConflictError, NotFoundError } from '@tidemark/errors';
 import type { Logger } from '@tidemark/telemetry';
 import { z } from 'zod';
-import { CallBatcher } from '../batching/call-batcher.js';
 import type { PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions } from '../ladder/options.js';
 import type { JobAfterPage, JobProgress, JobRepository } from '../repositories/job.repository.js';
@@ -42,11 +41,6 @@ export const fanOutOrder = (urls: string[]): number[] => {
   return order;
 };
 
-/** A settled page as its job counts it: its credits and what it counts as (its verdict, or error). */
-type PageCount = { jobId: string; credits: number; key: string };
-/** How long a worker's page waits for others to share its count (JobService.countingBehind). */
-const COUNT_LINGER_MS = 5;
-
 export class JobService {
   constructor(
     private readonly jobs: JobRepository,
@@ -56,29 +50,6 @@ export class JobService {
     /** Seals the job's webhook secret at rest (delivery opens it). */
     private readonly box: SecretBox,
   ) {}
-
-  /**
-   * Pages counted into their jobs: those that settle while a count is out go together in the
-   * next statement. A worker's pages (`countingBehind`: nothing waits on them but their message's
-   * ack) wait a little for company; a one-URL scrape's, whose caller waits, go at once.
-   */
-  private readonly counting = new CallBatcher((pages: PageCount[]) => this.countPages(pages), 1, 256);
-  private readonly countingBehind = new CallBatcher(
-    (pages: PageCount[]) => this.countPages(pages),
-    1,
-    256,
-    COUNT_LINGER_MS,
-  );
-
-  private async countPages(pages: PageCount[]): Promise<(JobAfterPage | null)[]> {
-    const after = await this.jobs.recordPages(pages);
-    // The job's end belongs to one of its pages, the last of them here: it announces it.
-    const last = new Map(pages.map((p, i) => [p.jobId, i]));
-    return pages.map((p, i) => {
-      const job = after.get(p.jobId);
-      return job ? { ...job, finishedNow: job.finishedNow && last.get(p.jobId) === i } : null;
-    });
-  }
 
   /**
    * Creates a job with a queued row per URL and puts every URL on the work stream. `raw` is the
@@ -293,22 +264,28 @@ export class JobService {
   }
 
   /**
-   * Counts a settled page into its job; the last one ends the job and announces it (its events
-   * and the done broadcast). `now`: a one-URL scrape, whose caller waits for the count and not
-   * for the announcement (its events are the webhook's, not the caller's); otherwise a worker's
-   * page, counted with others that settle about then, the announcement awaited.
+   * Counts a page settled outside the page path (a row given up after its last delivery) into
+   * its job; the last one ends the job and announces it.
    */
-  async settled(job: Job, result: PageResult, mode: 'worker' | 'now' = 'worker'): Promise<JobAfterPage> {
+  async settled(job: Job, result: PageResult): Promise<JobAfterPage> {
     const key = result.row.status === 'error' ? 'error' : (result.row.verdict ?? 'error');
-    const count = { jobId: job.id, credits: result.row.credits, key };
-    const after = await (mode === 'now' ? this.counting : this.countingBehind).call(count);
+    const after = (await this.jobs.recordPages([{ jobId: job.id, credits: result.row.credits, key }])).get(job.id);
     if (!after) throw new Error(`job ${job.id} is gone: its page was not counted`);
-    if (after.finishedNow) {
-      const announcing = this.announceEnd(job, after, (after.counts.error ?? 0) === after.progress.total);
-      if (mode === 'worker') await announcing;
-      else announcing.catch((err: unknown) => this.logger.error({ err, jobId: job.id }, 'job end not announced'));
-    }
+    await this.pageSettled(job, after, 'worker');
     return after;
+  }
+
+  /**
+   * What follows a page counted into its job: when it was the job's last, the job's end is
+   * announced (its events and the done broadcast). `now`: a one-URL scrape, whose caller has its
+   * answer and does not wait for the announcement (its events are the webhook's, not the
+   * caller's); a worker awaits it.
+   */
+  async pageSettled(job: Job, after: JobAfterPage, mode: 'worker' | 'now'): Promise<void> {
+    if (!after.finishedNow) return;
+    const announcing = this.announceEnd(job, after, (after.counts.error ?? 0) === after.progress.total);
+    if (mode === 'worker') await announcing;
+    else announcing.catch((err: unknown) => this.logger.error({ err, jobId: job.id }, 'job end not announced'));
   }
 
   /**

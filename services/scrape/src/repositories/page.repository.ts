@@ -2,8 +2,11 @@ import { newId, PAGE_COLUMNS, Prisma, storable, type Page, type PrismaClient, ty
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { decodeBodies, encodeBodies, encodeBodiesAsync } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
+import type { JobAfterPage } from './job.repository.js';
 
 type RowData = PageResult['row'];
+/** A job as a settling statement's count left it, before `finishedNow` is worked out. */
+type JobCounted = Omit<JobAfterPage, 'finishedNow'> & { id: string; was: string };
 export type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
 
 /**
@@ -31,7 +34,7 @@ const settledColumns = (result: PageResult, encoded?: Uint8Array<ArrayBuffer> | 
 
 /**
  * A page's bodies as stored: as its reading thread made them, or compressed off the event loop
- * (the hot writes: completeMany, crawl rows).
+ * (the hot writes: settleMany, crawl rows).
  */
 const storedBodiesOf = async (result: PageResult) =>
   result.storedBodies !== undefined ? result.storedBodies : encodeBodiesAsync(storable(result.bodies));
@@ -121,41 +124,77 @@ export class PageRepository {
   }
 
   /**
-   * Writes fetched pages, several in one statement (pages that settled together share a round
-   * trip); answers, per page in order, whether its row was written (false: cancelled meanwhile).
+   * Settles fetched pages of scrape jobs in one statement: each row is written (it must still be
+   * `running`: a row cancelled meanwhile is left) and the rows written are counted into their
+   * jobs (done, credits, counts by verdict), finishing a job whose last page is among them. Row
+   * and count cannot part: a page is never written and left uncounted. The rows are locked first,
+   * then their jobs in id order (JobRepository.recordPages), so statements that count into the
+   * same jobs wait for each other. Answers, per page in order, whether its row was written, and
+   * each job counted into, as the statement left it.
    */
-  async completeMany(items: { jobId: string; position: number; result: PageResult }[]): Promise<boolean[]> {
-    if (!items.length) return [];
+  async settleMany(
+    items: { jobId: string; position: number; result: PageResult }[],
+  ): Promise<{ written: boolean[]; jobs: Map<string, JobAfterPage> }> {
+    if (!items.length) return { written: [], jobs: new Map() };
     const encoded = await Promise.all(items.map(({ result }) => storedBodiesOf(result)));
     // Every value cast: the types of a VALUES list are read from its rows, not from page.
     const values = items.map(({ jobId, position, result }, i) => {
       const c = settledColumns(result, encoded[i]);
+      const key = c.status === 'error' ? 'error' : (c.verdict ?? 'error');
       return Prisma.sql`(${jobId}::text, ${position}::int, ${c.url}::text, ${c.status}::text, ${c.httpStatus}::int,
         ${c.verdict}::text, ${c.errorCode}::text, ${c.tier}::text, ${c.credits}::int, ${JSON.stringify(c.data)}::jsonb,
-        ${c.bodies}::bytea, ${c.screenshot}::bytea, ${c.crawledAt}::timestamp)`;
+        ${c.bodies}::bytea, ${c.screenshot}::bytea, ${c.crawledAt}::timestamp, ${key}::text)`;
     });
-    const written = await this.raw.$queryRaw<{ job_id: string; position: number }[]>`
-      UPDATE page SET url = i.url, status = i.status, http_status = i.http_status, verdict = i.verdict,
-             error_code = i.error_code, tier = i.tier, credits = i.credits, data = i.data, bodies = i.bodies,
-             screenshot = i.screenshot, crawled_at = i.crawled_at
-        FROM (VALUES ${Prisma.join(values)}) AS i(job_id, position, url, status, http_status, verdict, error_code, tier,
-                                                 credits, data, bodies, screenshot, crawled_at)
-       WHERE page.job_id = i.job_id AND page.position = i.position AND page.status = 'running'
-      RETURNING page.job_id, page.position`;
-    const keys = new Set(written.map((w) => `${w.job_id}:${w.position}`));
-    return items.map(({ jobId, position }) => keys.has(`${jobId}:${position}`));
-  }
-
-  /**
-   * A row written by `completeMany` opened again as its reading left it taken (running, nothing
-   * read): what was written must not stand, e.g. its charge could not be written.
-   */
-  async reopen(jobId: string, position: number, url: string): Promise<void> {
-    await this.raw.$executeRaw`
-      UPDATE page SET status = 'running', http_status = NULL, verdict = NULL, error_code = NULL, tier = NULL,
-             credits = 0, data = ${JSON.stringify(emptyRow(url))}::jsonb, bodies = NULL, screenshot = NULL,
-             crawled_at = NULL
-       WHERE job_id = ${jobId} AND position = ${position}`;
+    const [answer] = await this.raw.$queryRaw<{ written: { j: string; p: number }[] | null; jobs: JobCounted[] | null }[]>`
+      WITH written AS (
+        UPDATE page SET url = i.url, status = i.status, http_status = i.http_status, verdict = i.verdict,
+               error_code = i.error_code, tier = i.tier, credits = i.credits, data = i.data, bodies = i.bodies,
+               screenshot = i.screenshot, crawled_at = i.crawled_at
+          FROM (VALUES ${Prisma.join(values)}) AS i(job_id, position, url, status, http_status, verdict, error_code,
+                                                   tier, credits, data, bodies, screenshot, crawled_at, count_key)
+         WHERE page.job_id = i.job_id AND page.position = i.position AND page.status = 'running'
+        RETURNING page.job_id, page.position, i.credits, i.count_key),
+      per_key AS (
+        SELECT job_id, count_key AS key, count(*)::int AS n, sum(credits)::int AS credits
+          FROM written GROUP BY job_id, count_key),
+      per_job AS (
+        SELECT job_id, sum(n)::int AS n, sum(credits)::int AS credits, jsonb_object_agg(key, n) AS keys
+          FROM per_key GROUP BY job_id),
+      before AS (
+        SELECT job.id, job.status AS was FROM job JOIN per_job ON per_job.job_id = job.id ORDER BY job.id FOR UPDATE OF job),
+      counted AS (
+        UPDATE job SET
+          progress = jsonb_build_object(
+            'done', (progress->>'done')::int + per_job.n,
+            'total', (progress->>'total')::int,
+            'queued', GREATEST((progress->>'queued')::int - per_job.n, 0)),
+          credits_used = credits_used + per_job.credits,
+          counts = counts || (SELECT jsonb_object_agg(k.key, COALESCE((job.counts->>k.key)::int, 0) + k.value::int)
+                                FROM jsonb_each_text(per_job.keys) AS k),
+          status = CASE
+            WHEN status IN ('queued', 'running') AND (progress->>'done')::int + per_job.n >= (progress->>'total')::int THEN 'done'
+            WHEN status = 'queued' THEN 'running'
+            ELSE status END,
+          stop = CASE
+            WHEN status IN ('queued', 'running') AND (progress->>'done')::int + per_job.n >= (progress->>'total')::int THEN 'completed'
+            ELSE stop END,
+          updated_at = (now() AT TIME ZONE 'utc')
+        FROM per_job, before
+        WHERE job.id = per_job.job_id AND before.id = per_job.job_id
+        RETURNING job.id, job.status, job.progress, job.credits_used AS "creditsUsed", job.counts, job.stop, job.error,
+                  before.was)
+      SELECT (SELECT json_agg(json_build_object('j', job_id, 'p', position)) FROM written) AS written,
+             (SELECT json_agg(counted) FROM counted) AS jobs`;
+    const keys = new Set((answer?.written ?? []).map((w) => `${w.j}:${w.p}`));
+    return {
+      written: items.map(({ jobId, position }) => keys.has(`${jobId}:${position}`)),
+      jobs: new Map(
+        (answer?.jobs ?? []).map(({ id, was, ...job }) => [
+          id,
+          { ...job, finishedNow: job.status === 'done' && was !== 'done' },
+        ]),
+      ),
+    };
   }
 
   /**
