@@ -62,7 +62,10 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
   it('writes and counts several pages of several jobs in one statement, and leaves a cancelled row', async () => {
     await batch('job_w_settle_a', 3);
     await batch('job_w_settle_b', 2);
-    for (const [jobId, n] of [['job_w_settle_a', 3], ['job_w_settle_b', 2]] as const)
+    for (const [jobId, n] of [
+      ['job_w_settle_a', 3],
+      ['job_w_settle_b', 2],
+    ] as const)
       await pages.claimMany(Array.from({ length: n }, (_, position) => ({ jobId, position })));
     await db.prisma.page.updateMany({ where: { jobId: 'job_w_settle_a', position: 1 }, data: { status: 'cancelled' } });
     const urls = urlsOf(3);
@@ -138,8 +141,16 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
       { jobId: 'job_w_count_b', credits: 1, key: 'blocked' },
       { jobId: 'job_w_count_a', credits: 0, key: 'ok' },
     ]);
-    expect(later.get('job_w_count_b')).toMatchObject({ status: 'done', counts: { ok: 1, blocked: 1 }, finishedNow: true });
-    expect(later.get('job_w_count_a')).toMatchObject({ status: 'done', counts: { ok: 3, error: 1 }, finishedNow: false });
+    expect(later.get('job_w_count_b')).toMatchObject({
+      status: 'done',
+      counts: { ok: 1, blocked: 1 },
+      finishedNow: true,
+    });
+    expect(later.get('job_w_count_a')).toMatchObject({
+      status: 'done',
+      counts: { ok: 3, error: 1 },
+      finishedNow: false,
+    });
   });
 
   it('sends the pages that come together in one statement: a batch page waits for company, a one-URL page goes at once', async () => {
@@ -169,7 +180,7 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
     expect(await db.prisma.page.count({ where: { jobId: 'job_w_shared', status: 'done' } })).toBe(6);
   });
 
-  it("ends a job once when several of its pages settle in one statement, by the last of them", async () => {
+  it('ends a job once when several of its pages settle in one statement, by the last of them', async () => {
     await batch('job_w_last', 3);
     await pages.claimMany([0, 1, 2].map((position) => ({ jobId: 'job_w_last', position })));
     const writes = new JobPageWrites(pages);

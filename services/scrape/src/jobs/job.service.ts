@@ -16,7 +16,7 @@ import type { Logger } from '@tidemark/telemetry';
 import { z } from 'zod';
 import type { PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions } from '../ladder/options.js';
-import type { JobAfterPage, JobProgress, JobRepository } from '../repositories/job.repository.js';
+import { countKeyOf, type JobAfterPage, type JobProgress, type JobRepository } from '../repositories/job.repository.js';
 import { storedRow, toRow, type PageRepository } from '../repositories/page.repository.js';
 
 export type JobKind = 'scrape' | 'playground';
@@ -268,8 +268,8 @@ export class JobService {
    * its job; the last one ends the job and announces it.
    */
   async settled(job: Job, result: PageResult): Promise<JobAfterPage> {
-    const key = result.row.status === 'error' ? 'error' : (result.row.verdict ?? 'error');
-    const after = (await this.jobs.recordPages([{ jobId: job.id, credits: result.row.credits, key }])).get(job.id);
+    const count = { jobId: job.id, credits: result.row.credits, key: countKeyOf(result.row) };
+    const after = (await this.jobs.recordPages([count])).get(job.id);
     if (!after) throw new Error(`job ${job.id} is gone: its page was not counted`);
     await this.pageSettled(job, after, 'worker');
     return after;

@@ -15,6 +15,10 @@ export interface JobAfterPage extends JobProgress {
   finishedNow: boolean;
 }
 
+/** What a settled page counts as in its job's `counts`: its verdict, or error. */
+export const countKeyOf = (row: { status: string; verdict: string | null }): string =>
+  row.status === 'error' ? 'error' : (row.verdict ?? 'error');
+
 /**
  * The only file of scrape that touches job. What every scrape does (create, read, count a page in)
  * runs on node-postgres (`RawDb`): through Prisma's engine each statement cost a scrape 2-6 ms of

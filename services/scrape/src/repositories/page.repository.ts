@@ -2,7 +2,7 @@ import { newId, PAGE_COLUMNS, Prisma, storable, type Page, type PrismaClient, ty
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { decodeBodies, encodeBodies, encodeBodiesAsync } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
-import type { JobAfterPage } from './job.repository.js';
+import { countKeyOf, type JobAfterPage } from './job.repository.js';
 
 type RowData = PageResult['row'];
 /** A job as a settling statement's count left it, before `finishedNow` is worked out. */
@@ -140,12 +140,13 @@ export class PageRepository {
     // Every value cast: the types of a VALUES list are read from its rows, not from page.
     const values = items.map(({ jobId, position, result }, i) => {
       const c = settledColumns(result, encoded[i]);
-      const key = c.status === 'error' ? 'error' : (c.verdict ?? 'error');
       return Prisma.sql`(${jobId}::text, ${position}::int, ${c.url}::text, ${c.status}::text, ${c.httpStatus}::int,
         ${c.verdict}::text, ${c.errorCode}::text, ${c.tier}::text, ${c.credits}::int, ${JSON.stringify(c.data)}::jsonb,
-        ${c.bodies}::bytea, ${c.screenshot}::bytea, ${c.crawledAt}::timestamp, ${key}::text)`;
+        ${c.bodies}::bytea, ${c.screenshot}::bytea, ${c.crawledAt}::timestamp, ${countKeyOf(c)}::text)`;
     });
-    const [answer] = await this.raw.$queryRaw<{ written: { j: string; p: number }[] | null; jobs: JobCounted[] | null }[]>`
+    const [answer] = await this.raw.$queryRaw<
+      { written: { j: string; p: number }[] | null; jobs: JobCounted[] | null }[]
+    >`
       WITH written AS (
         UPDATE page SET url = i.url, status = i.status, http_status = i.http_status, verdict = i.verdict,
                error_code = i.error_code, tier = i.tier, credits = i.credits, data = i.data, bodies = i.bodies,
