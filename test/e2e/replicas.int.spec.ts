@@ -99,7 +99,12 @@ describe('two replicas of the scrape and crawl workers, each in its own process'
     expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'done' } })).toBe(total);
 
     // Credits exact: one charge of one credit per page, whoever fetched it and however often.
-    const charges = await t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
+    // Waited for: a crawl page is charged after its result is handed back to the crawl (which may
+    // end first), and a charge lost with the killed replica is written again from the page's row
+    // only when its message comes back after the ack wait.
+    const chargesNow = () => t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
+    let charges: Awaited<ReturnType<typeof chargesNow>> = [];
+    await waitFor('every page to be charged', async () => (charges = await chargesNow()).length >= total, 120_000);
     expect(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')).sort()).toEqual(
       [...new Set(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')))].sort(),
     );
