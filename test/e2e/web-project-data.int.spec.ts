@@ -242,6 +242,17 @@ describe('web app: a run’s pages, links, exports and webhooks', () => {
       // run.finished went out when the run ended.
       for (let i = 0; i < 100 && hooks.hits.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       expect(hooks.hits.length).toBeGreaterThan(0);
+      // The delivery is settled as delivered by the delivery worker once the receiver has answered,
+      // after the hit above: waited for, as a redelivery asked while its send is still being settled
+      // is overwritten by that settling (and nothing is sent again).
+      let settled = false;
+      for (let i = 0; i < 100 && !settled; i++) {
+        const log = await page.request.get(`/v1/webhooks/deliveries?projectId=${projectId}`);
+        const { data } = (await log.json()) as { data: { status: string }[] };
+        settled = data.length > 0 && data.every((d) => d.status === 'delivered');
+        if (!settled) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(settled).toBe(true);
       const before = hooks.hits.length;
       await page.goto(`/projects/${projectId}/webhooks`);
       await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
