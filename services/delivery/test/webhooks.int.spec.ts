@@ -168,6 +168,28 @@ describe('job webhooks', () => {
       );
     });
 
+    it('sends once more when a redeliver is asked while a send is out, the send out recorded too', async () => {
+      // The first send is answered after a while: the redeliver comes while it is out.
+      const hook = await receiver((_, i) => (i === 0 ? { status: 200, delayMs: 1500 } : { status: 200 }));
+      const jobId = await env.job(ws, 'crawl', SECRET);
+      await env.publish(ws, 'crawl.completed', crawlEvent(jobId, hook.url(), ['crawl.completed']));
+      await hook.waitFor(1);
+      const out = await deliveryOf(jobId);
+      expect(out).toMatchObject({ status: 'pending', attempts: 0 });
+      const asked = await app.webhooks.redeliver({ workspaceId: ws, projects: [] }, out!.id);
+      expect(asked).toMatchObject({ status: 'pending' });
+      const got = await hook.waitFor(2);
+      expect(got.map((r) => r.headers['webhook-id'])).toEqual([out!.id, out!.id]);
+      const done = await env.until(
+        () => deliveryOf(jobId),
+        (d) => d?.status === 'delivered' && d.attempts === 2,
+      );
+      expect(done!.log.map((a) => [a.number, a.outcome, a.manual])).toEqual([
+        [1, 'delivered', false],
+        [2, 'delivered', true],
+      ]);
+    });
+
     it('counts an answer slower than 10 s as no answer', async () => {
       // The first answer comes after 11 s; the retry is answered at once.
       const hook = await receiver((_, i) => (i === 0 ? { status: 200, delayMs: 11_000 } : { status: 200 }));

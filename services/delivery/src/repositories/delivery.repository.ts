@@ -128,6 +128,9 @@ export class DeliveryRepository {
   /**
    * Writes one attempt and what follows it, if `owner` still holds the lease (a worker whose
    * lease ran out does not overwrite the one that took over). Returns false when it did not.
+   * A redelivery asked while the attempt was out (the row changed since `delivery` was claimed:
+   * the claim itself leaves `updated_at` alone) is not overwritten by the attempt's outcome: the
+   * delivery stays pending, due now, for the send the caller asked for.
    */
   async settle(
     delivery: Delivery,
@@ -146,11 +149,11 @@ export class DeliveryRepository {
     return this.prisma.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<{ attempts: number }[]>`
         UPDATE delivery SET
-          status = ${status},
+          status = CASE WHEN updated_at > ${delivery.updatedAt} THEN 'pending' ELSE ${status} END,
           attempts = attempts + 1,
           retries = retries + ${retried},
-          manual = false,
-          next_at = ${nextAt},
+          manual = updated_at > ${delivery.updatedAt} AND ${outcome} <> 'retry',
+          next_at = CASE WHEN updated_at > ${delivery.updatedAt} THEN ${NOW} ELSE ${nextAt} END,
           lease_until = NULL,
           lease_owner = NULL,
           last_status = ${result.status},
