@@ -108,6 +108,8 @@ export const TUNING = {
   descriptionMinChars: 200,
   /** …and from this share of the winner's text (a one-line summary is not the description). */
   descriptionMinShare: 0.25,
+  /** Share of link text above which what surrounds the description is not its specifications. */
+  besideDescriptionLinks: 0.3,
   /** A product page's purchase widget inside the winner is left out below this share of it. */
   purchaseMaxShare: 0.5,
   /** Characters up to which an item of a repeated structure around a widget is a card. */
@@ -881,9 +883,10 @@ function gatherSiblings(stats: Stats, best: number): { root: number; dropped: El
  * A product page's winner is the product: its gallery, prices, variant pickers, delivery notes
  * and buy box around the description the shop wrote. When the page declares itself a product
  * page (JSON-LD, Open Graph) and the winner holds an element named or marked up as a
- * description with a real share of its text, the largest such element is the content (a
- * one-line summary under the title is not). Without one, the smallest element named as content
- * ("tab-content", "rte-text") that shows the description the page declares in its JSON-LD is.
+ * description with a real share of its text, the largest such element, with the
+ * specifications beside it, is the content (a one-line summary under the title is not).
+ * Without one, the smallest element named as content ("tab-content", "rte-text") that shows
+ * the description the page declares in its JSON-LD is.
  */
 function productDescription(stats: Stats, root: number): number {
   const { flags, text, end } = stats;
@@ -897,7 +900,8 @@ function productDescription(stats: Stats, root: number): number {
     return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
   };
   const named = pick((i) => (flags[i]! & Flag.Description) !== 0);
-  if (named >= 0 || !stats.anchored.size) return named;
+  if (named >= 0) return withSpecifications(named, root, stats);
+  if (!stats.anchored.size) return named;
   // No element named as the description: the smallest element named as content that holds
   // the declared description's opening.
   let best = -1;
@@ -906,6 +910,26 @@ function productDescription(stats: Stats, root: number): number {
     if (best < 0 || text[i]! < text[best]!) best = i;
   }
   return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
+}
+
+/**
+ * The description element and what sits beside it up to the buy box: a shop puts the
+ * specifications, features and care notes in sections next to the description (the truths keep
+ * them). From the description, each element around it is taken while what it adds holds no
+ * purchase widget, furniture or comments, and is mostly not links; the winner itself is not.
+ */
+function withSpecifications(d: number, root: number, stats: Stats): number {
+  const { flags, text, link, end, parent } = stats;
+  let cur = d;
+  for (let p = parent[d]!; p > root; cur = p, p = parent[p]!) {
+    const added = text[p]! - text[cur]!;
+    if (link[p]! - link[cur]! > TUNING.besideDescriptionLinks * added) return cur;
+    for (let i = p + 1; i < end[p]!; i++) {
+      if (i === cur) i = end[cur]! - 1;
+      else if (text[i]! > 0 && flags[i]! & (Flag.Purchase | Flag.Comments | Flag.Boiler)) return cur;
+    }
+  }
+  return cur;
 }
 
 /**

@@ -1155,6 +1155,34 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(main(html.replace('<meta property="og:type" content="product">', '')).text).toContain('Free UK delivery');
   });
 
+  it('keeps the features, details and care notes beside a named description, not the buy box', () => {
+    // A shop's details section: the description, then its features, materials and care in
+    // sections of their own; the buy box (price, sizes, add to cart) sits above them.
+    const head = `<head><meta charset="utf-8"><title>Loke Jacket</title>
+      <meta property="og:type" content="product"></head>`;
+    const html = `<!DOCTYPE html><html>${head}<body>${NAV}
+      <main><div id="product-root" class="product_root__a1"><section class="product_info__b2">
+      <div class="product_buy__c3"><h1>Loke Jacket</h1><p class="product-price">$150.00</p>
+      <ul class="size-selector"><li>S</li><li>M</li><li>L</li><li>XL</li></ul>
+      <button class="add-to-cart">Add to cart</button></div>
+      <div class="pdp_details__d4"><section class="details_section__e5">
+      <div class="details_descriptionSection__f6"><div class="productDescription_x__g7"><p>A lightweight,
+      waterproof and breathable shell for hiking and camping in changing weather. Fully seam sealed, with a packable
+      hood and pit zips that let heat out on long climbs, it folds into its own pocket when the sun comes out, and the
+      cut leaves room for a fleece underneath on cold mornings.</p></div></div>
+      <div class="details_features__h8"><h3>Features</h3><ul><li>Two-layer Helly Tech Performance fabric</li>
+      <li>Adjustable hood with a laminated brim</li><li>Hand pockets with water-resistant zips</li></ul></div>
+      <div class="details_composition__i9"><h3>Details</h3><p>Shell: 100% recycled polyamide. Weight 380 g.</p>
+      <h3>Care</h3><p>Close all zips before washing at 30 degrees. Do not tumble dry.</p></div>
+      </section></div></section></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('A lightweight, waterproof and breathable shell');
+    expect(r.text).toContain('Adjustable hood with a laminated brim');
+    expect(r.text).toContain('Close all zips before washing');
+    expect(r.text).not.toContain('$150.00');
+    expect(r.text).not.toContain('Add to cart');
+  });
+
   it('leaves out the purchase widgets around a product whose description is not named as one', () => {
     // A Shopify-like product: price, variant swatches, quantity and add-to-cart form, a payment
     // note and a shipping note sit in the same column as the copy and the specifications, and no
