@@ -89,9 +89,17 @@ function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): El
   if (!body) return [];
   if (!opts.onlyMainContent) return [body];
   const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
-  const { root, pruned } = mainContentOf(body, hints);
+  const { root, pruned, glued } = mainContentOf(body, hints);
   const kept = keep.filter((el) => !isRendered(el, root, pruned));
   for (const el of pruned) el.remove();
+  // Words the page's markup glues across inline boxes are rendered apart: a space before the
+  // outermost element the glued text opens (before a link, not inside its text).
+  for (const t of glued) {
+    if (!root.contains(t)) continue;
+    let at: ChildNode = t;
+    while (at.parentElement && at.parentElement !== root && at.parentElement.firstChild === at) at = at.parentElement;
+    at.before(' ');
+  }
   // Kept elements outside the main content follow it, in document order, without duplicates.
   const extra = kept.filter((el, i) => !kept.some((other, j) => j !== i && other.contains(el) && other !== el));
   return [root, ...extra.filter((el) => !el.contains(root))];

@@ -32,6 +32,12 @@ export interface MainContent {
   root: Element;
   /** Elements inside root to leave out when rendering. */
   pruned: Set<Element>;
+  /**
+   * Text nodes that open a word right after another element's word with no space between
+   * ("Big Agnes" + "Anthracite 20 Sleeping Bag" in two spans the page's CSS lays out apart):
+   * a space is put before them when rendering.
+   */
+  glued: Text[];
 }
 
 /**
@@ -272,6 +278,8 @@ class Stats {
   otherCards = new Set<number>();
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
+  /** Text nodes glued to the word before them across inline elements (MainContent.glued). */
+  glued: Text[] = [];
 
   add(el: Element, parent: number, depth: number, flags: number): number {
     const i = this.n++;
@@ -333,6 +341,8 @@ export function findMainContent(
 ): MainContent {
   const stats = new Stats();
   stats.product = !!hints.product;
+  lastChar = 0;
+  verbatim = 0;
   measure(body, -1, 0, false, -1, 0, stats, names);
   if (stats.product && hints.productNames?.length) stats.oneProduct = titledAsDeclared(stats, hints.productNames);
   const pageText = stats.n ? stats.text[0]! : 0;
@@ -343,14 +353,14 @@ export function findMainContent(
     pageText,
     listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats))),
   );
-  if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats) };
+  if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats), glued: stats.glued };
   const gathered = gatherSiblings(stats, best);
   const description = hints.product ? productDescription(stats, gathered.root) : -1;
   const { root, dropped } = description >= 0 ? { root: description, dropped: [] } : gathered;
   const pruned = prune(root, stats);
   for (const el of dropped) pruned.add(el);
   if (REFINE.model || REFINE.observe) refine(root, stats, pruned);
-  return { root: stats.el[root]!, pruned };
+  return { root: stats.el[root]!, pruned, glued: stats.glued };
 }
 
 /**
@@ -384,6 +394,10 @@ function measure(
   }
   const at = 4 * own;
   if (tag === 'a') inline[at + ANCHORS]!++;
+  const joins = GLUE_INLINE.has(tag);
+  const keeps = VERBATIM.has(tag);
+  if (!joins) lastChar = 0;
+  if (keeps) verbatim++;
   let text = 0;
   let link = 0;
   let pieces = 0;
@@ -394,7 +408,12 @@ function measure(
       const data = (n as Text).data;
       const len = readText(data);
       if (textSeen & NOT_BLANK) hasText = true;
-      if (len === 0) continue;
+      if (len === 0) {
+        if (data.length) lastChar = 0;
+        continue;
+      }
+      if (lastChar < 0 && !verbatim && opensWord(data.charCodeAt(0))) stats.glued.push(n as Text);
+      lastChar = endsWord(data.charCodeAt(data.length - 1)) ? 1 : 0;
       pieces++;
       inline[at + TEXT]! += len;
       text += len;
@@ -407,6 +426,7 @@ function measure(
         // Pathologically deep markup (unclosed inline tags): count the rest as plain text
         // rather than recurse until the stack runs out.
         const data = n.textContent ?? '';
+        lastChar = 0;
         if (!hasText && NOT_BLANK_RE.test(data)) hasText = true;
         const len = visibleLength(data);
         inline[at + TEXT]! += len;
@@ -422,6 +442,10 @@ function measure(
       hasText = true; // textContent counts CDATA sections
     }
   }
+  // Leaving an inline element: the next text opens a new piece (lastChar -1 marks the boundary).
+  if (!joins) lastChar = 0;
+  else if (lastChar > 0) lastChar = -1;
+  if (keeps) verbatim--;
   stats.text[me] = text;
   stats.link[me] = link;
   stats.hasText[me] = hasText ? 1 : 0;
@@ -441,6 +465,26 @@ function measure(
 
 const MAX_DEPTH = 1500;
 const NOT_BLANK_RE = /\S/;
+
+/**
+ * Glued words. Themes lay out a card's brand and name, a tag and the next, a label and its count
+ * as separate boxes of inline elements with no space between them in the markup ("<span>Big
+ * Agnes</span><span>Anthracite 20</span>"); their text would read "AgnesAnthracite". A text that
+ * opens with a capital or a digit right after a lower-case letter that ended the text of an
+ * inline element is such a piece: prose does not join words that way. The walk notes it as it
+ * goes: lastChar is 1 after a text ending in a lower-case letter, -1 once an inline element
+ * around that text has closed, 0 otherwise (a space, a block, an image or a line break between).
+ */
+let lastChar = 0;
+/** Inside code or a superscript, where pieces are joined on purpose ("m²", "getElement<b>ById</b>"). */
+let verbatim = 0;
+const GLUE_INLINE = new Set(['a', 'span', 'b', 'strong', 'em', 'i', 'u', 'small', 'font', 'label', 'mark', 'time']);
+const VERBATIM = new Set(['pre', 'code', 'kbd', 'samp', 'tt', 'var', 'sup', 'sub', 'math', 'svg']);
+const LOWER_RE = /\p{Ll}/u;
+const UPPER_RE = /\p{Lu}/u;
+const endsWord = (c: number): boolean => (c >= 97 && c <= 122) || (c > 127 && LOWER_RE.test(String.fromCharCode(c)));
+const opensWord = (c: number): boolean =>
+  (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || (c > 127 && UPPER_RE.test(String.fromCharCode(c)));
 
 /** What readText found besides the length: bits of NOT_BLANK (\S) and PUNCTUATED. */
 let textSeen = 0;

@@ -868,6 +868,41 @@ describe('boilerplate does not win or stay', () => {
   });
 });
 
+describe('words the markup glues across inline boxes', () => {
+  it("keeps a card's brand, name and counts apart when spans with no space between hold them", () => {
+    // A category grid whose cards put the brand and the name in two spans, and a filter list whose
+    // labels and counts touch: the theme's CSS lays them out as boxes; the text must not read
+    // "AgnesAnthracite" or "Helmets56".
+    const cards = PRODUCTS.map(
+      ([name, price], i) => `<li class="product-tile"><a href="/product/${i}"><span role="heading" aria-level="2">
+        <span class="brand">Northwind</span><span class="title">${name}</span></span></a>
+        <p class="price">${price}</p><p class="rating">4.${i % 10} out of 5 stars</p></li>`,
+    ).join('');
+    const filters = ['Rugs', 'Runners', 'Mats'].map(
+      (f, i) => `<li><a href="/f/${i}"><span>${f}</span><span>${12 + i}</span></a></li>`,
+    );
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Rugs</h1>
+      <p>Hand-tufted and flatwoven rugs for every room, made from wool, jute and recycled cotton.</p>
+      <ul class="filters">${filters.join('')}</ul><ul class="product-grid">${cards}</ul></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toMatch(/Northwind\s+Beatrice Tan Tufted Rug/);
+    expect(r.text).not.toContain('NorthwindBeatrice');
+    expect(r.markdown).toMatch(/Northwind\s+Kamran Ivory Washable Rug/);
+  });
+
+  it('leaves words joined on purpose as they are: a capital inside a word, code, a superscript', () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body><main><article><h1>Notes</h1>
+      <p>Call <code><span>get</span><span>Element</span><span>ById</span></code> once; the room is 12 m<sup>2</sup>, and the
+      <b>W</b>ORKSHOP sign was painted by hand. Each paragraph here is long enough to be the content of
+      the page, and the sentences run on so that the article wins over the header and the footer around it.</p>
+      </article></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('getElementById');
+    expect(r.text).toContain('WORKSHOP');
+    expect(r.text).toMatch(/12 m\s?2/);
+  });
+});
+
 describe('the block model leaves out what the rules keep inside the article', () => {
   const PROSE = [
     'The harbour tunnel opened to traffic on Monday morning, six years after the first boring machine began work beneath the old shipping channel. City officials said the crossing would cut the journey from forty minutes to under ten.',
