@@ -114,6 +114,9 @@ export const TUNING = {
   descriptionMinChars: 200,
   /** …and from this share of the winner's text (a one-line summary is not the description). */
   descriptionMinShare: 0.25,
+  /** Characters from which an element repeating the text it touches is a copy. */
+  sideCopyChars: 4,
+  sideCopyMaxChars: 200,
   /** Share of link text above which what surrounds the description is not its specifications. */
   besideDescriptionLinks: 0.3,
   /** A product page's purchase widget inside the winner is left out below this share of it. */
@@ -1088,7 +1091,8 @@ function prune(root: number, stats: Stats): Set<Element> {
         shouldPrune(c, root, stats) ||
         copies.has(c) ||
         stats.otherCards.has(c) ||
-        (repeated(c) && !stats.anchored.has(c))
+        (repeated(c) && !stats.anchored.has(c)) ||
+        sideCopy(c, stats)
       ) {
         pruned.add(stats.el[c]!);
         continue;
@@ -1098,6 +1102,34 @@ function prune(root: number, stats: Stats): Set<Element> {
   };
   visit(root);
   return pruned;
+}
+
+/**
+ * An element that says again, touching it, what the text beside it says: a copy for screen
+ * readers ("GBP 0.00<span class="clipped">GBP 0.00</span>") or an overlay link over a heading
+ * ("<a aria-hidden>Make mealtime amazing</a>Make mealtime amazing"). Read as shown, the words
+ * would come twice with nothing between them.
+ */
+function sideCopy(c: number, stats: Stats): boolean {
+  const n = stats.text[c]!;
+  if (n < TUNING.sideCopyChars || n > TUNING.sideCopyMaxChars) return false;
+  const el = stats.el[c]!;
+  // Copies are inline (a span, a link); two headings or boxes that say the same are the page's.
+  if (!GLUE_INLINE.has(el.localName)) return false;
+  const copyOf = (sib: ChildNode | null, before: boolean): boolean => {
+    while (sib && sib.nodeType === 8) sib = before ? sib.previousSibling : sib.nextSibling;
+    if (!sib) return false;
+    let s: string;
+    if (sib.nodeType === 3) {
+      s = (sib as Text).data;
+      if (s.length < n || s.length > 2 * n + 8 || /\s/.test(before ? s[s.length - 1]! : s[0]!)) return false;
+    } else if (sib.nodeType === 1 && before) {
+      s = (sib as Element).textContent ?? '';
+      if (s.length < n || s.length > 2 * n + 8) return false;
+    } else return false;
+    return s.trim() === (el.textContent ?? '').trim();
+  };
+  return copyOf(el.previousSibling, true) || copyOf(el.nextSibling, false);
 }
 
 /**

@@ -890,6 +890,32 @@ describe('words the markup glues across inline boxes', () => {
     expect(r.markdown).toMatch(/Northwind\s+Kamran Ivory Washable Rug/);
   });
 
+  it('says once what a screen-reader copy or an overlay link repeats, touching it', () => {
+    // An auction item's card writes each figure again in a span for screen readers; a promo tile
+    // lays a hidden link holding its heading's words over the heading.
+    const rows = [
+      ['Price', 'GBP 14.00'],
+      ['Ends', 'Sat, Nov 02, 04:33 AM'],
+      ['Condition', 'Pre-owned, very good'],
+    ]
+      .map(
+        ([k, v]) =>
+          `<div class="row"><span class="label">${k}:</span> <span class="value">${v}<span class="clipped">${v}</span></span></div>`,
+      )
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Three-pack cotton tops, size 6</h1>
+      <h2><a aria-hidden="true" tabindex="-1" href="/promo"><span>Make mealtime amazing</span></a>Make mealtime amazing</h2>
+      ${rows}<div class="description"><p>Three short-sleeved cotton tops in black, white and green, worn a handful of times
+      and washed at thirty degrees. No marks, no pulls, and the colours have not faded; they come from a smoke-free home
+      and will be posted in a padded envelope the day after payment.</p></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Sat, Nov 02, 04:33 AM');
+    expect(r.text).not.toContain('AMSat');
+    expect(r.text).not.toContain('14.00GBP');
+    expect(r.text).toContain('Make mealtime amazing');
+    expect(r.text).not.toMatch(/amazing\s*Make mealtime/);
+  });
+
   it('leaves words joined on purpose as they are: a capital inside a word, code, a superscript', () => {
     const html = `<!DOCTYPE html><html>${HEAD}<body><main><article><h1>Notes</h1>
       <p>Call <code><span>get</span><span>Element</span><span>ById</span></code> once; the room is 12 m<sup>2</sup>, and the
