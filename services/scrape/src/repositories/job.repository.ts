@@ -20,6 +20,51 @@ export const countKeyOf = (row: { status: string; verdict: string | null }): str
   row.status === 'error' ? 'error' : (row.verdict ?? 'error');
 
 /**
+ * Settled pages counted into their jobs: the rest of a statement whose CTE `counting` holds a row
+ * per page (job_id, credits, count_key). Done, credits and counts by verdict are summed per job,
+ * and a job whose last page is among them is ended. The jobs are locked in id order, so
+ * statements that count into the same jobs wait for each other rather than deadlock. Its CTE
+ * `counted` answers each job as the count left it (JobCounted; `jobsAfterCount` reads it).
+ */
+export const countingIntoJobs = Prisma.sql`
+  per_key AS (
+    SELECT job_id, count_key AS key, count(*)::int AS n, sum(credits)::int AS credits
+      FROM counting GROUP BY job_id, count_key),
+  per_job AS (
+    SELECT job_id, sum(n)::int AS n, sum(credits)::int AS credits, jsonb_object_agg(key, n) AS keys
+      FROM per_key GROUP BY job_id),
+  before AS (
+    SELECT job.id, job.status AS was FROM job JOIN per_job ON per_job.job_id = job.id ORDER BY job.id FOR UPDATE OF job),
+  counted AS (
+    UPDATE job SET
+      progress = jsonb_build_object(
+        'done', (progress->>'done')::int + per_job.n,
+        'total', (progress->>'total')::int,
+        'queued', GREATEST((progress->>'queued')::int - per_job.n, 0)),
+      credits_used = credits_used + per_job.credits,
+      counts = counts || (SELECT jsonb_object_agg(k.key, COALESCE((job.counts->>k.key)::int, 0) + k.value::int)
+                            FROM jsonb_each_text(per_job.keys) AS k),
+      status = CASE
+        WHEN status IN ('queued', 'running') AND (progress->>'done')::int + per_job.n >= (progress->>'total')::int THEN 'done'
+        WHEN status = 'queued' THEN 'running'
+        ELSE status END,
+      stop = CASE
+        WHEN status IN ('queued', 'running') AND (progress->>'done')::int + per_job.n >= (progress->>'total')::int THEN 'completed'
+        ELSE stop END,
+      updated_at = (now() AT TIME ZONE 'utc')
+    FROM per_job, before
+    WHERE job.id = per_job.job_id AND before.id = per_job.job_id
+    RETURNING job.id, job.status, job.progress, job.credits_used AS "creditsUsed", job.counts, job.stop, job.error,
+              before.was)`;
+
+/** A job as `countingIntoJobs` left it, with its status before (`was`). */
+export type JobCounted = Omit<JobAfterPage, 'finishedNow'> & { id: string; was: string };
+
+/** Each job counted into, by id; `finishedNow` for a job this count ended (one count ends a job). */
+export const jobsAfterCount = (rows: JobCounted[]): Map<string, JobAfterPage> =>
+  new Map(rows.map(({ id, was, ...job }) => [id, { ...job, finishedNow: job.status === 'done' && was !== 'done' }]));
+
+/**
  * The only file of scrape that touches job. What every scrape does (create, read, count a page in)
  * runs on node-postgres (`RawDb`): through Prisma's engine each statement cost a scrape 2-6 ms of
  * CPU (docs/performance.md); the rest stays on Prisma.
@@ -121,47 +166,18 @@ export class JobRepository {
   /**
    * Counts settled pages into their jobs in one statement (pages that settled together share a
    * round trip), finishing each job whose last page is among them; answers each job after the
-   * update, by id. The job rows are locked in id order, so statements that count into the same
-   * jobs wait for each other rather than deadlock. `finishedNow` is true for a job this statement
-   * ended: exactly one statement ends a job.
+   * update, by id (`countingIntoJobs`).
    */
   async recordPages(pages: { jobId: string; credits: number; key: string }[]): Promise<Map<string, JobAfterPage>> {
     if (!pages.length) return new Map();
-    const rows = await this.raw.$queryRaw<(JobAfterPage & { id: string; was: string })[]>`
+    const rows = await this.raw.$queryRaw<JobCounted[]>`
       /* prepared */
-      WITH per_key AS (
-        SELECT job_id, key, count(*)::int AS n, sum(credits)::int AS credits
-          FROM unnest(${pages.map((p) => p.jobId)}::text[], ${pages.map((p) => p.credits)}::int[],
-                      ${pages.map((p) => p.key)}::text[]) AS u(job_id, credits, key)
-         GROUP BY job_id, key),
-      input AS (
-        SELECT job_id, sum(n)::int AS n, sum(credits)::int AS credits, jsonb_object_agg(key, n) AS keys
-          FROM per_key GROUP BY job_id),
-      before AS (
-        SELECT job.id, job.status AS was FROM job JOIN input ON input.job_id = job.id ORDER BY job.id FOR UPDATE OF job)
-      UPDATE job SET
-        progress = jsonb_build_object(
-          'done', (progress->>'done')::int + input.n,
-          'total', (progress->>'total')::int,
-          'queued', GREATEST((progress->>'queued')::int - input.n, 0)),
-        credits_used = credits_used + input.credits,
-        counts = counts || (SELECT jsonb_object_agg(k.key, COALESCE((job.counts->>k.key)::int, 0) + k.value::int)
-                              FROM jsonb_each_text(input.keys) AS k),
-        status = CASE
-          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + input.n >= (progress->>'total')::int THEN 'done'
-          WHEN status = 'queued' THEN 'running'
-          ELSE status END,
-        stop = CASE
-          WHEN status IN ('queued', 'running') AND (progress->>'done')::int + input.n >= (progress->>'total')::int THEN 'completed'
-          ELSE stop END,
-        updated_at = (now() AT TIME ZONE 'utc')
-      FROM input, before
-      WHERE job.id = input.job_id AND before.id = input.job_id
-      RETURNING job.id, job.status, job.progress, job.credits_used AS "creditsUsed", job.counts, job.stop, job.error,
-                before.was`;
-    return new Map(
-      rows.map(({ id, was, ...row }) => [id, { ...row, finishedNow: row.status === 'done' && was !== 'done' }]),
-    );
+      WITH counting AS (
+        SELECT * FROM unnest(${pages.map((p) => p.jobId)}::text[], ${pages.map((p) => p.credits)}::int[],
+                             ${pages.map((p) => p.key)}::text[]) AS u(job_id, credits, count_key)),
+      ${countingIntoJobs}
+      SELECT * FROM counted`;
+    return jobsAfterCount(rows);
   }
 
   /**

@@ -2,11 +2,9 @@ import { newId, PAGE_COLUMNS, Prisma, storable, type Page, type PrismaClient, ty
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { decodeBodies, encodeBodies, encodeBodiesAsync } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
-import { countKeyOf, type JobAfterPage } from './job.repository.js';
+import { countingIntoJobs, countKeyOf, jobsAfterCount, type JobAfterPage, type JobCounted } from './job.repository.js';
 
 type RowData = PageResult['row'];
-/** A job as a settling statement's count left it, before `finishedNow` is worked out. */
-type JobCounted = Omit<JobAfterPage, 'finishedNow'> & { id: string; was: string };
 export type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
 
 /**
@@ -126,11 +124,10 @@ export class PageRepository {
   /**
    * Settles fetched pages of scrape jobs in one statement: each row is written (it must still be
    * `running`: a row cancelled meanwhile is left) and the rows written are counted into their
-   * jobs (done, credits, counts by verdict), finishing a job whose last page is among them. Row
-   * and count cannot part: a page is never written and left uncounted. The rows are locked first,
-   * then their jobs in id order (JobRepository.recordPages), so statements that count into the
-   * same jobs wait for each other. Answers, per page in order, whether its row was written, and
-   * each job counted into, as the statement left it.
+   * jobs (`countingIntoJobs`), finishing a job whose last page is among them. Row and count
+   * cannot part: a page is never written and left uncounted. The rows are locked first, then
+   * their jobs in id order. Answers, per page in order, whether its row was written, and each job
+   * counted into, as the statement left it.
    */
   async settleMany(
     items: { jobId: string; position: number; result: PageResult }[],
@@ -147,7 +144,7 @@ export class PageRepository {
     const [answer] = await this.raw.$queryRaw<
       { written: { j: string; p: number }[] | null; jobs: JobCounted[] | null }[]
     >`
-      WITH written AS (
+      WITH counting AS (
         UPDATE page SET url = i.url, status = i.status, http_status = i.http_status, verdict = i.verdict,
                error_code = i.error_code, tier = i.tier, credits = i.credits, data = i.data, bodies = i.bodies,
                screenshot = i.screenshot, crawled_at = i.crawled_at
@@ -155,46 +152,13 @@ export class PageRepository {
                                                    tier, credits, data, bodies, screenshot, crawled_at, count_key)
          WHERE page.job_id = i.job_id AND page.position = i.position AND page.status = 'running'
         RETURNING page.job_id, page.position, i.credits, i.count_key),
-      per_key AS (
-        SELECT job_id, count_key AS key, count(*)::int AS n, sum(credits)::int AS credits
-          FROM written GROUP BY job_id, count_key),
-      per_job AS (
-        SELECT job_id, sum(n)::int AS n, sum(credits)::int AS credits, jsonb_object_agg(key, n) AS keys
-          FROM per_key GROUP BY job_id),
-      before AS (
-        SELECT job.id, job.status AS was FROM job JOIN per_job ON per_job.job_id = job.id ORDER BY job.id FOR UPDATE OF job),
-      counted AS (
-        UPDATE job SET
-          progress = jsonb_build_object(
-            'done', (progress->>'done')::int + per_job.n,
-            'total', (progress->>'total')::int,
-            'queued', GREATEST((progress->>'queued')::int - per_job.n, 0)),
-          credits_used = credits_used + per_job.credits,
-          counts = counts || (SELECT jsonb_object_agg(k.key, COALESCE((job.counts->>k.key)::int, 0) + k.value::int)
-                                FROM jsonb_each_text(per_job.keys) AS k),
-          status = CASE
-            WHEN status IN ('queued', 'running') AND (progress->>'done')::int + per_job.n >= (progress->>'total')::int THEN 'done'
-            WHEN status = 'queued' THEN 'running'
-            ELSE status END,
-          stop = CASE
-            WHEN status IN ('queued', 'running') AND (progress->>'done')::int + per_job.n >= (progress->>'total')::int THEN 'completed'
-            ELSE stop END,
-          updated_at = (now() AT TIME ZONE 'utc')
-        FROM per_job, before
-        WHERE job.id = per_job.job_id AND before.id = per_job.job_id
-        RETURNING job.id, job.status, job.progress, job.credits_used AS "creditsUsed", job.counts, job.stop, job.error,
-                  before.was)
-      SELECT (SELECT json_agg(json_build_object('j', job_id, 'p', position)) FROM written) AS written,
+      ${countingIntoJobs}
+      SELECT (SELECT json_agg(json_build_object('j', job_id, 'p', position)) FROM counting) AS written,
              (SELECT json_agg(counted) FROM counted) AS jobs`;
     const keys = new Set((answer?.written ?? []).map((w) => `${w.j}:${w.p}`));
     return {
       written: items.map(({ jobId, position }) => keys.has(`${jobId}:${position}`)),
-      jobs: new Map(
-        (answer?.jobs ?? []).map(({ id, was, ...job }) => [
-          id,
-          { ...job, finishedNow: job.status === 'done' && was !== 'done' },
-        ]),
-      ),
+      jobs: jobsAfterCount(answer?.jobs ?? []),
     };
   }
 
