@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
 import { parseHTML } from 'linkedom';
 import { CAPTCHA_MARKUP, CHALLENGE_MARKUP } from '../src/markers.js';
-import { pageFeatures, type PageFeatures } from '../src/index.js';
+import { pageFeatures, TEXT_KEPT, WORDS_COUNTED, type PageFeatures } from '../src/index.js';
 
 /**
  * The features as they were first written, one querySelectorAll per feature: the oracle the
@@ -45,8 +45,8 @@ const bySelectors = (doc: Document, html: string): Omit<PageFeatures, 'challenge
   return {
     title: collapse(doc.querySelector('title')?.textContent ?? ''),
     h1: collapse(doc.querySelector('h1')?.textContent ?? ''),
-    text,
-    words: (text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).length,
+    text: text.slice(0, TEXT_KEPT),
+    words: Math.min((text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).length, WORDS_COUNTED),
     links: count('a[href]'),
     nav: count('nav, [role=navigation]') > 0,
     main: count('main, article, [role=main]') > 0,
@@ -96,6 +96,17 @@ describe('pageFeatures (one walk)', () => {
     agree('<html><head><title>No body</title></head><p>text without a body element</p></html>');
     agree('<p>a fragment, no html, head or body</p><app-root></app-root><div data-reactroot>x</div>');
     agree('<!doctype html><html><body><div ng-app="x">' + 'long text '.repeat(10) + '</div></body></html>');
+  });
+
+  it('keeps the opening of a long text and counts its words up to the bound, as the whole text would give', () => {
+    const long = (lead: string) =>
+      `<html><body>${lead}<p>${Array.from({ length: 1500 }, (_, i) => `tide${i}`).join(' \n  ')}</p></body></html>`;
+    // Long: only an opening is collapsed. Led by more whitespace than that opening: the whole is.
+    for (const html of [long(''), long(`<div>${' \n\t'.repeat(2000)}</div>`), long('<p>  a  </p>'.repeat(700))]) {
+      agree(html);
+      const f = pageFeatures(parseHTML(html).document as unknown as Document, html);
+      expect([f.text.length, f.words]).toEqual([TEXT_KEPT, WORDS_COUNTED]);
+    }
   });
 
   // The WCXB development pages (WCXB_ROOT, /work/shared/extraction/wcxb as the extraction tools
