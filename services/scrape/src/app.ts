@@ -82,7 +82,7 @@ export const buildApp = async (
   const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }), box);
   // Politeness per host is this process's, whichever way a page came: queued or read at once.
   const hosts = new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY);
-  const jobPages = { pages: pageRepo, writes: new JobPageWrites(pageRepo), jobService: jobs, ladder, hosts };
+  const jobPages = { writes: new JobPageWrites(pageRepo), jobService: jobs, ladder, hosts };
   const scrapeNow = new ScrapeNow(
     { ...jobPages, bus, logger: logger.child({ module: 'scrape-now' }) },
     cfg.SCRAPE_CONCURRENCY,

@@ -51,7 +51,6 @@ describe('a page of a job read now: its row and its charge written side by side'
     }) as unknown as LadderService;
 
   const deps = (ladder: LadderService, settled: { count: number }): JobPageDeps => ({
-    pages,
     writes: new JobPageWrites(pages),
     ladder,
     hosts: new HostLimiter(4),

@@ -9,7 +9,6 @@ import { ScrapeNow } from '../src/jobs/scrape-now.js';
 import type { JobPageWrites } from '../src/jobs/job-page-writes.js';
 import { HostLimiter } from '../src/ladder/host-limiter.js';
 import type { LadderService, PageRef } from '../src/ladder/ladder.service.js';
-import type { PageRepository } from '../src/repositories/page.repository.js';
 
 // A one-URL scrape whose job cannot be written fails its call. Its wait for the caller's time
 // must end with it: a timer left running would hold the process for the whole timeout.
@@ -33,7 +32,6 @@ describe('ScrapeNow: a call whose job cannot be written', () => {
       {
         jobService,
         ladder,
-        pages: {} as PageRepository,
         writes: {} as JobPageWrites,
         hosts: new HostLimiter(4),
         bus: {} as Bus,

@@ -8,7 +8,10 @@ import type { PageRepository } from '../repositories/page.repository.js';
  * went in one call come together anyway; the wait gathers the next call's too.
  */
 const BEHIND_LINGER_MS = 5;
-/** Most pages one statement settles: a few MB of bodies at most. */
+/**
+ * Most pages one statement settles. What it carries is bounded by the pages a replica has in
+ * flight (SCRAPE_CONCURRENCY), whose results are in memory already.
+ */
 const MAX_ROWS = 32;
 
 type Settling = { jobId: string; position: number; result: PageResult };

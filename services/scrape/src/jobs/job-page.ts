@@ -4,7 +4,6 @@ import type { HostLimiter } from '../ladder/host-limiter.js';
 import type { CreditPool, LadderService, PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import type { JobAfterPage } from '../repositories/job.repository.js';
-import type { PageRepository } from '../repositories/page.repository.js';
 import { storing } from '../work/give-up.js';
 import type { JobPageWrites } from './job-page-writes.js';
 import { stripInternal, type JobService } from './job.service.js';
@@ -30,7 +29,6 @@ export const jobPageOptions = (job: Job, parsed?: ScrapeRequest): LadderOptions 
 export const ONE_URL_POOL: CreditPool = { id: 'one-url' };
 
 export interface JobPageDeps {
-  pages: PageRepository;
   writes: JobPageWrites;
   jobService: JobService;
   ladder: LadderService;
