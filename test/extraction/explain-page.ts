@@ -40,8 +40,10 @@ const trail = (el: Element): string => {
 };
 const chars = (el: Element): number => (el.textContent ?? '').replace(/\s+/g, '').length;
 
-console.log(`main content: ${trail(root)}`);
-console.log(`  ${chars(root)} of ${chars(body)} characters of the page`);
+if (root) {
+  console.log(`main content: ${trail(root)}`);
+  console.log(`  ${chars(root)} of ${chars(body)} characters of the page`);
+} else console.log(`no main content: the winner is site furniture (${chars(body)} characters on the page)`);
 for (const el of pruned) console.log(`  pruned ${label(el)} (${chars(el)} characters)`);
 if (process.argv.includes('--candidates')) {
   const { explainCandidates } = await import('../../libs/content/src/main-content.js');

@@ -90,6 +90,7 @@ function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): El
   if (!opts.onlyMainContent) return [body];
   const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
   const { root, pruned, glued } = mainContentOf(body, hints);
+  if (!root) return keep.filter((el, i) => !keep.some((other, j) => j !== i && other.contains(el) && other !== el));
   const kept = keep.filter((el) => !isRendered(el, root, pruned));
   for (const el of pruned) el.remove();
   // Words the page's markup glues across inline boxes are rendered apart: a space before the

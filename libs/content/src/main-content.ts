@@ -29,7 +29,8 @@ import { isSpace } from './text.js';
 // element inside it. The winner is then pruned of the furniture and link lists it contains.
 
 export interface MainContent {
-  root: Element;
+  /** Null when the page's text is all site furniture (inSiteFurniture): it has no main content. */
+  root: Element | null;
   /** Elements inside root to leave out when rendering. */
   pruned: Set<Element>;
   /**
@@ -360,10 +361,29 @@ export function findMainContent(
   const gathered = gatherSiblings(stats, best);
   const description = hints.product ? productDescription(stats, gathered.root) : -1;
   const { root, dropped } = description >= 0 ? { root: description, dropped: [] } : gathered;
+  if (inSiteFurniture(root, stats)) return { root: null, pruned: new Set(), glued: [] };
   const pruned = prune(root, stats);
   for (const el of dropped) pruned.add(el);
   if (REFINE.model || REFINE.observe) refine(root, stats, pruned);
   return { root: stats.el[root]!, pruned, glued: stats.glued };
+}
+
+/**
+ * The winner sits in the site's furniture: a footer or a navigation, by tag or by role. Furniture
+ * scores against itself, so it wins only when nothing else on the page scores: the page as served
+ * is its template alone (an application that renders its content with a script, a shop's product
+ * page that serves its footer and nothing else). Its footer is not its content, and a main
+ * content made of it would also hide from the verdict that the page is an application shell.
+ */
+function inSiteFurniture(i: number, stats: Stats): boolean {
+  for (let a = i; a >= 0; a = stats.parent[a]!) {
+    const el = stats.el[a]!;
+    const tag = el.localName;
+    if (tag === 'footer' || tag === 'nav') return true;
+    const role = el.getAttribute('role');
+    if (role === 'contentinfo' || role === 'navigation') return true;
+  }
+  return false;
 }
 
 /**

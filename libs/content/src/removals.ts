@@ -62,6 +62,13 @@ export function explainRemovals(doc: Document, opts: RemovalOptions): Removal[] 
   if (!opts.onlyMainContent || !body) return out;
   const keep = new Set(opts.includeTags.flatMap((sel) => safeSelectAll(doc, sel)));
   const { root, pruned } = mainContentOf(body, hints);
+  // No main content (the page is its template alone): everything with text is outside it.
+  if (!root) {
+    for (const el of Array.from(body.children)) {
+      if (!keep.has(el) && (el.textContent ?? '').trim()) out.push(removal(el, 'outside main content'));
+    }
+    return out;
+  }
   // The largest pieces outside the main content: siblings of the path from body to the root.
   for (let el: Element | null = root; el && el !== body; el = el.parentElement) {
     for (const sibling of Array.from(el.parentElement?.children ?? [])) {

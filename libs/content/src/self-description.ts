@@ -7,8 +7,13 @@ const MAX_NODES = 2000;
 /**
  * What a page says its content is, when its body shows none (the text is rendered by a script
  * from data the served HTML does not carry): a schema.org `articleBody` or `text` from its
- * JSON-LD, else the longest of its descriptions (JSON-LD, Open Graph, Twitter, meta). Null when
+ * JSON-LD, else the longest `description` of an entity there (a product's, a post's). Null when
  * it says nothing.
+ *
+ * The page's meta, Open Graph and Twitter descriptions are not content: they are its summary for
+ * search and sharing, often the site's slogan ("Smarter Shopping, Better Living!"), and they stay
+ * in `head`. A page that carries no content has empty markdown, and its verdict can say it is an
+ * application shell (docs/decisions.md, "A page without content").
  */
 export function selfDescription(head: Head): string | null {
   let body = '';
@@ -29,9 +34,6 @@ export function selfDescription(head: Head): string | null {
   };
   walk(head.jsonLd, 0);
   if (body.trim()) return tidyDeclaredText(body);
-  for (const d of [head.openGraph['og:description'], head.twitter['twitter:description'], head.description]) {
-    if (d && d.length > description.length) description = d;
-  }
   return description.trim() ? tidyDeclaredText(description) : null;
 }
 

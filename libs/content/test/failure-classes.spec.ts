@@ -1075,7 +1075,7 @@ describe('cleaning keeps real content', () => {
     expect(r.text).not.toContain('Install this shop');
   });
 
-  it("falls back to the page's own description when its body holds no text", () => {
+  it('gives no content, not its meta description, when its body holds no text', () => {
     // A forum whose thread is rendered by a script from data the HTML does not carry.
     const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
       <title>Best first telescope? - Astronomy forum</title>
@@ -1085,10 +1085,25 @@ describe('cleaning keeps real content', () => {
       </head><body><section id="d-splash"><div class="preloader-image"></div></section>
       <section id="main"></section><noscript><p>Please enable JavaScript.</p></noscript></body></html>`;
     const r = main(html);
-    expect(r.text).toBe(
-      'Howdy everyone… I’m new to astronomy and would love advice on a first telescope for planets and deep-sky objects, around $300-$500. Refractor or reflector?',
+    // The descriptions are the page's summary for search and sharing: they stay in its head.
+    expect(r.text).toBe('');
+    expect(r.markdown).toBe('');
+    expect(r.words).toBe(0);
+    expect(r.head.description).toContain('Howdy everyone');
+  });
+
+  it("takes a JSON-LD entity's description when the body is empty", () => {
+    const html = `<!DOCTYPE html><html><head><title>Harbour Lamp</title>
+      <meta name="description" content="Shop lamps at Northwind.">
+      <script type="application/ld+json">${JSON.stringify({
+        '@context': 'https://schema.org',
+        '@type': 'Product',
+        name: 'Harbour Lamp',
+        description: 'A lamp turned from solid ash, with a linen shade that softens the light for reading.',
+      })}</script></head><body><div id="root"></div></body></html>`;
+    expect(main(html).text).toBe(
+      'A lamp turned from solid ash, with a linen shade that softens the light for reading.',
     );
-    expect(r.markdown).toBe(r.text);
   });
 
   it('prefers a JSON-LD articleBody to the descriptions when the body is empty', () => {
@@ -1342,5 +1357,50 @@ describe('the description a product page declares in its JSON-LD is its content'
     const r = main(html);
     expect(r.text).toContain('Odessa Navy Medallion Rug');
     expect(r.text).toContain('$229.00');
+  });
+});
+
+describe('a page that serves its template alone has no main content', () => {
+  // A shop's product page rendered by a script: the served HTML holds an empty app root, the
+  // site's navigation and its footer (help links, address). The footer is not the product.
+  const html = `<!DOCTYPE html><html lang="en">${HEAD.replace(
+    '</head>',
+    '<meta property="og:description" content="Smarter shopping, better living!"></head>',
+  )}<body>${NAV}<div id="root"></div>
+    <noscript>Please enable JavaScript to continue.</noscript>${FOOTER}</body></html>`;
+
+  it('gives empty content rather than the footer', () => {
+    const r = main(html);
+    expect(r.markdown).toBe('');
+    expect(r.text).toBe('');
+    expect(r.words).toBe(0);
+  });
+
+  it('says the whole page is outside the main content', () => {
+    const removed = removedText(html);
+    expect(removed).toContain('Help centre');
+    expect(removed).toContain('Northwind Home Ltd');
+  });
+
+  it('still renders the whole page when main content is not asked for', () => {
+    expect(main(html, false).text).toContain('Northwind Home Ltd');
+  });
+
+  it('keeps what includeTags asks for', () => {
+    const r = extractContent(parseDocument(html), {
+      url: URL,
+      formats: ['text'],
+      onlyMainContent: true,
+      includeTags: ['.copyright'],
+    });
+    expect(r.text).toBe('© 2025 Northwind Home');
+  });
+
+  it('keeps a page whose content is short but outside the footer', () => {
+    const r = main(
+      html.replace('<div id="root"></div>', '<main><h1>Harbour Lamp</h1><p>Turned from solid ash.</p></main>'),
+    );
+    expect(r.text).toContain('Turned from solid ash.');
+    expect(r.text).not.toContain('Help centre');
   });
 });
