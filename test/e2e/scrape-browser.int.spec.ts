@@ -40,6 +40,20 @@ describe('the browser rungs through the fleet (real Chromium)', () => {
     expect(page.markdown).toContain('Rendered');
   });
 
+  it('climbs an app shell that serves its footer: the footer is not read as the page', async () => {
+    const page = await scrape('/app-with-footer', { formats: 'markdown' });
+    expect(page).toMatchObject({ verdict: 'ok', method: 'browser', climbedTo: 'browser', credits: 5 });
+    expect(page.markdown).toContain('Rendered lamp');
+    expect(page.markdown).not.toContain('Help centre');
+  });
+
+  it('stops an app shell that serves its footer at maxTier http, as a shell with no content', async () => {
+    const page = await scrape('/app-with-footer', { formats: 'markdown', config: { maxTier: 'http' } });
+    expect(page).toMatchObject({ verdict: 'blocked', errorCode: 'TIER_LIMIT', method: 'http' });
+    expect(page.signals).toContain('app shell');
+    expect(page.markdown).toBe('');
+  });
+
   it('starts at the browser with render_js always, and takes a JPEG screenshot', async () => {
     const page = await scrape('/article', { config: { render_js: 'always' }, formats: 'markdown,screenshot' });
     expect(page).toMatchObject({ verdict: 'ok', method: 'browser', credits: 5 });

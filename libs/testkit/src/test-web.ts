@@ -104,6 +104,17 @@ export const verdictSite = (origin: string): Site => {
         `<script>document.getElementById('root').innerHTML = '<article><h1>Rendered</h1><p>${words(120, 'rendered')}</p></article>';</script>` +
         '<script src="/static/vendor.js"></script><script src="/static/main.js"></script>',
     ),
+    // A shop's page rendered by a script whose served HTML holds its navigation and a footer of
+    // ninety-odd words: the footer is not the page, and the shell still climbs to the browser.
+    '/app-with-footer': html(
+      'Harbour Lamp',
+      '<header><nav><a href="/">Home</a> <a href="/lamps">Lamps</a> <a href="/rugs">Rugs</a> <a href="/sale">Sale</a></nav></header>' +
+        '<div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript>' +
+        `<footer><ul>${['Help centre', 'Disputes and reports', 'Returns and refunds', 'Shipping', 'Track an order', 'Gift cards', 'Careers', 'Press', 'Privacy', 'Terms of use', 'Accessibility'].map((l) => `<li><a href="/help/${l.length}">${l}</a></li>`).join('')}</ul>` +
+        `<p>${words(70, 'footer')}</p><p>Northwind Home Ltd, 12 Harbour Road, Bristol. Registered in England and Wales.</p></footer>` +
+        `<script>document.getElementById('root').innerHTML = '<article><h1>Rendered lamp</h1><p>${words(120, 'lamp')}</p></article>';</script>` +
+        '<script src="/static/vendor.js"></script><script src="/static/main.js"></script>',
+    ),
     '/missing': { status: 404, ...html('Not found', '<h1>Not found</h1>') },
     '/gone': { status: 410, ...html('Gone', '<h1>Gone</h1>') },
     '/soft-404': html('Page not found', '<h1>Page not found</h1><p>Sorry, we could not find that page.</p>'),
