@@ -1404,3 +1404,36 @@ describe('a page that serves its template alone has no main content', () => {
     expect(r.text).not.toContain('Help centre');
   });
 });
+
+describe('the thirteenth round: products and collections', () => {
+  it("leaves out a listing's seller feedback after the item, as its reviews", () => {
+    const head = `<head><meta charset="utf-8"><title>Harbour Lamp | Shop</title>
+      <script type="application/ld+json">${JSON.stringify({
+        '@context': 'https://schema.org',
+        '@type': 'Product',
+        name: 'Harbour Lamp',
+        offers: { '@type': 'Offer', price: '129.00', priceCurrency: 'USD' },
+      })}</script></head>`;
+    const entries = [
+      'Lamp arrived quickly and was packed with great care, exactly as described. Would buy again.',
+      'Lovely seller, answered my questions about the wiring within the hour. Thank you!',
+      'Beautiful piece, the photos do not do it justice. Five stars for the packaging too.',
+    ]
+      .map((t, i) => `<li class="fdbk-item"><div class="fdbk-user">b***${i} (12${i})</div><p>${t}</p></li>`)
+      .join('');
+    const item = `<div class="vim"><h1>Harbour Lamp</h1>
+      <p>A turned ash table lamp with its original linen shade, rewired last year and tested. The base is solid,
+      the shade has no marks or tears, and the switch on the cable works as it should. Collection from the
+      workshop is welcome, and combined postage is offered when you buy several items from the same listing.</p>
+      <p>Condition: used, in very good condition with light marks on the base. Posted within three working days.</p>
+      <p>Height 42 cm, shade 30 cm across, E27 bulb up to 40 W, with a 2 m braided cotton cable and plug.</p>
+      <p>Returns are accepted within 30 days if the lamp is sent back in the state it arrived in; the buyer pays
+      the return postage. International buyers: import duties and taxes are not included in the price and are
+      collected by the carrier on delivery. Please ask any question before you bid, as the lamp is sold as seen.</p></div>`;
+    const html = `<!DOCTYPE html><html>${head}<body>${NAV}<main>${item}
+      <div class="vim"><h2>Seller feedback (1,204)</h2><ul>${entries}</ul></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('rewired last year');
+    expect(r.text).not.toContain('answered my questions about the wiring');
+  });
+});
