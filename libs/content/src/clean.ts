@@ -111,6 +111,13 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
     }
     if (opts.stripAttributes) dropScriptingAndStyle(el);
     if (tag === 'a') {
+      // A link that is a button going nowhere ("Add to Compare", "Quick view" on every card) is a
+      // script's control, as the form controls dropped above are; a call to action has an address.
+      if (attrs?.role === 'button' && isNowhere(el.getAttribute('href')) && isShortLabel(el.textContent ?? '')) {
+        opts.onRemove?.(el, 'non-content');
+        el.remove();
+        return false;
+      }
       if (resolveUrls) resolveAttr(el, 'href', opts.url);
     } else if (tag === 'img') return fixImage(el, opts, resolveUrls);
     else if (tag === 'pre') labelCodeLanguage(el);
@@ -406,3 +413,8 @@ function labelCodeLanguage(pre: Element): void {
     CODE_LANG.exec(pre.parentElement?.getAttribute('class') ?? '');
   if (m?.[1]) pre.setAttribute('class', `language-${m[1].toLowerCase()}`);
 }
+
+/** No address: none, the page's top ("#") or a script ("javascript:void(0)"). */
+const isNowhere = (href: string | null): boolean => href === null || href === '#' || /^\s*javascript:/i.test(href);
+/** A button's label: some text, up to 40 characters (an anchor around a card's content is not one). */
+const isShortLabel = (s: string): boolean => s.length <= 40 && /\S/.test(s);

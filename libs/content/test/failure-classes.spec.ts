@@ -1406,6 +1406,26 @@ describe('a page that serves its template alone has no main content', () => {
 });
 
 describe('the thirteenth round: products and collections', () => {
+  it('leaves out the buttons of a grid that go nowhere, not a link drawn as a button', () => {
+    // A category's cards each end with script actions written as links to "#" with role=button
+    // ("Add to Compare"); a call to action with a real address stays.
+    const cards = PRODUCTS.map(
+      ([name, price], i) => `<li class="product-item"><a class="product-item-link" href="/p/${i}">${name}</a>
+        <span class="price">${price}</span><div class="actions-secondary">
+        <a href="#" class="action tocompare" title="Add to Compare" role="button"><span>Add to Compare</span></a>
+        <a href="javascript:void(0)" class="action towishlist" role="button"><span>Save for later</span></a></div></li>`,
+    ).join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Rugs</h1>
+      <p>Hand-tufted, flatweave and washable rugs for every room, in wool, jute and recycled cotton.</p>
+      <ol class="products list">${cards}</ol><a href="/sale" class="btn" role="button">Shop the rug sale</a></main>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Odessa Navy Medallion Rug');
+    expect(r.text).toContain('Shop the rug sale');
+    expect(r.text).not.toContain('Add to Compare');
+    expect(r.text).not.toContain('Save for later');
+  });
+
   it("leaves out a listing's seller feedback after the item, as its reviews", () => {
     const head = `<head><meta charset="utf-8"><title>Harbour Lamp | Shop</title>
       <script type="application/ld+json">${JSON.stringify({
