@@ -1112,7 +1112,8 @@ function prune(root: number, stats: Stats): Set<Element> {
         copies.has(c) ||
         stats.otherCards.has(c) ||
         (repeated(c) && !stats.anchored.has(c)) ||
-        sideCopy(c, stats)
+        sideCopy(c, stats) ||
+        imageAddress(c, stats)
       ) {
         pruned.add(stats.el[c]!);
         continue;
@@ -1151,6 +1152,19 @@ function sideCopy(c: number, stats: Stats): boolean {
   };
   return copyOf(el.previousSibling, true) || copyOf(el.nextSibling, false);
 }
+
+/**
+ * An element whose whole text is the address of an image ("https://cdn…/swatch_navy.jpg"): a
+ * shop's custom fields dumped as text, a theme's data for a script. Nobody reads it; an image
+ * the page shows is an <img>.
+ */
+function imageAddress(c: number, stats: Stats): boolean {
+  const n = stats.text[c]!;
+  if (n < 12 || n > 600 || stats.pieces[c] !== 1 || stats.link[c]! > 0) return false;
+  return IMAGE_ADDRESS.test(stats.el[c]!.textContent ?? '');
+}
+
+const IMAGE_ADDRESS = /^\s*(?:https?:)?\/\/\S+?\.(?:jpe?g|png|gif|webp|avif|svg)(?:[?#]\S*)?\s*$/i;
 
 /**
  * A product page's purchase widgets inside the winner (its price, buy box, variant pickers),

@@ -1456,4 +1456,21 @@ describe('the thirteenth round: products and collections', () => {
     expect(r.text).toContain('rewired last year');
     expect(r.text).not.toContain('answered my questions about the wiring');
   });
+
+  it('leaves out the addresses of images written as text (custom fields a theme dumps)', () => {
+    const swatches = ['Navy', 'Sage', 'Oat', 'Rust', 'Ink']
+      .map(
+        (c) => `<div class="cf-row"><span class="cf-label">swatch_${c}:</span>
+        <span class="cf-value">https://cdn.shop.example/images/160x160/harbour-lamp/SWATCH_${c.toUpperCase()}_THUMB.jpg</span></div>`,
+      )
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><div class="product"><h1>Harbour Lamp</h1>
+      <p>A turned ash table lamp with a linen shade, finished by hand with a natural oil that deepens as it ages.</p>
+      <h3>Details</h3><ul><li>Height: 42 cm, shade 30 cm across</li><li>Bulb: E27, up to 40 W LED</li></ul>
+      <div class="custom-fields">${swatches}</div></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('finished by hand');
+    expect(r.text).toContain('Bulb: E27');
+    expect(r.text).not.toContain('SWATCH_NAVY_THUMB');
+  });
 });
