@@ -217,7 +217,17 @@ export const FURNITURE_EXACT =
  * Labels for screen readers, hidden from sight ("Original price was:", "Rated 4 out of 5"):
  * neither content nor furniture, wherever they sit (a product card holds several).
  */
-export const LABELS = tokens(['visually-?hidden', 'sr-only', 'screen-?reader-?(?:text|only)'].join('|'));
+export const LABELS = tokens(
+  [
+    'visually-?hidden',
+    'sr-only',
+    'screen-?reader-?(?:text|only)',
+    'sr-?text',
+    'assistive-?text',
+    'offscreen',
+    'hidden-?visually',
+  ].join('|'),
+);
 
 /** Comment sections of articles (kept when the page is itself a thread of posts). */
 export const COMMENTS = tokens(

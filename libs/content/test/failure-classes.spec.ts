@@ -1473,4 +1473,16 @@ describe('the thirteenth round: products and collections', () => {
     expect(r.text).toContain('Bulb: E27');
     expect(r.text).not.toContain('SWATCH_NAVY_THUMB');
   });
+
+  it('leaves out labels for screen readers named "offscreen" or "assistive-text"', () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><div class="product"><h1>Harbour Lamp</h1>
+      <p>A turned ash table lamp with a linen shade, finished by hand with a natural oil that deepens as it ages.
+      Read our <a href="/care">care guide<span class="a-offscreen"> (opens in a new window)</span></a> before oiling it.</p>
+      <div class="colors"><span class="selected-assistive-text-label">Selected colour is Ash, click to change</span>
+      <span>Ash</span></div></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('finished by hand');
+    expect(r.text).not.toContain('opens in a new window');
+    expect(r.text).not.toContain('click to change');
+  });
 });
