@@ -1426,7 +1426,7 @@ describe('the thirteenth round: products and collections', () => {
     expect(r.text).not.toContain('Save for later');
   });
 
-  it("leaves out a listing's seller feedback after the item, as its reviews", () => {
+  it("leaves out a listing's seller feedback or a shop's testimonials after the item, as its reviews", () => {
     const head = `<head><meta charset="utf-8"><title>Harbour Lamp | Shop</title>
       <script type="application/ld+json">${JSON.stringify({
         '@context': 'https://schema.org',
@@ -1455,6 +1455,10 @@ describe('the thirteenth round: products and collections', () => {
     const r = main(html);
     expect(r.text).toContain('rewired last year');
     expect(r.text).not.toContain('answered my questions about the wiring');
+    // A shop's testimonials are its reviews by another name.
+    const t = main(html.replace('Seller feedback (1,204)', 'Customer testimonials'));
+    expect(t.text).toContain('rewired last year');
+    expect(t.text).not.toContain('answered my questions about the wiring');
   });
 
   it('leaves out the addresses of images written as text (custom fields a theme dumps)', () => {
