@@ -1405,7 +1405,7 @@ describe('a page that serves its template alone has no main content', () => {
   });
 });
 
-describe('the thirteenth round: products and collections', () => {
+describe('the fourteenth round: products and collections', () => {
   it('leaves out the buttons of a grid that go nowhere, not a link drawn as a button', () => {
     // A category's cards each end with script actions written as links to "#" with role=button
     // ("Add to Compare"); a call to action with a real address stays.
