@@ -33,7 +33,11 @@ const quantile = (xs: number[], q: number) =>
 export async function benchScrape(): Promise<string> {
   const web = await startTestWeb();
   for (const host of HOSTS) web.addSite(host, benchSite(PAGES));
-  const t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap });
+  // BENCH_FLEET_ENV='{"SCRAPE_READ_THREADS":"2"}': any of the fleet's settings, for an A/B.
+  const fleetEnv = process.env.BENCH_FLEET_ENV
+    ? (JSON.parse(process.env.BENCH_FLEET_ENV) as Record<string, string>)
+    : {};
+  const t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, ...fleetEnv });
   try {
     const ws = await benchWorkspace(t);
     const urls = Array.from({ length: PAGES }, (_, i) => web.url(HOSTS[i % HOSTS.length]!, `/news/${i}`));
