@@ -29,6 +29,8 @@ const schema = baseEnv
     /**
      * Threads that parse and read pages (content, verdict, fields, selector search): by default
      * one per core but the event loop's (one at least); each holds a heap of its own (~80 MB).
+     * On two cores a second one speeds crawls and batch jobs and slows one-URL calls
+     * (docs/performance.md, fourteenth round).
      */
     SCRAPE_READ_THREADS: z.coerce
       .number()
