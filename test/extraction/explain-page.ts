@@ -5,8 +5,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { parseDocument } from '../../libs/content/src/index.js';
 import { cleanDocument } from '../../libs/content/src/clean.js';
-import { findMainContent } from '../../libs/content/src/main-content.js';
-import { readDeclared } from '../../libs/content/src/declared-content.js';
+import { cleaningHints, mainContentOf, pageHints } from '../../libs/content/src/page-hints.js';
 import { readHead } from '../../libs/content/src/head.js';
 import { scanPage } from '../../libs/content/src/dom-walk.js';
 
@@ -16,18 +15,21 @@ if (!id) throw new Error('usage: explain-page.ts <page id>');
 
 const html = zlib.gunzipSync(fs.readFileSync(path.join(ROOT, 'dev', 'html', `${id}.html.gz`))).toString('utf8');
 const doc = parseDocument(html);
-// What the page declares (its product description, whether it is a product page), as extractContent reads it.
-const declared = readDeclared(readHead(doc, 'https://example.invalid/', undefined, scanPage(doc)));
+// The hints extractContent reads from the page as fetched (its scan, its declared description
+// and product names), so that what is explained is what the pipeline chooses.
+const url = 'https://example.invalid/';
+const scan = scanPage(doc);
+const hints = pageHints(scan, readHead(doc, url, undefined, scan));
 cleanDocument(doc, {
-  declared: declared.openings,
-  url: 'https://example.invalid/',
+  ...cleaningHints(hints),
+  url,
   removeBanners: true,
   removeBase64Images: true,
   excludeTags: [],
   stripAttributes: false,
 });
 const body = doc.body ?? doc.documentElement;
-const { root, pruned } = findMainContent(body, undefined, declared.openings, { product: declared.product });
+const { root, pruned } = mainContentOf(body, hints);
 
 const label = (el: Element): string => {
   const cls = el.getAttribute('class')?.trim().split(/\s+/).slice(0, 3).join('.');
@@ -48,8 +50,10 @@ for (const el of pruned) console.log(`  pruned ${label(el)} (${chars(el)} charac
 if (process.argv.includes('--candidates')) {
   const { explainCandidates } = await import('../../libs/content/src/main-content.js');
   const doc2 = parseDocument(html);
+  const scan2 = scanPage(doc2);
   cleanDocument(doc2, {
-    url: 'https://example.invalid/',
+    ...cleaningHints(pageHints(scan2, readHead(doc2, url, undefined, scan2))),
+    url,
     removeBanners: true,
     removeBase64Images: true,
     excludeTags: [],
