@@ -38,6 +38,19 @@ describe('authorize and charge', () => {
     expect(await ledger.balance(ws)).toMatchObject({ granted: 1000, used: 0, remaining: 0 });
   });
 
+  it('answers a burst of holds on one workspace each with a hold or credits_exhausted', async () => {
+    // The holds queue on the workspace's lock and for the pool's connections: none may fail on
+    // the wait itself (Prisma's transactions gave up after 2 s under load: P2028).
+    const ws = await workspace();
+    const results = await Promise.allSettled(
+      Array.from({ length: 150 }, (_, i) => ledger.authorize(ws, `burst:${i}`, 10, 'page')),
+    );
+    const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(results.length - refused.length).toBe(100);
+    for (const r of refused) expect(r.reason).toMatchObject({ code: 'credits_exhausted' });
+    expect(await ledger.balance(ws)).toMatchObject({ granted: 1000, used: 0, remaining: 0 });
+  });
+
   it('charges once per reference, releases the hold, and holds are idempotent', async () => {
     const ws = await workspace();
     await ledger.authorize(ws, 'page:a', 5, 'page');

@@ -76,10 +76,13 @@ export class LedgerRepository {
   }
 
   /**
-   * Holds credits in one statement under the workspace's advisory lock: the hold is written only
-   * if the work is not charged yet and what is left (ledger sum less live holds of other work)
-   * pays for it. Answers true when a hold is now in place (new, or renewed); false when it was
-   * refused or the work is already charged (the caller tells which, off the hot path).
+   * Holds credits under the workspace's advisory lock: the hold is written only if the work is
+   * not charged yet and what is left (ledger sum less live holds of other work) pays for it.
+   * Answers true when a hold is now in place (new, or renewed); false when it was refused or the
+   * work is already charged (the caller tells which, off the hot path). One statement through the
+   * raw pool (`credit_hold_many` with one unit), which queues a burst of holds for a connection;
+   * Prisma's transaction gave up on one after 2 s (P2028) when holds of one workspace queued on its
+   * lock under load.
    */
   async holdIfAffordable(hold: {
     workspaceId: string;
@@ -88,21 +91,9 @@ export class LedgerRepository {
     credits: number;
     ttlMs: number;
   }): Promise<boolean> {
-    const { workspaceId: ws, reference: ref, reason, credits, ttlMs } = hold;
-    const [, rows] = await this.prisma.$transaction([
-      this.prisma.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${ws}, 0))`,
-      this.prisma.$queryRaw<{ ok: number }[]>`
-        INSERT INTO credit_hold (workspace_id, reference, reason, credits, expires_at)
-        SELECT ${ws}, ${ref}, ${reason}, ${credits}, now() + make_interval(secs => ${ttlMs / 1000})
-         WHERE NOT EXISTS (SELECT 1 FROM ledger_entry WHERE workspace_id = ${ws} AND reference = ${ref})
-           AND COALESCE((SELECT total FROM credit_balance WHERE workspace_id = ${ws}), 0)
-             - (SELECT COALESCE(SUM(credits), 0) FROM credit_hold
-                 WHERE workspace_id = ${ws} AND expires_at > now() AND reference <> ${ref}) >= ${credits}
-        ON CONFLICT (workspace_id, reference) DO UPDATE
-           SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at
-        RETURNING 1 AS ok`,
-    ]);
-    return rows.length > 0;
+    const { workspaceId, reference, reason, credits, ttlMs } = hold;
+    const [outcome] = await this.holdManyIfAffordable(workspaceId, [{ reference, reason, credits }], ttlMs);
+    return outcome === 'held';
   }
 
   /**
@@ -173,19 +164,10 @@ export class LedgerRepository {
     return given.map((e) => charged.has(`${e.workspaceId}\n${e.reference}`));
   }
 
-  /** Ends a hold and writes the charge, once per reference, in one transaction. */
+  /** Ends a hold and writes the charge, once per reference, in one statement (chargeManyOnce). */
   async chargeOnce(entry: LedgerEntryInput): Promise<boolean> {
-    const [, inserted] = await this.prisma.$transaction([
-      this.prisma
-        .$executeRaw`DELETE FROM credit_hold WHERE workspace_id = ${entry.workspaceId} AND reference = ${entry.reference}`,
-      entry.credits === 0
-        ? this.prisma.$executeRaw`SELECT 1 WHERE false`
-        : this.prisma.$executeRaw`
-            INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
-            VALUES (${newId('led')}, ${entry.workspaceId}, ${entry.kind}, ${entry.reason}, ${entry.credits}, ${entry.reference})
-            ON CONFLICT (workspace_id, reference) DO NOTHING`,
-    ]);
-    return inserted > 0;
+    const [charged] = await this.chargeManyOnce([entry]);
+    return charged === true;
   }
 
   async hasEntry(workspaceId: string, reference: string): Promise<boolean> {
