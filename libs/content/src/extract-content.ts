@@ -90,7 +90,7 @@ function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): El
   if (!opts.onlyMainContent) return [body];
   const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
   const { root, pruned, glued } = mainContentOf(body, hints);
-  if (!root) return keep.filter((el, i) => !keep.some((other, j) => j !== i && other.contains(el) && other !== el));
+  if (!root) return outermost(keep);
   const kept = keep.filter((el) => !isRendered(el, root, pruned));
   for (const el of pruned) el.remove();
   // Words the page's markup glues across inline boxes are rendered apart: a space before the
@@ -102,9 +102,12 @@ function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): El
     at.before(' ');
   }
   // Kept elements outside the main content follow it, in document order, without duplicates.
-  const extra = kept.filter((el, i) => !kept.some((other, j) => j !== i && other.contains(el) && other !== el));
-  return [root, ...extra.filter((el) => !el.contains(root))];
+  return [root, ...outermost(kept).filter((el) => !el.contains(root))];
 }
+
+/** The elements not inside another of them, in their order. */
+const outermost = (els: Element[]): Element[] =>
+  els.filter((el, i) => !els.some((other, j) => j !== i && other.contains(el) && other !== el));
 
 function isRendered(el: Element, root: Element, pruned: Set<Element>): boolean {
   if (!root.contains(el)) return false;

@@ -7,8 +7,9 @@ const MAX_NODES = 2000;
 /**
  * What a page says its content is, when its body shows none (the text is rendered by a script
  * from data the served HTML does not carry): a schema.org `articleBody` or `text` from its
- * JSON-LD, else the longest `description` of an entity there (a product's, a post's). Null when
- * it says nothing.
+ * JSON-LD, else the longest `description` of an entity there (a product's, a post's; a site's
+ * or an organisation's too, as the JSON-LD does not tell them apart reliably). Null when it says
+ * nothing.
  *
  * The page's meta, Open Graph and Twitter descriptions are not content: they are its summary for
  * search and sharing, often the site's slogan ("Smarter Shopping, Better Living!"), and they stay
