@@ -351,14 +351,6 @@ export class CrawlJobRepository {
   }
 
   /** A project's runs, newest first (ids are time-ordered), before the run `before`. */
-  async runsOf(workspaceId: string, projectId: string, take: number, before?: string): Promise<Run[]> {
-    return this.prisma.run.findMany({
-      where: { workspaceId, projectId, ...(before ? { id: { lt: before } } : {}) },
-      orderBy: { id: 'desc' },
-      take,
-    });
-  }
-
   async findProject(workspaceId: string, projectId: string): Promise<Project | null> {
     return this.prisma.project.findFirst({ where: { id: projectId, workspaceId, ephemeral: false } });
   }
@@ -391,11 +383,43 @@ export class CrawlJobRepository {
   }
 
   /** The jobs that drive these runs (a crawl's or a project run's), by run. */
-  async jobsOfRuns(runIds: string[]): Promise<Map<string, CrawlJob>> {
-    const jobs = (await this.prisma.job.findMany({
+  async jobsOfRuns(runIds: string[], tx: Prisma.TransactionClient = this.prisma): Promise<Map<string, CrawlJob>> {
+    const jobs = (await tx.job.findMany({
       where: { runId: { in: runIds }, kind: { in: ['crawl', 'run'] } },
     })) as CrawlJob[];
     return new Map(jobs.map((j) => [j.runId, j]));
+  }
+
+  /**
+   * A project's runs (newest first, before a cursor) with the jobs that drive them, read in one
+   * snapshot. A job's last step ends the job and its run in one statement; two reads outside a
+   * snapshot could see the job done and the run not yet finished (no finishedAt).
+   */
+  async runsWithJobs(
+    workspaceId: string,
+    projectId: string,
+    page: { runId: string } | { take: number; before?: string },
+  ): Promise<{ run: Run; job: CrawlJob | null }[]> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        const runs =
+          'runId' in page
+            ? await tx.run.findMany({ where: { id: page.runId, workspaceId, projectId } })
+            : await tx.run.findMany({
+                where: { workspaceId, projectId, ...(page.before ? { id: { lt: page.before } } : {}) },
+                orderBy: { id: 'desc' },
+                take: page.take,
+              });
+        const jobs = runs.length
+          ? await this.jobsOfRuns(
+              runs.map((r) => r.id),
+              tx,
+            )
+          : new Map<string, CrawlJob>();
+        return runs.map((run) => ({ run, job: jobs.get(run.id) ?? null }));
+      },
+      { isolationLevel: 'RepeatableRead' },
+    );
   }
 
   /**

@@ -80,12 +80,11 @@ export class RunService {
   ): Promise<{ runs: crawlV1.Run[]; next: string | null }> {
     if (!(await this.jobs.projectVisible(workspaceId, projectId))) throw new NotFoundError('project');
     const take = Math.min(Math.max(limit || 25, 1), MAX_RUNS_PAGE);
-    const runs = await this.jobs.runsOf(workspaceId, projectId, take + 1, cursor ?? undefined);
+    const runs = await this.jobs.runsWithJobs(workspaceId, projectId, { take: take + 1, before: cursor ?? undefined });
     const shown = runs.slice(0, take);
-    const jobs = await this.jobs.jobsOfRuns(shown.map((r) => r.id));
     return {
-      runs: shown.map((r) => toRecord(r, jobs.get(r.id) ?? null)),
-      next: runs.length > take ? shown.at(-1)!.id : null,
+      runs: shown.map(({ run, job }) => toRecord(run, job)),
+      next: runs.length > take ? shown.at(-1)!.run.id : null,
     };
   }
 
@@ -116,9 +115,9 @@ export class RunService {
     projectId: string,
     runId: string,
   ): Promise<{ run: Run; job: CrawlJob | null }> {
-    const run = await this.jobs.findRun(workspaceId, projectId, runId);
-    if (!run) throw new NotFoundError('run');
-    return { run, job: (await this.jobs.jobsOfRuns([run.id])).get(run.id) ?? null };
+    const [found] = await this.jobs.runsWithJobs(workspaceId, projectId, { runId });
+    if (!found) throw new NotFoundError('run');
+    return found;
   }
 
   private queue(job: CrawlJob): Promise<void> {
