@@ -54,6 +54,21 @@ describe('the browser rungs through the fleet (real Chromium)', () => {
     expect(page.markdown).toBe('');
   });
 
+  it('climbs a shell whose description is a passage: the description does not pass for the page', async () => {
+    const page = await scrape('/thread-shell', { formats: 'markdown' });
+    expect(page).toMatchObject({ verdict: 'ok', method: 'browser', climbedTo: 'browser' });
+    expect(page.markdown).toContain('Best first telescope?');
+    expect(page.markdown).toContain('thread');
+  });
+
+  it('gives a shell its passage-length description as content at maxTier http, still a shell', async () => {
+    const page = await scrape('/thread-shell', { formats: 'markdown', config: { maxTier: 'http' } });
+    expect(page).toMatchObject({ verdict: 'blocked', errorCode: 'TIER_LIMIT', method: 'http' });
+    expect(page.signals).toEqual(expect.arrayContaining(['app shell', 'declared content']));
+    expect(page.markdown).toMatch(/^Howdy everyone… I'm new to astronomy .* Refractor or reflector\?$/);
+    expect(page.words).toBeGreaterThan(20);
+  });
+
   it('starts at the browser with render_js always, and takes a JPEG screenshot', async () => {
     const page = await scrape('/article', { config: { render_js: 'always' }, formats: 'markdown,screenshot' });
     expect(page).toMatchObject({ verdict: 'ok', method: 'browser', credits: 5 });

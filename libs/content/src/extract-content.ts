@@ -51,8 +51,11 @@ export function extractContent(doc: Document, opts: ContentOptions, rawHtml?: st
   let text = toText(roots);
   // A body with no text at all (a script renders it from data the HTML does not carry): the
   // page's own account of its content is the best there is.
-  const summary = text ? null : selfDescription(result.head);
-  if (summary) text = summary;
+  const summary = text ? null : selfDescription(result.head, opts.url);
+  if (summary) {
+    text = summary;
+    result.declared = true;
+  }
   if (want.has('markdown')) {
     result.markdown = summary
       ? escapeMarkdownText(summary)

@@ -5,18 +5,23 @@ const MAX_DEPTH = 6;
 const MAX_NODES = 2000;
 
 /**
+ * A meta description of this many words or more is a passage of the page (a forum thread's first
+ * post, a category's introduction), not a slogan ("Smarter Shopping, Better Living!
+ * Aliexpress.com"). Words are what spaces part: "made-to-order" is one.
+ */
+export const PASSAGE_WORDS = 20;
+
+/**
  * What a page says its content is, when its body shows none (the text is rendered by a script
  * from data the served HTML does not carry): a schema.org `articleBody` or `text` from its
  * JSON-LD, else the longest `description` of an entity there (a product's, a post's; a site's
- * or an organisation's too, as the JSON-LD does not tell them apart reliably). Null when it says
- * nothing.
- *
- * The page's meta, Open Graph and Twitter descriptions are not content: they are its summary for
- * search and sharing, often the site's slogan ("Smarter Shopping, Better Living!"), and they stay
- * in `head`. A page that carries no content has empty markdown, and its verdict can say it is an
- * application shell (docs/decisions.md, "A page without content").
+ * or an organisation's too, as the JSON-LD does not tell them apart reliably), else the longest
+ * of its meta, Open Graph and Twitter descriptions when that is a passage of PASSAGE_WORDS or
+ * more on a page other than the site's home page. A shorter one is a slogan or a search
+ * snippet, and a home page's describes the site: they stay in `head` only. Null when the page
+ * says nothing (docs/decisions.md, "A page without content").
  */
-export function selfDescription(head: Head): string | null {
+export function selfDescription(head: Head, url: string): string | null {
   let body = '';
   let description = '';
   let nodes = 0;
@@ -35,7 +40,20 @@ export function selfDescription(head: Head): string | null {
   };
   walk(head.jsonLd, 0);
   if (body.trim()) return tidyDeclaredText(body);
-  return description.trim() ? tidyDeclaredText(description) : null;
+  if (description.trim()) return tidyDeclaredText(description);
+  if (isHomePage(url)) return null;
+  const meta = [head.description, head.openGraph['og:description'], head.twitter['twitter:description']]
+    .map((d) => (d ? tidyDeclaredText(d) : ''))
+    .reduce((a, b) => (b.length > a.length ? b : a), '');
+  return meta.split(/\s+/).filter(Boolean).length >= PASSAGE_WORDS ? meta : null;
+}
+
+function isHomePage(url: string): boolean {
+  try {
+    return new URL(url).pathname.replace(/\/(index\.\w+)?$/, '') === '';
+  } catch {
+    return false;
+  }
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…' };

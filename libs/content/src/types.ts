@@ -55,6 +55,11 @@ export interface ContentResult {
   fieldErrors?: Record<string, string>;
   /** Words of the main content (or of the page when !onlyMainContent). */
   words: number;
+  /**
+   * True when the body held no text and the content is what the page declares of itself (its
+   * JSON-LD, a passage-length description): the page as served is a shell around it.
+   */
+  declared?: boolean;
   /** ISO 639-1 when known. */
   language: string | null;
 }

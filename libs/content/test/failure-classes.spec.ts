@@ -1075,21 +1075,40 @@ describe('cleaning keeps real content', () => {
     expect(r.text).not.toContain('Install this shop');
   });
 
-  it('gives no content, not its meta description, when its body holds no text', () => {
-    // A forum whose thread is rendered by a script from data the HTML does not carry.
-    const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
-      <title>Best first telescope? - Astronomy forum</title>
-      <meta name="description" content="Howdy everyone… I&#39;m new to astronomy and would love advice on a first telescope for planets and deep-sky objects, around $300-$500.">
-      <meta property="og:description" content="Howdy everyone… I’m new to astronomy and would love advice on a first telescope for planets and deep-sky objects, around $300-$500. Refractor or reflector?">
+  // A forum whose thread is rendered by a script from data the HTML does not carry.
+  const shell = (descriptions: string) => `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+      <title>Best first telescope? - Astronomy forum</title>${descriptions}
       <script type="application/ld+json">{"@context":"https://schema.org","@type":"WebSite","name":"Astronomy forum"}</script>
       </head><body><section id="d-splash"><div class="preloader-image"></div></section>
       <section id="main"></section><noscript><p>Please enable JavaScript.</p></noscript></body></html>`;
-    const r = main(html);
-    // The descriptions are the page's summary for search and sharing: they stay in its head.
-    expect(r.text).toBe('');
-    expect(r.markdown).toBe('');
-    expect(r.words).toBe(0);
-    expect(r.head.description).toContain('Howdy everyone');
+  const passage =
+    'Howdy everyone… I’m new to astronomy and would love advice on a first telescope for planets and deep-sky objects, around $300-$500. Refractor or reflector?';
+
+  it('takes the longest description when its body holds no text and the description is a passage', () => {
+    const r = main(
+      shell(`<meta name="description" content="Howdy everyone… I&#39;m new to astronomy and would love advice.">
+      <meta property="og:description" content="${passage}">`),
+    );
+    expect(r.text).toBe(passage);
+    expect(r.markdown).toBe(passage);
+    expect(r.words).toBeGreaterThanOrEqual(24);
+    // The body held nothing: the content is what the page declares, and its verdict says so.
+    expect(r.declared).toBe(true);
+  });
+
+  it("gives no content for a slogan-length description, nor for a home page's", () => {
+    const slogan = main(
+      shell('<meta property="og:description" content="Smarter Shopping, Better Living! Aliexpress.com">'),
+    );
+    expect([slogan.markdown, slogan.words, slogan.declared]).toEqual(['', 0, undefined]);
+    expect(slogan.head.openGraph['og:description']).toContain('Smarter Shopping');
+    // A home page's description describes the site, however long.
+    const home = extractContent(parseDocument(shell(`<meta name="description" content="${passage}">`)), {
+      url: 'https://forum.example/',
+      formats: ['markdown'],
+      onlyMainContent: true,
+    });
+    expect([home.markdown, home.words]).toEqual(['', 0]);
   });
 
   it("takes a JSON-LD entity's description when the body is empty", () => {

@@ -115,6 +115,17 @@ export const verdictSite = (origin: string): Site => {
         `<script>document.getElementById('root').innerHTML = '<article><h1>Rendered lamp</h1><p>${words(120, 'lamp')}</p></article>';</script>` +
         '<script src="/static/vendor.js"></script><script src="/static/main.js"></script>',
     ),
+    // A forum thread rendered by a script (as Discourse serves it to a browser): the served body
+    // is a loading splash, and the meta description carries the first post's opening.
+    '/thread-shell': {
+      type: 'text/html; charset=utf-8',
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Best first telescope? - Stargazers forum</title>
+<meta name="description" content="Howdy everyone… I&#39;m new to astronomy and would love advice on choosing a first telescope for planets and deep-sky objects, somewhere around $300 to $500. Refractor or reflector?">
+</head><body><section id="d-splash"><div class="preloader-image"><div class="dots"></div></div></section>
+<section id="main"></section><noscript><p>Please enable JavaScript in your browser to use this forum.</p></noscript>
+<script>document.getElementById('main').innerHTML = '<article><h1>Best first telescope?</h1><p>${words(80, 'thread')}</p><p>${words(60, 'reply')}</p></article>'; document.getElementById('d-splash').remove();</script>
+<script src="/static/vendor.js"></script><script src="/static/main.js"></script></body></html>`,
+    },
     '/missing': { status: 404, ...html('Not found', '<h1>Not found</h1>') },
     '/gone': { status: 410, ...html('Gone', '<h1>Gone</h1>') },
     '/soft-404': html('Page not found', '<h1>Page not found</h1><p>Sorry, we could not find that page.</p>'),

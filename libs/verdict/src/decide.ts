@@ -79,12 +79,14 @@ const result = (
 
 /**
  * The verdict on one fetch, from real signals: status and headers first, then the markup and
- * text. `words` is the page's main-content word count, `language` its detected language.
+ * text. `words` is the page's main-content word count, `language` its detected language;
+ * `declared` says the content is what a page whose body holds no text declares of itself (its
+ * JSON-LD, its description), which does not make it less of a shell.
  */
 export const decideVerdict = (
   fetch: FetchFacts,
   f: PageFeatures,
-  content: { words: number; language: string | null },
+  content: { words: number; language: string | null; declared?: boolean },
   opts: VerdictOptions,
 ): VerdictResult => {
   const head = `${f.title} ${f.h1} ${f.text.slice(0, 400)}`.toLowerCase();
@@ -118,8 +120,11 @@ export const decideVerdict = (
     return result('blocked', 'LOGIN_REQUIRED', f, { signals: ['login wall'] });
   }
   const needsJs = includesAny(`${f.noscriptText} ${f.text.slice(0, 400)}`.toLowerCase(), NEEDS_JS_TEXT);
-  if (fetch.tier === 'http' && words < SHORT_WORDS && (f.appRoot || needsJs || (f.scripts >= 3 && f.words < 20))) {
-    const signals = ['app shell'];
+  const bodyWords = content.declared ? 0 : words;
+  // The content is not the body's but what the page declares of itself: the row says so.
+  const declared = content.declared ? ['declared content'] : [];
+  if (fetch.tier === 'http' && bodyWords < SHORT_WORDS && (f.appRoot || needsJs || (f.scripts >= 3 && f.words < 20))) {
+    const signals = ['app shell', ...declared];
     if (f.noscriptText || needsJs) signals.push('no script');
     return result('blocked', 'SHELL', f, { signals, climb: true });
   }
@@ -135,7 +140,7 @@ export const decideVerdict = (
     return result('skipped', 'OK', f, { signals: [...soft404Doubt, `language ${content.language}`] });
   }
   if (words < SHORT_WORDS) {
-    return result('thin', 'OK', f, { shape: shapeOf(f), warnings: ['short'], signals: soft404Doubt });
+    return result('thin', 'OK', f, { shape: shapeOf(f), warnings: ['short'], signals: [...soft404Doubt, ...declared] });
   }
-  return result('ok', 'OK', f, { signals: soft404Doubt });
+  return result('ok', 'OK', f, { signals: [...soft404Doubt, ...declared] });
 };

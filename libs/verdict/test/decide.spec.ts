@@ -43,6 +43,21 @@ describe('decideVerdict', () => {
     expect(v.signals).toEqual(expect.arrayContaining(['app shell', 'no script']));
   });
 
+  it('calls a shell a shell however long the content it declares of itself (its JSON-LD, its description)', () => {
+    const html = page(
+      '<div id="root"></div><script src="/a.js"></script><script src="/b.js"></script><script src="/c.js"></script>',
+    );
+    const { document } = parseHTML(html);
+    const f = pageFeatures(document as unknown as Document, html);
+    const fetch: FetchFacts = { tier: 'http', status: 200, headers: {} };
+    const opts = { minWords: 0, languages: [] };
+    const declared = decideVerdict(fetch, f, { words: 120, language: 'en', declared: true }, opts);
+    expect(declared).toMatchObject({ verdict: 'blocked', errorCode: 'SHELL', climb: true });
+    expect(declared.signals).toEqual(expect.arrayContaining(['app shell', 'declared content']));
+    // The same words read from the body would make it a page.
+    expect(decideVerdict(fetch, f, { words: 120, language: 'en' }, opts).errorCode).toBe('OK');
+  });
+
   it('does not call a rendered page a shell', () => {
     const v = judge(page(`<div id="root"><p>${words(120)}</p></div>`), { tier: 'browser' });
     expect(v.verdict).toBe('ok');

@@ -52,7 +52,7 @@ export const readPage = (
   const verdict = decideVerdict(
     { tier, status: fetched.status, headers: fetched.headers, ...(widget ? { widget } : {}) },
     features,
-    { words: content.words, language: content.language },
+    { words: content.words, language: content.language, declared: content.declared === true },
     { minWords: c.min_words, languages: c.languages },
   );
   return { verdict, content, stored: storedBodies(keptBodies(opts.formats, content, fetched.html)) };
