@@ -85,22 +85,29 @@ export async function benchScrape(): Promise<string> {
     const oursRate = PAGES / ((performance.now() - t0) / 1000);
 
     // A batch job: one POST of every URL, 2 in flight to each of the 4 hosts (8 in all), polled
-    // until its last page is in. A second workspace's pages: nothing is served from a stored copy.
-    const batchUrls = urls.map((u) => `${u}?batch`);
-    t0 = performance.now();
-    const started = await t.call('POST', '/scrape', {
-      key: ws.apiKey,
-      body: { urls: batchUrls, formats: 'markdown', config: { concurrency: CONCURRENCY / HOSTS.length } },
-    });
-    if (started.status !== 202) throw new Error(`the batch was refused (${started.status}); the figure would lie`);
-    let job: any;
-    do {
-      await new Promise((r) => setTimeout(r, 20));
-      job = (await t.call('GET', `/scrape/${started.body.id}?limit=1`, { key: ws.apiKey })).body;
-    } while (['queued', 'running'].includes(job.status));
-    const batchRate = PAGES / ((performance.now() - t0) / 1000);
-    if (job.counts?.ok !== PAGES)
-      throw new Error(`the batch read ${JSON.stringify(job.counts)} of ${PAGES} pages; the figure would lie`);
+    // until its last page is in. Other addresses than the calls' (a query): nothing is served
+    // from a stored copy. A small batch first, untimed, warms the batch path as the calls' warm-up
+    // does theirs (the reading threads that only batch and crawl pages use start with it).
+    const batch = async (batchUrls: string[]): Promise<number> => {
+      const began = performance.now();
+      const started = await t.call('POST', '/scrape', {
+        key: ws.apiKey,
+        body: { urls: batchUrls, formats: 'markdown', config: { concurrency: CONCURRENCY / HOSTS.length } },
+      });
+      if (started.status !== 202) throw new Error(`the batch was refused (${started.status}); the figure would lie`);
+      let job: any;
+      do {
+        await new Promise((r) => setTimeout(r, 20));
+        job = (await t.call('GET', `/scrape/${started.body.id}?limit=1`, { key: ws.apiKey })).body;
+      } while (['queued', 'running'].includes(job.status));
+      if (job.counts?.ok !== batchUrls.length)
+        throw new Error(
+          `the batch read ${JSON.stringify(job.counts)} of ${batchUrls.length} pages; the figure would lie`,
+        );
+      return batchUrls.length / ((performance.now() - began) / 1000);
+    };
+    await batch(urls.slice(0, 200).map((u) => `${u}?warm-up`));
+    const batchRate = await batch(urls.map((u) => `${u}?batch`));
 
     const ms = (x: number) => `${x.toFixed(1).padStart(6)} ms`;
     return [

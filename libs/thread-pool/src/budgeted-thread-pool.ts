@@ -16,6 +16,17 @@ export interface BudgetedThreadPoolOptions<Task> {
   entry: URL;
   /** Threads at most (started as work comes). */
   threads: number;
+  /**
+   * Threads at most for bulk tasks (`run(…, { bulk: true })`), at least `threads`: the ones past
+   * `threads` take bulk tasks only. Work nobody waits on (a crawl's pages) can then have every
+   * core while a caller's task keeps the event loop a core of its own. Default `threads`.
+   */
+  bulkThreads?: number;
+  /**
+   * Threads started with the pool, before work comes (at most `threads`): a thread's start
+   * (loading its modules, ~1 s of a core under tsx) is then not the first task's wait.
+   */
+  warm?: number;
   /** What one task may take on its thread before the thread is ended. */
   budgetMs: number;
   /** Heap one thread may grow to; past it the thread fails and its task with it. */
@@ -31,6 +42,7 @@ export interface BudgetedThreadPoolOptions<Task> {
 
 interface Pending<Task> {
   task: Task & { id: number };
+  bulk: boolean;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
 }
@@ -55,23 +67,35 @@ export class BudgetedThreadPool<Task extends object> {
   private readonly queue: Pending<Task>[] = [];
   private nextId = 1;
   private closed = false;
+  /** opts.bulkThreads, never fewer than opts.threads. */
+  private readonly bulkThreads: number;
 
-  constructor(private readonly opts: BudgetedThreadPoolOptions<Task>) {}
+  constructor(private readonly opts: BudgetedThreadPoolOptions<Task>) {
+    this.bulkThreads = Math.max(opts.threads, opts.bulkThreads ?? opts.threads);
+    for (let i = 0; i < Math.min(opts.warm ?? 0, opts.threads); i++) this.spawn();
+  }
 
   get budgetMs(): number {
     return this.opts.budgetMs;
   }
 
+  /** Threads started (loading, idle or busy). */
+  get threadCount(): number {
+    return this.slots.length;
+  }
+
   /**
    * Runs one task. An abort drops it if it waits, and ends its thread if it runs (a search whose
-   * selector outran its budget on one page cancels the rest of its pages).
+   * selector outran its budget on one page cancels the rest of its pages). `bulk`: nobody waits
+   * on this task alone; it may also run on the threads past `threads` (`bulkThreads`).
    */
-  run<T>(task: Task, signal?: AbortSignal): Promise<T> {
+  run<T>(task: Task, signal?: AbortSignal, { bulk = false }: { bulk?: boolean } = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error(`${this.opts.name} is closed`));
     if (signal?.aborted) return Promise.reject(new Error('cancelled'));
     return new Promise<T>((resolve, reject) => {
       const job: Pending<Task> = {
         task: { ...task, id: this.nextId++ },
+        bulk,
         resolve: resolve as (v: unknown) => void,
         reject,
       };
@@ -103,15 +127,35 @@ export class BudgetedThreadPool<Task extends object> {
     }
   }
 
-  /** Hands queued tasks to ready idle threads, starting threads up to the limit. */
+  /**
+   * Hands queued tasks to ready idle threads, in order, starting threads up to the limit. A
+   * thread past the first `threads` takes bulk tasks only (a thread's place is its index: when
+   * one ends, those after it move up).
+   */
   private pump(): void {
     if (this.closed) return;
-    while (this.queue.length && this.slots.length < this.opts.threads && !this.slots.some((s) => !s.current))
+    const { threads } = this.opts;
+    // Threads start while queued tasks outnumber the idle ones (starting or ready) they may use.
+    let idle = this.slots.filter((s) => !s.current).length;
+    while (this.slots.length < threads && this.queue.length > idle) {
       this.spawn();
-    for (const slot of this.slots) {
-      if (!this.queue.length) return;
+      idle++;
+    }
+    const bulkWaiting = this.queue.filter((j) => j.bulk).length;
+    if (bulkWaiting) {
+      let idleBulkOnly = this.slots.filter((s, i) => i >= threads && !s.current).length;
+      while (this.slots.length < this.bulkThreads && this.queue.length > idle && bulkWaiting > idleBulkOnly) {
+        this.spawn();
+        idle++;
+        idleBulkOnly++;
+      }
+    }
+    for (let i = 0; i < this.slots.length && this.queue.length; i++) {
+      const slot = this.slots[i]!;
       if (!slot.ready || slot.current) continue;
-      const job = this.queue.shift()!;
+      const at = i < threads ? 0 : this.queue.findIndex((j) => j.bulk);
+      if (at < 0) continue;
+      const job = this.queue.splice(at, 1)[0]!;
       slot.current = job;
       // The budget counts from when a thread takes the task, not from when it was queued.
       slot.timer = setTimeout(() => this.overBudget(slot), this.opts.budgetMs);

@@ -23,6 +23,18 @@ const pool = new BudgetedThreadPool<EchoTask>({
   transfer: (task) => (task.kind === 'bytes' ? [task.bytes.buffer as ArrayBuffer] : []),
 });
 
+/** A pool of echo threads of its own for one test: `name` is what its errors say it is. */
+const echoPool = (name: string, opts: { threads: number; bulkThreads?: number; warm?: number }) =>
+  new BudgetedThreadPool<EchoTask>({
+    entry: new URL('./echo.worker.ts', import.meta.url),
+    ...opts,
+    budgetMs: 5_000,
+    heapMb: 128,
+    name,
+    logger: createLogger('test', 'silent'),
+    failure: (f) => new Failed(f.kind, f.kind),
+  });
+
 describe('BudgetedThreadPool: tasks on threads, each within a budget', () => {
   afterAll(() => pool.close());
 
@@ -49,16 +61,42 @@ describe('BudgetedThreadPool: tasks on threads, each within a budget', () => {
     expect(await pool.run<string>({ kind: 'echo', value: 'then' })).toBe('echo then');
   });
 
+  it('starts `warm` threads with the pool, and the others as work comes', async () => {
+    const warm = echoPool('the warm pool', { threads: 2, warm: 1 });
+    const cold = echoPool('the cold pool', { threads: 2 });
+    try {
+      expect([warm.threadCount, cold.threadCount]).toEqual([1, 0]);
+      expect(await warm.run<string>({ kind: 'echo', value: 'w' })).toBe('echo w');
+      expect(warm.threadCount).toBe(1);
+    } finally {
+      await Promise.all([warm.close(), cold.close()]);
+    }
+  });
+
+  it('gives bulk tasks the threads past `threads`, and other tasks only the first ones', async () => {
+    const lanes = echoPool('the lanes pool', { threads: 1, bulkThreads: 3 });
+    try {
+      const hold = (bulk: boolean) => lanes.run<number>({ kind: 'hold', ms: 150 }, undefined, { bulk });
+      // Three bulk tasks that each wait until all three run at once: three threads start.
+      const cell = new Int32Array(new SharedArrayBuffer(4));
+      const meet = () => lanes.run<number>({ kind: 'meet', cell, of: 3 }, undefined, { bulk: true });
+      const bulk = await Promise.all([meet(), meet(), meet()]);
+      expect(new Set(bulk).size).toBe(3);
+      // With those threads idle, three tasks a caller waits on all run on the first thread.
+      const waited = await Promise.all([hold(false), hold(false), hold(false)]);
+      expect(new Set(waited).size).toBe(1);
+      expect(bulk).toContain(waited[0]);
+      // Mixed: the bulk ones may still take the other threads meanwhile.
+      const mixed = await Promise.all([hold(false), hold(true), hold(false), hold(true)]);
+      expect(new Set([mixed[0], mixed[2]]).size).toBe(1);
+      expect(new Set(mixed).size).toBeGreaterThan(1);
+    } finally {
+      await lanes.close();
+    }
+  });
+
   it('drops a waiting task when it is aborted, and refuses work once closed', async () => {
-    const one = new BudgetedThreadPool<EchoTask>({
-      entry: new URL('./echo.worker.ts', import.meta.url),
-      threads: 1,
-      budgetMs: 5_000,
-      heapMb: 128,
-      name: 'the small pool',
-      logger: createLogger('test', 'silent'),
-      failure: (f) => new Failed(f.kind, f.kind),
-    });
+    const one = echoPool('the small pool', { threads: 1 });
     const busy = one.run({ kind: 'spin' });
     const abort = new AbortController();
     const waiting = one.run({ kind: 'echo', value: 'x' }, abort.signal);

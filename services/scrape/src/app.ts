@@ -59,6 +59,7 @@ export const buildApp = async (
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const reader = new PageReaderPool({
     threads: cfg.SCRAPE_READ_THREADS,
+    bulkThreads: cfg.SCRAPE_BULK_READ_THREADS,
     budgetMs: cfg.SCRAPE_READ_BUDGET_MS,
     logger: logger.child({ module: 'page-reader' }),
   });

@@ -1,7 +1,11 @@
-import { availableParallelism } from 'node:os';
 import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
 import { baseEnv, grpcEnv, parseEnv, watchdogEnv, z } from '@tidemark/config';
 import { fetchGuardEnv } from '@tidemark/net-guard';
+import { threadDefaults, type ThreadDefaults } from './reading/thread-defaults.js';
+
+// Read from the cgroup files once, and only when a thread setting is not given.
+let machine: ThreadDefaults | undefined;
+const threads = (): ThreadDefaults => (machine ??= threadDefaults());
 
 const schema = baseEnv
   .merge(fetchGuardEnv)
@@ -29,15 +33,28 @@ const schema = baseEnv
     /**
      * Threads that parse and read pages (content, verdict, fields, selector search): by default
      * one per core but the event loop's (one at least); each holds a heap of its own (~80 MB).
-     * On two cores a second one speeds crawls and batch jobs and slows one-URL calls
-     * (docs/performance.md, fourteenth round).
+     * In a container, its CPU quota and memory limit bound the default (thread-defaults.ts).
      */
     SCRAPE_READ_THREADS: z.coerce
       .number()
       .int()
       .min(1)
       .max(64)
-      .default(Math.max(1, availableParallelism() - 1)),
+      .default(() => threads().read),
+    /**
+     * Threads that may read the pages nobody waits on alone (a crawl's, a batch job's): by
+     * default one per core, and never fewer than SCRAPE_READ_THREADS. The ones past
+     * SCRAPE_READ_THREADS start when such pages queue and read those only, so a crawl has every
+     * core while a one-URL call's page keeps the event loop a core of its own (on two cores a
+     * second thread for every page sped crawls and slowed one-URL calls: docs/performance.md,
+     * fourteenth and fifteenth rounds).
+     */
+    SCRAPE_BULK_READ_THREADS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(() => threads().bulk),
     /**
      * What reading one page (or matching one search selector in it) may take on its thread;
      * past it the thread is ended and the page's row says why. An ordinary page takes 5-30 ms.

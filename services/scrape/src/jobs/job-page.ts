@@ -76,6 +76,8 @@ export const readJobPage = async (
           // A batch page's charge, like a crawl page's, waits a little for others to share its call.
           creditPool: mode === 'now' ? ONE_URL_POOL : { id: job.id, chargesLinger: true },
           chargeBehind: true,
+          // A batch's page, unlike a one-URL scrape's, has no caller waiting on it alone.
+          bulk: mode === 'worker',
           ...(written ? { ready: written } : {}),
         },
         opts,

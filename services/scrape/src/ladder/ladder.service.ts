@@ -59,6 +59,11 @@ export interface PageRef {
    * before the page is priced: a failure releases the holds and is thrown, nothing charged.
    */
   ready?: Promise<unknown>;
+  /**
+   * Nobody waits on this page alone (a crawl's, a batch job's): it may be read on the threads
+   * kept from one-URL calls (SCRAPE_BULK_READ_THREADS).
+   */
+  bulk?: boolean;
   workspaceId: string;
   jobId: string;
   position: number;
@@ -249,7 +254,7 @@ export class LadderService {
       }
       const widget = 'widget' in attempt.fetched ? (attempt.fetched as Rendered).widget : undefined;
       try {
-        attempt.reading = await this.reader.read(attempt.fetched, rung.tier, opts, widget);
+        attempt.reading = await this.reader.read(attempt.fetched, rung.tier, opts, widget, page.bulk === true);
       } catch (err) {
         if (!(err instanceof ReadingFailed)) throw err;
         // Fetched but not readable within bounds: no rung reads the same markup any cheaper.

@@ -20,6 +20,8 @@ export class ReadingFailed extends Error {
 export interface PageReaderOptions {
   /** Reading threads at most (started as work comes). */
   threads: number;
+  /** Reading threads at most for bulk pages (a crawl's, a batch job's), at least `threads`. */
+  bulkThreads?: number;
   /** What one task may take on its thread before the thread is ended. */
   budgetMs: number;
   logger: Logger;
@@ -51,6 +53,9 @@ export class PageReaderPool {
     this.pool = new BudgetedThreadPool<ReaderTask>({
       entry: ENTRY,
       threads: opts.threads,
+      bulkThreads: opts.bulkThreads ?? opts.threads,
+      // The first page read after the service starts does not wait for a thread to load.
+      warm: 1,
       budgetMs: opts.budgetMs,
       heapMb: THREAD_HEAP_MB,
       name: 'the page reader',
@@ -73,8 +78,16 @@ export class PageReaderPool {
   /**
    * Reads one fetched page. When the page's user fields are what outran the budget, the page is
    * read again without them: its content is kept and the row says the fields were not read.
+   * `bulk`: nobody waits on this page alone (a crawl's, a batch job's); it may take the threads
+   * past `threads`.
    */
-  async read(fetched: Fetched, tier: 'http' | 'browser', opts: LadderOptions, widget?: string): Promise<PageReading> {
+  async read(
+    fetched: Fetched,
+    tier: 'http' | 'browser',
+    opts: LadderOptions,
+    widget?: string,
+    bulk = false,
+  ): Promise<PageReading> {
     // Only what reading needs crosses to the thread (not a screenshot's bytes).
     const page: Fetched = {
       finalUrl: fetched.finalUrl,
@@ -94,13 +107,13 @@ export class PageReaderPool {
     });
     const fields = opts.config.content.fields;
     try {
-      return await this.submit<PageReading>(task(opts));
+      return await this.submit<PageReading>(task(opts), undefined, bulk);
     } catch (err) {
       if (!(err instanceof ReadingFailed) || err.errorCode !== 'TIMEOUT' || !Object.keys(fields).length) throw err;
       // A document's bytes went to the thread that was ended: it is not read a second time.
       if (fetched.document) throw err;
       const without = { ...opts, config: { ...opts.config, content: { ...opts.config.content, fields: {} } } };
-      const reading = await this.submit<PageReading>(task(without));
+      const reading = await this.submit<PageReading>(task(without), undefined, bulk);
       const why = `the page's fields outran its reading budget of ${this.opts.budgetMs} ms`;
       reading.content.fields = Object.fromEntries(Object.keys(fields).map((name) => [name, null]));
       reading.content.fieldErrors = Object.fromEntries(Object.keys(fields).map((name) => [name, `not read: ${why}`]));
@@ -135,7 +148,7 @@ export class PageReaderPool {
     return this.pool.close();
   }
 
-  private submit<T>(task: ReaderTask, signal?: AbortSignal): Promise<T> {
-    return this.pool.run<T>(task, signal);
+  private submit<T>(task: ReaderTask, signal?: AbortSignal, bulk = false): Promise<T> {
+    return this.pool.run<T>(task, signal, { bulk });
   }
 }

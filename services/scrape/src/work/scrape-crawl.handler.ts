@@ -100,7 +100,13 @@ export const scrapeCrawlHandler = (deps: {
           : 'invalid' in opts!
             ? invalidResult(msg.url, opts.invalid)
             : await deps.ladder.scrape(
-                { ...ref, url: msg.url, creditPool: { id: msg.jobId, chargesLinger: true }, chargeBehind: true },
+                {
+                  ...ref,
+                  url: msg.url,
+                  creditPool: { id: msg.jobId, chargesLinger: true },
+                  chargeBehind: true,
+                  bulk: true,
+                },
                 opts!,
               );
         // A retry replaces its earlier attempt's row on its own; a first row goes with the others'.
