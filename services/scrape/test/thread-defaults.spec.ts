@@ -72,4 +72,29 @@ describe('the reading threads a machine or container gets by default', () => {
     });
     expect(defaultsIn(v1)).toEqual({ read: 1, bulk: 1 });
   });
+
+  it('takes the smallest limit from its own cgroup up to the root (a limit set on the parent slice)', () => {
+    const slice = cgroup({
+      self: '0::/tidemark.slice/scrape.service',
+      'memory.max': 'max',
+      'tidemark.slice/memory.max': String(768 * 2 ** 20),
+      'tidemark.slice/scrape.service/memory.max': 'max',
+      'tidemark.slice/cpu.max': '100000 100000',
+      'tidemark.slice/scrape.service/cpu.max': 'max 100000',
+    });
+    expect(defaultsIn(slice)).toEqual({ read: 1, bulk: 1 });
+    // The parent's memory limit (room for one thread) bounds them when the service's own is larger.
+    const larger = cgroup({
+      self: '0::/tidemark.slice/scrape.service',
+      'tidemark.slice/memory.max': String(400 * 2 ** 20),
+      'tidemark.slice/scrape.service/memory.max': String(8 * 2 ** 30),
+    });
+    expect(defaultsIn(larger)).toEqual({ read: 1, bulk: 1 });
+    const v1 = cgroup({
+      self: '4:memory:/kubepods/pod1/c1\n0::/',
+      'memory/kubepods/pod1/memory.limit_in_bytes': String(400 * 2 ** 20),
+      'memory/kubepods/pod1/c1/memory.limit_in_bytes': '9223372036854771712',
+    });
+    expect(defaultsIn(v1)).toEqual({ read: 1, bulk: 1 });
+  });
 });

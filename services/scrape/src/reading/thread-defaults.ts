@@ -19,10 +19,11 @@ export interface ThreadDefaults {
  * is the container's: its CPU quota (cgroup `cpu.max`, or v1's `cpu.cfs_quota_us`) bounds the
  * cores, and its memory limit (`memory.max`, v1's `memory.limit_in_bytes`) the threads that fit
  * beside the service (a scrape pod limited to 768 MiB on a 16-core node would otherwise start
- * sixteen threads during a crawl and be killed for its memory). The process's own cgroup
- * (`/proc/self/cgroup`: a systemd service's slice, a container's path when the hierarchy is not
- * namespaced) is read before the hierarchy's root. `root` and `self`: where the cgroup files and
- * the process's cgroup list are (a test's files).
+ * sixteen threads during a crawl and be killed for its memory). A limit set on any ancestor of
+ * the process's own cgroup (`/proc/self/cgroup`: a systemd service in a limited slice, a
+ * container's path when the hierarchy is not namespaced) bounds it too, so the smallest limit
+ * from the process's cgroup up to the hierarchy's root counts. `root` and `self`: where the
+ * cgroup files and the process's cgroup list are (a test's files).
  */
 export function threadDefaults(root = '/sys/fs/cgroup', self = '/proc/self/cgroup'): ThreadDefaults {
   const where = cgroupDirs(root, self);
@@ -45,7 +46,7 @@ const readFile = (file: string): string | null => {
 };
 
 interface CgroupDirs {
-  /** cgroup v2: the process's own directory, then the root. */
+  /** cgroup v2: the hierarchy's root, and each directory down to the process's own. */
   unified: string[];
   /** cgroup v1's cpu and memory controllers, likewise. */
   cpu: string[];
@@ -61,8 +62,9 @@ function cgroupDirs(root: string, self: string): CgroupDirs {
     for (const c of controllers ? controllers.split(',') : ['']) own.set(c, at);
   }
   const dirs = (base: string, controller: string) => {
-    const at = own.get(controller);
-    return at && at !== '/' ? [path.join(base, at), base] : [base];
+    const found = [base];
+    for (let at = own.get(controller) ?? '/'; at !== '/'; at = path.posix.dirname(at)) found.push(path.join(base, at));
+    return found;
   };
   return {
     unified: dirs(root, ''),
@@ -71,40 +73,42 @@ function cgroupDirs(root: string, self: string): CgroupDirs {
   };
 }
 
-/** The first of `dirs` that holds `file`, its content. */
-const firstOf = (dirs: string[], file: string): string | null => {
-  for (const dir of dirs) {
-    const content = readFile(path.join(dir, file));
-    if (content !== null) return content;
-  }
-  return null;
-};
+/** The smallest of a limit over `dirs` (a cgroup is bounded by each of its ancestors'), or null. */
+const smallest = (dirs: string[], limitIn: (dir: string) => number | null): number | null =>
+  dirs.reduce<number | null>((min, dir) => {
+    const limit = limitIn(dir);
+    return limit === null ? min : Math.min(min ?? limit, limit);
+  }, null);
 
 /** Cores the container may use (quota over period), or null when it is not limited. */
 function cpuQuota(where: CgroupDirs): number | null {
-  const v2 = firstOf(where.unified, 'cpu.max');
-  if (v2) {
-    const [quota, period] = v2.split(/\s+/);
-    if (quota === 'max' || !quota || !period) return null;
+  const v2 = smallest(where.unified, (dir) => {
+    const [quota, period] = (readFile(path.join(dir, 'cpu.max')) ?? '').split(/\s+/);
+    if (!quota || quota === 'max' || !period) return null;
     const q = Number(quota) / Number(period);
     return Number.isFinite(q) && q > 0 ? q : null;
-  }
-  // The quota and its period as one directory states them (not each from wherever it is found).
-  for (const dir of where.cpu) {
-    const quota = readFile(path.join(dir, 'cpu.cfs_quota_us'));
-    if (quota === null) continue;
-    const period = Number(readFile(path.join(dir, 'cpu.cfs_period_us')));
-    return Number(quota) > 0 && period > 0 ? Number(quota) / period : null;
-  }
-  return null;
+  });
+  // v1: the quota and its period as one directory states them (not each from wherever it is found).
+  return (
+    v2 ??
+    smallest(where.cpu, (dir) => {
+      const quota = Number(readFile(path.join(dir, 'cpu.cfs_quota_us')));
+      const period = Number(readFile(path.join(dir, 'cpu.cfs_period_us')));
+      return quota > 0 && period > 0 ? quota / period : null;
+    })
+  );
 }
 
 /** The container's memory limit in MiB, or null when it has none. */
 function memoryLimitMb(where: CgroupDirs): number | null {
-  const raw = firstOf(where.unified, 'memory.max') ?? firstOf(where.memory, 'memory.limit_in_bytes');
-  if (!raw || raw === 'max') return null;
-  const bytes = Number(raw);
-  // cgroup v1 says "no limit" with a number near 2^63.
-  if (!Number.isFinite(bytes) || bytes <= 0 || bytes >= 2 ** 60) return null;
-  return bytes / 2 ** 20;
+  const bytesIn = (file: string) => (dir: string) => {
+    const raw = readFile(path.join(dir, file));
+    if (!raw || raw === 'max') return null;
+    const bytes = Number(raw);
+    // cgroup v1 says "no limit" with a number near 2^63.
+    return Number.isFinite(bytes) && bytes > 0 && bytes < 2 ** 60 ? bytes : null;
+  };
+  const bytes =
+    smallest(where.unified, bytesIn('memory.max')) ?? smallest(where.memory, bytesIn('memory.limit_in_bytes'));
+  return bytes === null ? null : bytes / 2 ** 20;
 }
