@@ -48,9 +48,20 @@ export function selfDescription(head: Head, url: string): string | null {
   return meta.split(/\s+/).filter(Boolean).length >= PASSAGE_WORDS ? meta : null;
 }
 
+/** Query parameters that do not name a page (tracking, locale): `/?utm_source=x` is the home page. */
+const NEUTRAL_PARAMS = /^(utm_\w+|gclid|fbclid|msclkid|mc_[ce]id|ref|source|lang|hl|locale)$/i;
+
+/**
+ * The site's front page: the root path (or its index file) with no query that names a page. A
+ * query at the root often does: WordPress's plain permalinks (`/?p=123`, `/?page_id=7`) serve
+ * every post from `/`.
+ */
 function isHomePage(url: string): boolean {
   try {
-    return new URL(url).pathname.replace(/\/(index\.\w+)?$/, '') === '';
+    const { pathname, searchParams } = new URL(url);
+    if (pathname.replace(/\/(index\.\w+)?$/, '') !== '') return false;
+    for (const name of searchParams.keys()) if (!NEUTRAL_PARAMS.test(name)) return false;
+    return true;
   } catch {
     return false;
   }

@@ -1109,6 +1109,17 @@ describe('cleaning keeps real content', () => {
       onlyMainContent: true,
     });
     expect([home.markdown, home.words]).toEqual(['', 0]);
+    const read = (url: string) =>
+      extractContent(parseDocument(shell(`<meta name="description" content="${passage}">`)), {
+        url,
+        formats: ['markdown'],
+        onlyMainContent: true,
+      });
+    // The home page reached through a campaign link is the home page still…
+    expect(read('https://forum.example/?utm_source=news&lang=en').markdown).toBe('');
+    // …while a post under plain permalinks (WordPress's /?p=123) is a page of its own.
+    expect(read('https://forum.example/?p=123').markdown).toBe(passage);
+    expect(read('https://forum.example/index.php?page_id=7').markdown).toBe(passage);
   });
 
   it("takes a JSON-LD entity's description when the body is empty", () => {
