@@ -53,7 +53,7 @@ export class PageReaderPool {
     this.pool = new BudgetedThreadPool<ReaderTask>({
       entry: ENTRY,
       threads: opts.threads,
-      bulkThreads: opts.bulkThreads ?? opts.threads,
+      bulkThreads: opts.bulkThreads,
       // The first page read after the service starts does not wait for a thread to load.
       warm: 1,
       budgetMs: opts.budgetMs,
