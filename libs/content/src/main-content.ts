@@ -74,6 +74,8 @@ export const TUNING = {
    * when longer than the rest (sixty comments under a post; a thread's opening post is shorter).
    */
   articleBesideComments: 2000,
+  /** A comment section that opens with its heading is left out below this share of the winner. */
+  titledCommentsMaxShare: 0.9,
   /** Score below which a winner outside comments gives way to one inside (a page of comments). */
   minContent: 250,
   /** Winner's share of its <main>/<article> below which that element is taken instead. */
@@ -1441,7 +1443,11 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   if (isFurniture(i, stats, text[root]!)) return true;
   if (
     flags[i]! & Flag.Comments &&
-    (share < 0.5 || stats.besideComments >= TUNING.articleBesideComments) &&
+    (share < 0.5 ||
+      stats.besideComments >= TUNING.articleBesideComments ||
+      // Titled ("10 comments:", "Leave a reply"): the post's appendix however long, unless it is
+      // nearly the whole winner (then the page is the thread).
+      (share < TUNING.titledCommentsMaxShare && opensWithAsideHeading(i, stats))) &&
     !(flags[i]! & Flag.Content)
   )
     return true;

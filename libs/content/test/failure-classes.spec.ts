@@ -591,6 +591,33 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('Reader 3');
   });
 
+  it('leaves out a titled comment section under a short post, however long the comments', () => {
+    const said = [
+      'Focus is the hardest part for first-time founders: we tried to ship five things at once and learned nothing.',
+      'I would add that the minimum viable product is smaller than anyone on the team thinks it should be.',
+      'We ran our first experiment on a landing page with a sign-up button and no product behind it at all.',
+      'Measuring is easy to get wrong; vanity metrics told us we were growing while our customers left.',
+      'Great post. Could you write about how this works for hardware, where every loop costs months?',
+    ];
+    const comment = (k: number) =>
+      `<div class="comment-block"><dt class="comment-author">Reader ${k} said…</dt><dd class="comment-body"><p>${said[k % 5]}
+      ${k > 4 ? `And a follow-up, number ${k}: ${said[(k + 2) % 5]}` : ''}</p></dd>
+      <span class="comment-actions"><a href="/reply?c=${k}">Reply</a> <a href="/delete?c=${k}">Delete</a></span></div>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <div class="post-outer"><h3 class="post-title">The lean startup</h3>
+      <div class="post-body entry-content"><p>Startups fail for many reasons, but most of them fail because they build
+      something nobody wants. The lean startup is a way to find out sooner, with less money spent.</p>
+      <p>It rests on three ideas: ship a minimum viable product, measure what customers do with it, and learn from the
+      numbers rather than from opinions. Each loop of build, measure and learn should be as short as it can be.</p></div>
+      <div class="comments" id="comments"><h4>10 comments:</h4>
+      ${Array.from({ length: 10 }, (_, k) => comment(k)).join('')}</div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('build, measure and learn');
+    expect(r.text).not.toContain('vanity metrics');
+    expect(r.text).not.toContain('10 comments');
+  });
+
   it("leaves out a product's customer reviews, as an article's comments", () => {
     const reviews = [
       'Bought this for our hallway and it has survived two dogs and a toddler. Washes well, colours still bright.',
