@@ -591,6 +591,24 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('Reader 3');
   });
 
+  it('leaves out the reading suggestions an article appends under their heading ("Read this next", "Keep reading")', () => {
+    const para = (k: number) =>
+      `<p>Part ${k} of the comparison: the big three rental companies price a week's compact car within a few dollars of
+      each other, and what sets them apart is the counter: how long the line is and what the agent tries to sell.</p>`;
+    const teaser = (title: string) =>
+      `<div class="teaser"><h2><a href="/${title.toLowerCase().replace(/\W+/g, '-')}">${title}</a></h2>
+      <p>A short account of ${title.toLowerCase()}, with a date underneath.</p><span>Dec 17, 2025</span></div>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <article class="post"><h1>The top rental car companies of 2025</h1>${Array.from({ length: 8 }, (_, k) => para(k)).join('')}
+      <section class="more"><h3>Read This Next</h3>${teaser('This Cuisine Receives First UNESCO Status of Its Kind')}</section>
+      <section class="more"><h3>Keep reading</h3>${['Saudi Arabia to Launch 3 New National Airlines', 'TSA to Implement a Fee'].map(teaser).join('')}</section>
+      </article>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Part 7 of the comparison');
+    expect(r.text).not.toContain('UNESCO');
+    expect(r.text).not.toContain('National Airlines');
+  });
+
   it('leaves out a titled comment section under a short post, however long the comments', () => {
     const said = [
       'Focus is the hardest part for first-time founders: we tried to ship five things at once and learned nothing.',
