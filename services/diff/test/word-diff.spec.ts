@@ -46,6 +46,26 @@ describe('tokenizeMarkdown', () => {
     ]);
   });
 
+  it('reads a heading and a code fence inside a nested list item, however deep', () => {
+    const doc = tokenizeMarkdown(
+      ['- Plans', '  - Pro', '    #### Limits', '    ```', '    rate = 100', '    ```', '    Fair use applies.'].join(
+        '\n',
+      ),
+    );
+    expect(doc.tokens.map((t) => t.text)).toEqual([
+      'Plans',
+      'Pro',
+      'Limits',
+      'rate',
+      '=',
+      '100',
+      'Fair',
+      'use',
+      'applies.',
+    ]);
+    expect(doc.blocks.filter((b) => b.heading).map((b) => b.section)).toEqual(['Limits']);
+  });
+
   it('keeps a volatile span as one token compared by its kind', () => {
     const doc = tokenizeMarkdown('Posted 5 minutes ago by Ann. Last updated: 2025-03-01 10:22:13 UTC');
     expect(doc.tokens.map((t) => [t.text, t.key])).toEqual([

@@ -41,8 +41,10 @@ export interface TokenizedMarkdown {
   blocks: MarkdownBlock[];
 }
 
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
-const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
+// Fences and headings at any indentation: the content service writes what a list item holds
+// (a code block, a heading) indented to the item's content column, deeper in a nested item.
+const FENCE = /^\s*(`{3,}|~{3,})/;
+const HEADING = /^\s*(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
 const RULE = /^\s{0,3}(?:([-*_])\s*){3,}$/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 const QUOTE = /^\s*(?:>\s?)+/;
