@@ -6,6 +6,7 @@ import {
   type TranslatorConfigFactory,
   type TranslatorConfigObject,
 } from 'node-html-markdown';
+import { defaultTranslators } from 'node-html-markdown/dist/config.js';
 import { parseHTML, trimNewLines } from 'node-html-markdown/dist/utilities.js';
 import { Visitor, type NodeMetadata } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
@@ -227,9 +228,10 @@ const tableCellText = ({ content }: { content: string }): string =>
  *   in linear time.
  */
 export const NHM_TRANSLATORS: TranslatorConfigObject = {
-  a: ({ node, options, visitor }) => {
+  a: ({ node, options, visitor, noEscape }) => {
     const href = node.getAttribute('href');
-    if (!href) return {};
+    // A link inside inline code is its text (a code span cannot hold one).
+    if (!href || noEscape) return PLAIN;
     // A link that shows nothing but an icon (share buttons, social links) is not written: an
     // empty link is noise to a model. Blank text inside it still separates words.
     const text = node.textContent;
@@ -253,20 +255,68 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   },
   img: IMAGE,
   pre: ({ node }) => codeBlock(node as unknown as ElementLike),
-  'strong,b': { spaceIfRepeatingChar: true, postprocess: ({ content }) => emphasis(content, '**') },
-  'em,i': { spaceIfRepeatingChar: true, postprocess: ({ content }) => emphasis(content, '*') },
-  'del,s,strike': { spaceIfRepeatingChar: true, postprocess: ({ content }) => emphasis(content, '~~') },
+  table: (ctx) => {
+    const nhm = (defaultTranslators.table as TranslatorConfigFactory)(ctx);
+    const written = nhm.postprocess!;
+    return { ...nhm, postprocess: (c) => tableText(written(c)) };
+  },
+  // Inside inline code (noEscape) markup is not markup: `-H *user*@*host*` would show its stars.
+  'strong,b': { spaceIfRepeatingChar: true, postprocess: (c) => (c.noEscape ? c.content : emphasis(c.content, '**')) },
+  'em,i': { spaceIfRepeatingChar: true, postprocess: (c) => (c.noEscape ? c.content : emphasis(c.content, '*')) },
+  'del,s,strike': {
+    spaceIfRepeatingChar: true,
+    postprocess: (c) => (c.noEscape ? c.content : emphasis(c.content, '~~')),
+  },
+  // Code inside inline code is its text; NHM opened a second span inside the first.
+  code: ({ noEscape }) => (noEscape ? PLAIN : INLINE_CODE),
   'h1,h2,h3,h4,h5,h6': ({ node }) => ({ prefix: `${'#'.repeat(+node.tagName.charAt(1))} `, postprocess: headingText }),
-  li: ({ options: { bulletMarker, indent }, indentLevel, listKind, listItemNumber }) => {
-    const level = +(indentLevel || 0);
+  // A nested list is indented by the items around it (each item's later lines go to its content
+  // column), not by how many lists it is in: a list inside a list with no item between (invalid,
+  // but served) or inside a layout list's item stays a list (NHM indented it four spaces a list).
+  li: ({ options: { bulletMarker }, listKind, listItemNumber }) => {
     const marker = listKind === 'OL' && listItemNumber !== undefined ? `${listItemNumber}. ` : `${bulletMarker} `;
-    return {
-      prefix: indent!.repeat(level) + marker,
-      surroundingNewlines: 1,
-      postprocess: listItemText(indent!, level),
-    };
+    return { prefix: marker, surroundingNewlines: 1, postprocess: listItemText(marker.length) };
   },
 };
+
+/** A table's cells, each empty (a rating's bars drawn in cells, a spacer): no table at all. */
+const EMPTY_ROW = /^\|(?:\s*\|)+\s*$/;
+/** A cell of the delimiter row without a dash: a column empty in every row. */
+const DASHLESS_CELL = /\|[ \t]*(?=\|)/g;
+
+/**
+ * NHM's table, made one a GFM renderer reads as a table: its delimiter row gives a column empty
+ * in every row its dashes (NHM gave it none, and the table was read as text, pipes and all), and
+ * a table whose every cell is empty is not written.
+ */
+function tableText(written: string | PostProcessResult): string | PostProcessResult {
+  if (typeof written !== 'string') return written;
+  const lines = written.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('|'));
+  if (header < 0 || header + 1 >= lines.length) return written;
+  if (lines.every((line, i) => i === header + 1 || !line.startsWith('|') || EMPTY_ROW.test(line)))
+    return PostProcessResult.RemoveNode;
+  lines[header + 1] = lines[header + 1]!.replace(DASHLESS_CELL, '| --- ');
+  return lines.join('\n');
+}
+
+/** An element written as its children are. */
+const PLAIN: TranslatorConfig = {};
+
+/** NHM's inline code: a span fenced by one backtick more than the longest run inside it. */
+const INLINE_CODE: TranslatorConfig = {
+  spaceIfRepeatingChar: true,
+  noEscape: true,
+  postprocess: ({ content }) => codeSpan(content),
+};
+
+function codeSpan(content: string): string {
+  let longest = '';
+  for (const run of content.match(/`+/g) ?? []) if (run.length > longest.length) longest = run;
+  const delimiter = `\`${longest}`;
+  const padding = delimiter.length > 1 ? ' ' : '';
+  return `${delimiter}${padding}${content}${padding}${delimiter}`;
+}
 
 /** A URL that can stand as an autolink: it has a scheme. */
 const AUTOLINK = /^[a-z][a-z0-9+.-]*:/i;
@@ -304,20 +354,52 @@ function headingText({ content }: { content: string }): string | PostProcessResu
 }
 
 type ListItemText = (ctx: { content: string }) => string | PostProcessResult;
-const listItemTexts = new Map<string, ListItemText[]>();
+const listItemTexts: ListItemText[] = [];
 
-/** The list item's postprocess for one indent and nesting level. */
-function listItemText(indent: string, level: number): ListItemText {
-  let byLevel = listItemTexts.get(indent);
-  if (!byLevel) listItemTexts.set(indent, (byLevel = []));
-  return (byLevel[level] ??= ({ content }) =>
-    !NOT_BLANK.test(content)
-      ? PostProcessResult.RemoveNode
-      : content
-          .trim()
-          .replace(/([^\r\n])(?:\r?\n)+(?!\s*[-*+]|\s*\d+\.|\s*\|)/g, `$1  \n${indent.repeat(level)}`)
-          .replace(/(\S)[^\S\r\n]+$/gm, '$1  '));
+/** A line that opens a list item, a table row or a code fence: the item keeps its line breaks. */
+const STRUCTURAL_LINE = /^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|\||`{3,}|~{3,})/;
+const FENCE = /^[ \t]*(`{3,}|~{3,})/;
+
+/**
+ * The list item's postprocess for a marker `width` characters wide ("- ", "12. "). The item's
+ * later lines are indented to its content column, so that what it holds (a heading, a nested
+ * list, a table, a code block) stays in it by CommonMark's list-item rule; the items around it
+ * add their own widths. Its text lines are joined by hard line breaks (blank lines collapse), as
+ * NHM's item did; before a nested item, a table row or a fence, and inside a fenced block, the
+ * line breaks are kept as written, and a fence's lines get no trailing spaces.
+ */
+function listItemText(width: number): ListItemText {
+  const pad = ' '.repeat(width);
+  return (listItemTexts[width] ??= ({ content }) => {
+    if (!NOT_BLANK.test(content)) return PostProcessResult.RemoveNode;
+    const text = content.trim();
+    if (!text.includes('\n')) return text;
+    const lines = text.split(/\r?\n/);
+    let out = hardBreakEnd(lines[0]!);
+    let fence = FENCE.exec(lines[0]!)?.[1] ?? null;
+    let breaks = 0;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (fence) {
+        out += `\n${line && pad}${line}`;
+        if (line.trimStart().startsWith(fence) && !line.trim().slice(fence.length)) fence = null;
+        continue;
+      }
+      if (!NOT_BLANK.test(line)) {
+        breaks++;
+        continue;
+      }
+      out += STRUCTURAL_LINE.test(line) ? '\n'.repeat(breaks + 1) : out.endsWith('  ') ? '\n' : '  \n';
+      out += pad + hardBreakEnd(line);
+      fence = FENCE.exec(line)?.[1] ?? null;
+      breaks = 0;
+    }
+    return out;
+  });
 }
+
+/** Trailing blanks of a line made a hard line break's two spaces (NHM's item did the same). */
+const hardBreakEnd = (line: string): string => line.replace(/(\S)[^\S\r\n]+$/, '$1  ');
 
 // Translators are built once per option set; building them per page would cost more than a
 // small page's whole conversion.
@@ -728,7 +810,7 @@ class SimpleBlockWriter implements Output {
     this.append(marker);
     const start = this.result.text.length;
     this.children(node, false, undefined);
-    const written = listItemText(NHM_OPTIONS.indent!, 0)({ content: this.result.text.substr(start) });
+    const written = listItemText(marker.length)({ content: this.result.text.substr(start) });
     if (written === PostProcessResult.RemoveNode) {
       this.append('', outer);
       return false;
@@ -795,7 +877,8 @@ class SimpleBlockWriter implements Output {
   private emphasised(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {
     const start = this.result.text.length;
     this.children(node, inLink, metadata);
-    const written = emphasis(this.result.text.substr(start), DELIMITER[node.tagName]!);
+    const content = this.result.text.substr(start);
+    const written = metadata?.noEscape ? content : emphasis(content, DELIMITER[node.tagName]!);
     if (written === PostProcessResult.RemoveNode) return this.append('', start);
     this.append(written as string, start, true);
   }
@@ -804,12 +887,7 @@ class SimpleBlockWriter implements Output {
   private inlineCode(node: MdElement): void {
     const start = this.result.text.length;
     this.children(node, false, IN_CODE);
-    const content = this.result.text.substr(start);
-    let longest = '';
-    for (const run of content.match(/`+/g) ?? []) if (run.length > longest.length) longest = run;
-    const delimiter = `\`${longest}`;
-    const padding = delimiter.length > 1 ? ' ' : '';
-    this.append(`${delimiter}${padding}${content}${padding}${delimiter}`, start, true);
+    this.append(codeSpan(this.result.text.substr(start)), start, true);
   }
 
   private newlines(count: number): void {

@@ -55,10 +55,53 @@ SELECT relname, n_dead_tup FROM pg_stat_user_tables;</code></pre>
 </article></main>
 <footer><p>© 2025 pgnotes</p></footer></body></html>`;
 
+// Structures whose markdown a renderer read as other text (seventeenth round): a layout list whose
+// items hold headings and lists, a list inside a list with no item between, markup inside inline
+// code, a table with a column empty in every row, and a rating drawn in empty cells.
+const STRUCTURES_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>The best VPNs of 2026</title></head>
+<body><nav><a href="/">Home</a> <a href="/vpn">VPNs</a></nav><main><article>
+<h1>The best VPNs of 2026</h1>
+<p>We tested twenty services for speed, privacy and price over three months; these two came out on top, and the
+table below sums up what each costs and where it is based.</p>
+<ul class="fieldset-list"><li class="section"><h4>Why we picked NordVPN</h4>
+<p>NordVPN offers fast, reliable and secure connections without sacrificing your privacy, and its apps are easy.</p>
+<div class="pros"><h5>What we like</h5><ul><li>Based in Panama, a privacy-friendly country</li><li>Offers multihop</li></ul></div></li>
+<li class="section"><h4>Why we picked Surfshark</h4><p>Surfshark allows unlimited devices on one plan, which suits a family.</p>
+<div class="pros"><h5>What we like</h5><ul><li>Unlimited devices</li><li>Low price</li></ul></div></li></ul>
+<h2>System requirements</h2>
+<ul><strong>Minimum:</strong><br><ul class="bb_ul"><li><strong>OS *:</strong> Windows 7</li><li><strong>Processor:</strong> 1.7 GHz</li></ul></ul>
+<p>Connect with <code>ssh -H <em>user</em>@<em>host</em></code>, or sample rows with
+<code>TABLESAMPLE <code>sampling_method</code> ( <code>argument</code> )</code> and read <code><a href="/man/ip">ip route</a></code>.</p>
+<table><tr><th></th><th>Service</th><th>Price</th></tr>
+<tr><td><img src="/icons/nord.png" alt=""></td><td>NordVPN</td><td>$3.39</td></tr>
+<tr><td><img src="/icons/surf.png" alt=""></td><td>Surfshark</td><td>$2.19</td></tr></table>
+<ul class="ratings"><li>Bain &amp; Company 99.5%<table><tr><td></td><td></td><td></td></tr><tr><td></td><td></td><td></td></tr></table></li>
+<li>McKinsey and Co 98.4%<table><tr><td></td><td></td><td></td></tr></table></li></ul>
+</article></main><footer><p>© 2026 vpn.example</p></footer></body></html>`;
+
 describe('markdown round trip through a GFM renderer', () => {
   it('gives back the extracted text of a page full of markdown-like characters', () => {
     const r = extract(TECHNICAL_POST);
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
+  it('gives back the extracted text of lists in layout lists, lists in lists, markup in code and sparse tables', () => {
+    const r = extract(STRUCTURES_PAGE, false);
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+    const md = r.markdown!;
+    // What an item holds is indented to its content column, its nested list too.
+    expect(md).toContain('- #### Why we picked NordVPN\n  NordVPN offers');
+    expect(md).toContain(
+      '  ##### What we like\n\n  - Based in Panama, a privacy-friendly country\n  - Offers multihop',
+    );
+    expect(md).toContain('**Minimum**:\n- OS \\*: Windows 7\n- **Processor**: 1.7 GHz');
+    expect(md).toContain('`ssh -H user@host`');
+    expect(md).toContain('`TABLESAMPLE sampling_method ( argument )`');
+    expect(md).toContain('`ip route`');
+    expect(md).toContain(
+      '| | Service | Price |\n| --- | --- | --- |\n| ![](https://site.example/icons/nord.png) | NordVPN | $3.39 |',
+    );
+    expect(md).toContain('- Bain & Company 99.5%\n- McKinsey and Co 98.4%');
   });
 
   for (const name of FIXTURES) {

@@ -294,16 +294,26 @@ describe('the fast path for simple blocks', () => {
 });
 
 describe('list items', () => {
-  it("render as NHM's own list item translator renders them", () => {
-    const stock = new NodeHtmlMarkdown({ ...NHM_OPTIONS, keepDataImages: false });
+  it("indent what an item holds to the item's content column, its nested lists included", () => {
     const html =
       '<ul><li>one  <br>two <a href="https://x.example/a/very/long/path">l</a>  </li><li> <ul><li>n  </li><li>1. m</li></ul></li><li>   </li></ul><ol><li>a</li><li>b\n\n- c</li></ol>';
     expect(toMarkdown(html, false)).toBe(
-      stock
-        .translate(html)
-        .replace(/[ \t]+$/gm, '')
-        .trim(),
+      ['- one', '  two [l](https://x.example/a/very/long/path)', '- - n', '  - 1\\. m', '1. a', '2. b - c'].join('\n'),
     );
+    // Eleven items: the tenth's later lines go four columns in, past "10. ".
+    const ol = `<ol>${'<li>x</li>'.repeat(9)}<li>ten<ul><li>inner</li></ul></li></ol>`;
+    expect(toMarkdown(ol, false)).toMatch(/\n10\. ten\n {4}- inner$/);
+  });
+
+  it('keep a list inside a list with no item between a list of its own (not four spaces in)', () => {
+    expect(
+      toMarkdown('<ul><strong>Minimum:</strong><br><ul><li>OS: Windows 7</li><li>1.7 GHz</li></ul></ul>', false),
+    ).toBe('**Minimum**:\n- OS: Windows 7\n- 1.7 GHz');
+  });
+
+  it('keep a code block in an item inside the item, its lines as written', () => {
+    const md = toMarkdown('<ul><li><p>Run it:</p><pre><code>make -j4\nmake install</code></pre></li></ul>', false);
+    expect(md).toBe('- Run it:\n\n  ```\n  make -j4\n  make install\n  ```');
   });
 
   it('take linear time in the length of a word', () => {
@@ -328,7 +338,7 @@ describe('long lists and tables', () => {
     );
     const expected = Array.from(
       { length: 3000 },
-      (_, i) => `${i + 1}. Tide ${i} at **06:12**${nested(i) ? '\n    - neap' : ''}`,
+      (_, i) => `${i + 1}. Tide ${i} at **06:12**${nested(i) ? `\n${' '.repeat(`${i + 1}. `.length)}- neap` : ''}`,
     ).join('\n');
     expect(toMarkdown(`<ol>${items.join('')}</ol>`, false)).toBe(expected);
     expect(toMarkdown(`<p>${'Lead words. '.repeat(500)}</p><ol>${items.join('')}</ol>`, false)).toBe(
