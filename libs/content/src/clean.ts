@@ -90,8 +90,10 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
   const resolveUrls = opts.resolveUrls ?? true;
   const names = opts.names ?? new NameMatcher();
   const hidden: Element[] = [];
+  const runs: Element[] = [];
   const visit = (el: Element): boolean => {
     const tag = el.localName;
+    if (RUN_TAGS.has(tag) && el.previousSibling?.nodeType === 1) runs.push(el);
     // Most elements carry no attribute at all: nothing to look up then.
     const attributed = el.hasAttributes();
     if (DROP.has(tag) && tag !== 'body' && tag !== 'head') {
@@ -138,6 +140,30 @@ export function cleanDocument(doc: Document, opts: CleanOptions): void {
     walkElements(root, visit);
   }
   if (hidden.length) dropHidden(hidden, doc.body ?? root, opts);
+  for (const el of runs) joinRun(el);
+}
+
+const WORD_END = /\p{L}$/u;
+const WORD_GOES_ON = /^\p{Ll}/u;
+
+/** Inline formatting that an editor splits into runs: `<b>S</b><b>aving</b>` is one bold word. */
+const RUN_TAGS = new Set(['b', 'strong', 'em', 'i', 's', 'del', 'strike']);
+
+/**
+ * Joins an element to the one just before it when both are the same formatting with nothing
+ * between (not even a space) and a word runs across them: written apart, the markdown puts a
+ * space between their delimiters (`**S** **aving**`) and a renderer shows two words. Done after
+ * the walk, so that what it holds was cleaned like the rest; in document order, so a run of three
+ * becomes one.
+ */
+function joinRun(el: Element): void {
+  const prev = el.previousSibling as Element | null;
+  if (!el.parentNode || prev?.nodeType !== 1 || prev.localName !== el.localName) return;
+  if (el.attributes.length || prev.attributes.length) return; // a class may mean another look
+  // Only a word cut in two ("S" + "aving"); "02:19 pm" + "Guest post" are two runs, written so.
+  if (!WORD_END.test(prev.textContent ?? '') || !WORD_GOES_ON.test(el.textContent ?? '')) return;
+  prev.append(...Array.from(el.childNodes));
+  el.remove();
 }
 
 /** Share of the page's text from which hidden elements are taken for content a script reveals. */

@@ -28,6 +28,15 @@ describe('main-content markdown of the fixture pages', () => {
 describe('markdown rendering', () => {
   const render = (body: string) => mainMarkdown(`<html><body><main>${body}</main></body></html>`);
 
+  it('writes a word an editor cut into two bold runs as one word, and two runs as two', () => {
+    const md = render(
+      '<p>Three reasons to outsource, and what each is worth to a team of five people this year.</p><ul><li><strong>S</strong><strong>aving time</strong>: more time to ideate.</li>' +
+        '<li><b>L</b><b>u</b><b>nch</b>: two sides a person.</li></ul><p>Posted <i>Jul 21, 2017 02:19 pm</i><i>Guest post by Jennifer</i>.</p>',
+    );
+    expect(md).toContain('- **Saving time**: more time to ideate.\n- **Lunch**: two sides a person.');
+    expect(md).toContain('*Jul 21, 2017 02:19 pm* *Guest post by Jennifer*');
+  });
+
   it('keeps the language of a code block given on its <code>', () => {
     expect(
       render(
