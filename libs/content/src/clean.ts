@@ -161,9 +161,19 @@ function joinRun(el: Element): void {
   if (!el.parentNode || prev?.nodeType !== 1 || prev.localName !== el.localName) return;
   if (el.attributes.length || prev.attributes.length) return; // a class may mean another look
   // Only a word cut in two ("S" + "aving"); "02:19 pm" + "Guest post" are two runs, written so.
-  if (!WORD_END.test(prev.textContent ?? '') || !WORD_GOES_ON.test(el.textContent ?? '')) return;
+  if (!WORD_END.test(edgeText(prev, 'lastChild')) || !WORD_GOES_ON.test(edgeText(el, 'firstChild'))) return;
   prev.append(...Array.from(el.childNodes));
   el.remove();
+}
+
+/**
+ * The text at an element's end (or start), read down its last (or first) children: not its
+ * textContent, which a chain of thousands of runs would build again at each join.
+ */
+function edgeText(el: Element, side: 'lastChild' | 'firstChild'): string {
+  let node: Node | null = el[side];
+  while (node?.nodeType === 1) node = node[side];
+  return node?.nodeType === 3 ? (node as Text).data : '';
 }
 
 /** Share of the page's text from which hidden elements are taken for content a script reveals. */

@@ -9,7 +9,7 @@ const MAX_NODES = 2000;
  * post, a category's introduction), not a slogan ("Smarter Shopping, Better Living!
  * Aliexpress.com"). Words are what spaces part: "made-to-order" is one.
  */
-export const PASSAGE_WORDS = 20;
+const PASSAGE_WORDS = 20;
 
 /**
  * What a page says its content is, when its body shows none (the text is rendered by a script

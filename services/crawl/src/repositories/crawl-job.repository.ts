@@ -350,7 +350,6 @@ export class CrawlJobRepository {
     return db ? go(db) : this.prisma.$transaction(go, { timeout: 30_000 });
   }
 
-  /** A project's runs, newest first (ids are time-ordered), before the run `before`. */
   async findProject(workspaceId: string, projectId: string): Promise<Project | null> {
     return this.prisma.project.findFirst({ where: { id: projectId, workspaceId, ephemeral: false } });
   }
