@@ -139,6 +139,17 @@ export const TUNING = {
   storiesMaxShare: 0.3,
   storiesAfterShare: 0.5,
   storiesLinkDensity: 0.3,
+  /**
+   * A stream of teasers beside a story ("latest posts"): an element whose text is this share
+   * teasers does not join the story, and the story (a prose element, its score at least
+   * `storyMinScore` of the winner's and `storyMinChars` long) is taken out of a winner that is
+   * otherwise such a stream.
+   */
+  streamMinShare: 0.6,
+  storyMinScore: 0.3,
+  storyMinChars: 1000,
+  /** Mean characters of a grid's cards from which they are looked at as teasers. */
+  teaserChars: 25,
   /** Characters beside its form from which an element is not a sign-up box. */
   formBoxChars: 1000,
   /** Characters from which an element around a link to an author's page is not an author box. */
@@ -264,6 +275,10 @@ class Stats {
   listingChosen = false;
   /** Characters of the winner outside its comment sections. */
   besideComments = 0;
+  /** Each element's shape (`shapeOf`), once asked. */
+  shapes: (string | undefined)[] = [];
+  /** Characters of each element's text in teasers of other stories (`teaserText`), once asked. */
+  teasers: Float64Array | null = null;
   /** The cards of the page's repeated items and their descendants (listing reading). */
   card = new Set<number>();
   /** Elements whose children are cards of the page's repeated items (listing reading). */
@@ -354,10 +369,9 @@ export function findMainContent(
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
   score(stats, pageText, stats.own);
-  const best = landingSections(
+  const best = storyBesideStream(
     stats,
-    pageText,
-    listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats))),
+    landingSections(stats, pageText, listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats)))),
   );
   if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats), glued: stats.glued };
   const gathered = gatherSiblings(stats, best);
@@ -846,7 +860,7 @@ function groupByShape(p: number, stats: Stats, groups: Map<string, number[]>): v
   groups.clear();
   for (let c = p + 1; c < end[p]!; c = end[c]!) {
     if (text[c] === 0) continue;
-    const key = shapeOf(el[c]!);
+    const key = (stats.shapes[c] ??= shapeOf(el[c]!));
     const g = groups.get(key);
     if (g) g.push(c);
     else groups.set(key, [c]);
@@ -935,9 +949,17 @@ function gatherSiblings(stats: Stats, best: number): { root: number; dropped: El
     if (parent < 0 || flags[parent]! & Flag.Boiler) break;
     let gained = 0;
     const out: Element[] = [];
+    let bIsStory: boolean | undefined;
+    // A story does not take in a stream of teasers beside it; teasers do take in more teasers.
+    const stream = (c: number): boolean =>
+      teaserShare(c, stats) >= TUNING.streamMinShare && (bIsStory ??= teaserShare(b, stats) < TUNING.streamMinShare);
     for (let c = parent + 1; c < stats.end[parent]!; c = stats.end[c]!) {
       if (c === b) continue;
-      if (score[c]! >= TUNING.siblingMinShare * score[b]! && !(flags[c]! & (Flag.Boiler | Flag.Comments))) {
+      if (
+        score[c]! >= TUNING.siblingMinShare * score[b]! &&
+        !(flags[c]! & (Flag.Boiler | Flag.Comments)) &&
+        !stream(c)
+      ) {
         gained += score[c]!;
       } else if (text[c]! > 0 && !(flags[c]! & Flag.Heading && score[c]! > 0)) out.push(stats.el[c]!);
     }
@@ -946,6 +968,75 @@ function gatherSiblings(stats: Stats, best: number): { root: number; dropped: El
     dropped = [...dropped, ...out];
   }
   return { root: current, dropped };
+}
+
+/**
+ * The share of element i's text in teasers of other stories: cards of a grid (`repeatMin` or
+ * more siblings of one shape, each up to `purchaseCardChars`) most of which open by an image or a
+ * heading link, not showing prices. A story's stream of "latest posts" beside it is mostly that;
+ * the story is not.
+ */
+function teaserShare(i: number, stats: Stats): number {
+  return stats.text[i]! === 0 ? 0 : teaserText(stats)[i]! / stats.text[i]!;
+}
+
+/** Characters in teasers, by element: found over the whole page once, then summed up the tree. */
+function teaserText(stats: Stats): Float64Array {
+  if (stats.teasers) return stats.teasers;
+  const { el, end, text, parent, n } = stats;
+  const cards = new Float64Array(n);
+  const groups = new Map<string, number[]>();
+  for (let p = 0; p < n; p++) {
+    if (cards[p]! > 0) {
+      p = end[p]! - 1; // a card's inside is not looked into
+      continue;
+    }
+    if (end[p]! - p < 1 + TUNING.repeatMin) continue;
+    groupByShape(p, stats, groups);
+    for (const g of groups.values()) {
+      if (g.length < TUNING.repeatMin) continue;
+      let sum = 0;
+      for (const c of g) sum += text[c]!;
+      // A menu's entries (a few words each) are not worth the look: they hold little text.
+      if (sum < TUNING.teaserChars * g.length || !g.every((c) => text[c]! <= TUNING.purchaseCardChars)) continue;
+      // A run of paragraphs is prose, whatever links it holds.
+      if (el[g[0]!]!.localName === 'p' || !mostlyTeasers(g, stats)) continue;
+      for (const c of g) cards[c] = text[c]!;
+    }
+  }
+  // Children come after their parent in pre-order: a backward sweep sums them up the tree.
+  for (let i = n - 1; i > 0; i--) if (cards[i]! > 0 && parent[i]! >= 0) cards[parent[i]!]! += cards[i]!;
+  stats.teasers = cards;
+  return cards;
+}
+
+/** Two thirds or more of the cards open by a teaser, and under half show prices. */
+function mostlyTeasers(g: number[], stats: Stats): boolean {
+  let misses = 0;
+  for (const c of g) if (!opensByTeaser(stats.el[c]!) && 3 * ++misses > g.length) return false;
+  let prices = 0;
+  for (const c of g) if (PRICE.test(stats.el[c]!.textContent ?? '') && 2 * ++prices >= g.length) return false;
+  return true;
+}
+
+/**
+ * A story and the stream of teasers after it ("latest posts", each a heading link, a date and
+ * an excerpt) can score together above the story alone, the excerpts being prose. When most of
+ * the winner outside its best-scoring prose element is teasers, that element is the content.
+ */
+function storyBesideStream(stats: Stats, best: number): number {
+  if (best < 0) return best;
+  const { score, text, link, end } = stats;
+  let story = -1;
+  for (let d = best + 1; d < end[best]!; d++) {
+    if (score[d]! < TUNING.storyMinScore * score[best]! || text[d]! < TUNING.storyMinChars) continue;
+    if (link[d]! >= TUNING.storiesLinkDensity * text[d]!) continue;
+    if (story >= 0 && score[d]! < score[story]!) continue;
+    if (teaserShare(d, stats) < 1 - TUNING.streamMinShare) story = d;
+  }
+  if (story < 0 || text[story] === text[best]) return best;
+  const teasers = teaserText(stats);
+  return teasers[best]! - teasers[story]! >= TUNING.streamMinShare * (text[best]! - text[story]!) ? story : best;
 }
 
 /**
@@ -1297,7 +1388,9 @@ function otherStories(root: number, stats: Stats): void {
     for (const c of g) sum += text[c]!;
     if (sum > TUNING.storiesMaxShare * total) return;
     if (!g.every((c) => text[c]! <= TUNING.purchaseCardChars)) return;
-    if (!afterStory(g[0]!, root, stats) || !g.every((c) => opensByTeaser(el[c]!))) return;
+    if (!afterStory(g[0]!, root, stats)) return;
+    // A card whose image or title did not load (an empty heading link) is still one of the grid.
+    if (3 * g.filter((c) => opensByTeaser(el[c]!)).length < 2 * g.length) return;
     // Cards that show prices are products (a category's grid below its introduction), not
     // stories; a comment's "$5k" does not make a thread a grid.
     if (2 * g.filter((c) => PRICE.test(el[c]!.textContent ?? '')).length >= g.length) return;
@@ -1404,8 +1497,18 @@ function opensByTeaser(card: Element): boolean {
   for (const a of card.getElementsByTagName('a')) {
     // A heading's permalink (a section of the same page) is not another story.
     if ((a.getAttribute('href') ?? '#').startsWith('#')) continue;
-    if (a.querySelector('img, h2, h3, h4, h5, h6')) return true;
-    if (a.closest('h2, h3, h4, h5, h6')) return true;
+    if (holdsTeaserPart(a)) return true;
+    for (let up = a.parentElement; up; up = up.parentElement) if (TEASER_HEADING.has(up.localName)) return true;
+  }
+  return false;
+}
+
+const TEASER_HEADING = new Set(['h2', 'h3', 'h4', 'h5', 'h6']);
+
+/** An image or a heading (h2–h6) inside the element (a walk: a selector is compiled per call). */
+function holdsTeaserPart(e: Element): boolean {
+  for (let c = e.firstElementChild; c; c = c.nextElementSibling) {
+    if (c.localName === 'img' || TEASER_HEADING.has(c.localName) || holdsTeaserPart(c)) return true;
   }
   return false;
 }

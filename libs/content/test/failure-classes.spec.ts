@@ -797,6 +797,43 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('From our kitchen');
   });
 
+  it('leaves out a stream of the latest posts beside the article, longer than the article', () => {
+    // A news theme's single-post template: the post in one container, then a container of the
+    // site's latest posts in rows of three, each a category, a date, a heading link and an
+    // excerpt, more text than the post itself; one card's image and title did not load.
+    const prose = [
+      'The annual survey of rental car customers ranks the companies on seven measures, from the ease of renting to the condition of the car at pick-up, and this year the leaders changed places.',
+      'Customers who skip the counter altogether, using a loyalty programme or an app, report markedly higher satisfaction than those who queue, and the gap has widened for the third year running.',
+      'Travellers waited an average of eight minutes at airport counters, two minutes longer than a year ago; at the busiest airports the wait at peak hours was closer to twenty.',
+      'The companies at the bottom of the ranking were the low-cost brands, which customers faulted for the cost and the state of their cars rather than for the staff.',
+      'The study was fielded from August to July and is based on responses from more than ten thousand customers who rented a vehicle in the previous year.',
+      'Fees remain the most common complaint: a third of customers said they paid a charge they had not expected, most often for fuel, tolls or an additional driver added at the counter.',
+      'Electric cars, now a tenth of the larger fleets, split opinion. Customers who had driven one before rated them highly; first-time drivers worried about charging and often returned them early.',
+    ];
+    const stories = Array.from({ length: 6 }, (_, i) => [
+      `Airline ${i + 1} launches a new suite between the coast and the islands`,
+      `The carrier introduces its retrofitted aircraft on the route for the first time, with ${i + 2} new lie-flat seats, a refreshed lounge and a menu from a guest chef that changes with the seasons.`,
+    ]);
+    const card = ([title, excerpt]: string[], i: number) => `<div class="post-wide post-item row">
+      <div class="img-wrapper"><a class="image" href="/posts/${i}/" style="background-image:url(/i/${i}.jpg)"></a></div>
+      <div class="copy"><div class="tagline"><h5 class="categories"><a href="/category/daily/">Daily</a></h5><span class="date">Dec ${19 - i}, 2025</span></div>
+      <h3 class="title"><a class="post" href="/posts/${i}/">${i === 0 ? '' : title}</a></h3><p class="content">${excerpt}</p></div></div>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div id="content">
+      <div class="container-fluid"><div class="single-wrapper row"><h1>Rental car satisfaction, ranked</h1>
+      ${prose.map((p) => `<p>${p}</p>`).join('')}</div></div>
+      <div class="container-fluid mt-5"><div class="section">
+      <div class="post-list">${stories.slice(0, 3).map(card).join('')}</div>
+      <div class="post-list">${stories.slice(3).map((s, i) => card(s, i + 3)).join('')}</div></div></div>
+      </div>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of prose) expect(r.text).toContain(p);
+    for (const [title, excerpt] of stories.slice(1)) {
+      expect(r.text).not.toContain(title);
+      expect(r.text).not.toContain(excerpt);
+    }
+    expect(r.text).not.toContain(stories[0]![1]);
+  });
+
   it('keeps a grid of stories that is the page, and cards of products below an introduction', () => {
     const grid = (price: boolean) =>
       Array.from(
