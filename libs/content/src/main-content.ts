@@ -376,7 +376,7 @@ export function findMainContent(
   if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats), glued: stats.glued };
   const gathered = gatherSiblings(stats, best);
   const description = hints.product ? productDescription(stats, gathered.root) : -1;
-  const { root, dropped } = description >= 0 ? { root: description, dropped: [] } : gathered;
+  const { root, dropped } = description >= 0 ? withSectionsAfter(description, gathered.root, stats) : gathered;
   if (inSiteFurniture(root, stats)) return { root: null, pruned: new Set(), glued: [] };
   const pruned = prune(root, stats);
   for (const el of dropped) pruned.add(el);
@@ -1060,7 +1060,9 @@ function productDescription(stats: Stats, root: number): number {
     return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
   };
   const named = pick((i) => (flags[i]! & Flag.Description) !== 0);
-  if (named >= 0) return withSpecifications(named, root, stats);
+  // Narrowing is there to leave out the buy box and the gallery: a winner without a buy box (the
+  // product's tabs: description, specifications, care) is its details as they are.
+  if (named >= 0) return buyBoxIn(root, stats) ? withSpecifications(named, root, stats) : -1;
   if (!stats.anchored.size) return named;
   // No element named as the description: the smallest element named as content that holds
   // the declared description's opening.
@@ -1070,6 +1072,13 @@ function productDescription(stats: Stats, root: number): number {
     if (best < 0 || text[i]! < text[best]!) best = i;
   }
   return best >= 0 && text[best]! >= TUNING.descriptionMinShare * text[root]! ? best : -1;
+}
+
+/** Whether the element holds a purchase widget with text (a price, an add-to-cart form). */
+function buyBoxIn(root: number, stats: Stats): boolean {
+  for (let i = root + 1; i < stats.end[root]!; i++)
+    if (stats.text[i]! > 0 && stats.flags[i]! & Flag.Purchase) return true;
+  return false;
 }
 
 /**
@@ -1090,6 +1099,44 @@ function withSpecifications(d: number, root: number, stats: Stats): number {
     }
   }
   return cur;
+}
+
+/**
+ * A shop's product view holds the gallery, the buy box and the description; the features, the
+ * answers to questions and the care notes often come after it, in sections of their own (the
+ * truths keep them). When the winner holds such prose after the section of the description, the
+ * winner stays, with the rest of the description's section (the buy box, the gallery) left out.
+ */
+function withSectionsAfter(d: number, root: number, stats: Stats): { root: number; dropped: Element[] } {
+  const { el, end, text, link, parent, flags } = stats;
+  // The section of the description: the child of the winner (or of the wrapper that is all
+  // of it) that holds the description.
+  let box = d;
+  while (parent[box]! !== root && parent[box]! >= 0) box = parent[box]!;
+  let top = root;
+  while (box !== d && text[box] === text[top]) {
+    top = box;
+    for (box = d; parent[box]! !== top;) box = parent[box]!;
+  }
+  if (box === d) return { root: d, dropped: [] };
+  const dropped: Element[] = [];
+  let after = 0;
+  for (let c = top + 1; c < end[top]!; c = end[c]!) {
+    if (c === box || text[c]! === 0) continue;
+    let prose = c > box && link[c]! <= TUNING.besideDescriptionLinks * text[c]!;
+    for (let i = c; prose && i < end[c]!; i++) {
+      if (text[i]! > 0 && flags[i]! & (Flag.Purchase | Flag.Comments | Flag.Boiler)) prose = false;
+    }
+    if (prose) after += text[c]!;
+    else dropped.push(el[c]!);
+  }
+  if (after < TUNING.descriptionMinChars) return { root: d, dropped: [] };
+  // Inside the description's section, all but the description: the gallery, the buy box.
+  for (let cur = d; cur !== box; cur = parent[cur]!) {
+    const p = parent[cur]!;
+    for (let c = p + 1; c < end[p]!; c = end[c]!) if (c !== cur && text[c]! > 0) dropped.push(el[c]!);
+  }
+  return { root: top, dropped };
 }
 
 /**

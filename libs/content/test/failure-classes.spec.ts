@@ -823,7 +823,10 @@ describe('boilerplate does not win or stay', () => {
       ${prose.map((p) => `<p>${p}</p>`).join('')}</div></div>
       <div class="container-fluid mt-5"><div class="section">
       <div class="post-list">${stories.slice(0, 3).map(card).join('')}</div>
-      <div class="post-list">${stories.slice(3).map((s, i) => card(s, i + 3)).join('')}</div></div></div>
+      <div class="post-list">${stories
+        .slice(3)
+        .map((s, i) => card(s, i + 3))
+        .join('')}</div></div></div>
       </div>${FOOTER}</body></html>`;
     const r = main(html);
     for (const p of prose) expect(r.text).toContain(p);
@@ -1275,6 +1278,47 @@ describe('the description a product page declares in its JSON-LD is its content'
     expect(r.text).toContain('Dust the shade with a soft brush');
     expect(r.text).not.toContain('Walnut is out of stock');
     expect(r.text).not.toContain('Leave your email');
+  });
+
+  it('keeps the features and answers a shop puts after its product view, and leaves out the buy box', () => {
+    const features = `<div class="features-block"><h3>Made to be lived with</h3><p>The ash base is weighted at the foot,
+      so the lamp stands firm on a bedside table and does not tip when a sleeve catches the shade.</p>
+      <h3>Questions</h3><p>Q: Can the shade be replaced? A: Yes, the shade lifts off its ring and we sell linen, cotton
+      and paper shades to fit it.</p><p>Q: Does it work with a dimmer? A: Yes, with a dimmable LED bulb and a trailing-edge
+      dimmer; the inline switch stays as it is.</p></div>`;
+    const html = `<!DOCTYPE html><html>${productHead}<body>${NAV}
+      <main><div class="page-body"><div class="productView">${buyBox}
+      <article class="productView-description">${details}</article></div>${features}
+      <div class="related-products"><h3>You may also like</h3><a href="/p/1">Harbour Floor Lamp</a> <a href="/p/2">Harbour Pendant</a>
+      <a href="/p/3">Quay Wall Light</a></div></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain(DESCRIPTION);
+    expect(r.text).toContain('Cable: 2 m braided cotton');
+    expect(r.text).toContain('The ash base is weighted at the foot');
+    expect(r.text).toContain('Does it work with a dimmer?');
+    expect(r.text).not.toContain('Ships within two working days');
+    expect(r.text).not.toContain('Harbour Pendant');
+  });
+
+  it("keeps every tab of the product's details when the winner holds no buy box", () => {
+    const specs = `<div class="tabs-content-panel" id="specifications"><h3>Specifications</h3><table>
+      <tr><th>Material</th><td>Solid ash, oiled; linen shade</td></tr><tr><th>Weight</th><td>2.1 kg</td></tr>
+      <tr><th>Guarantee</th><td>Five years on the wiring and switch, two on the finish</td></tr></table>
+      <p>Each base is turned from a single piece of ash, so the grain and the colour differ from lamp to lamp and no
+      two are quite alike; the photographs show a typical one.</p></div>
+      <div class="tabs-content-panel" id="care"><h3>Care</h3><p>Dust the shade with a soft brush and the base with a dry
+      cloth. Once a year, rub a drop of the same oil we finish it with into the ash; it darkens a little each time, which
+      is how it is meant to age. Keep the lamp away from radiators and damp rooms, as solid wood moves with heat and
+      water, and use a bulb of 40 W or less so that the linen does not scorch.</p></div>`;
+    const html = `<!DOCTYPE html><html>${productHead}<body>${NAV}
+      <div class="page"><div class="product">${buyBox}</div><div class="tabs-content">
+      <div class="tabs-content-panel product-description" id="description">${details}</div>${specs}</div></div>
+      ${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain(DESCRIPTION);
+    expect(r.text).toContain('Solid ash, oiled; linen shade');
+    expect(r.text).toContain('no two are quite alike');
+    expect(r.text).toContain('damp rooms');
   });
 
   it('narrows to the content block that shows the declared description when none is named so', () => {
