@@ -148,6 +148,8 @@ export const TUNING = {
   streamMinShare: 0.6,
   storyMinScore: 0.3,
   storyMinChars: 1000,
+  /** Characters up to which a label and a link ("Also read: …") is a line sending readers on. */
+  recirculationChars: 300,
   /** Mean characters of a grid's cards from which they are looked at as teasers. */
   teaserChars: 25,
   /** Characters beside its form from which an element is not a sign-up box. */
@@ -1605,6 +1607,7 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   if (stats.purchase.has(i)) return true;
   if (flags[i]! & (Flag.Heading | Flag.Pre)) return false;
   if (share < 0.3 && opensWithAsideHeading(i, stats)) return true;
+  if (recirculationLine(i, stats)) return true;
   // Link lists go as a whole (a block of "related" links); single items and cells of a list
   // that belongs to the content (a docs index, a table of links) stay.
   const el = stats.el[i]!;
@@ -1618,6 +1621,21 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
 // Sections a page appends to its content, recognised by the heading they open with.
 const ASIDE_HEADING =
   /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy|be interested)|read (?:more|next|also|this next)|also read|keep reading|(?:what|more) to read|editor'?s'? picks|don'?t miss|all reads|more on (?:this|the) (?:topic|story)|recent (?:posts|articles|stories)|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:customer |product |user |\d+\s+)?reviews\b|ratings (?:&|and) reviews|(?:customer )?questions (?:&|and) answers|(?:sign up|subscribe) (?:for|to)|(?:people|customers|shoppers) (?:who|also|frequently)\b|(?:seller|customer) feedback\b|(?:user |customer )?testimonials\b|detailed seller ratings|products related to|(?:similar|related|recommended|sponsored|featured) (?:items|products)|(?:explore|shop|see|discover) (?:related|similar|more)\b|frequently bought|recently viewed|complete the look|shop the look)/i;
+
+/**
+ * A line the publisher drops between paragraphs to send the reader to another story: a label and
+ * one link ("Also read: …", "Related: …", "Read more: …"), the link most of the line.
+ */
+function recirculationLine(i: number, stats: Stats): boolean {
+  const { text, link } = stats;
+  if (text[i]! > TUNING.recirculationChars || link[i]! < 0.5 * text[i]!) return false;
+  const el = stats.el[i]!;
+  if (el.getElementsByTagName('a').length !== 1) return false;
+  return RECIRCULATION_LABEL.test(el.textContent ?? '');
+}
+
+const RECIRCULATION_LABEL =
+  /^\s*(?:also read|read also|related(?: (?:article|story|post|reading|content))?|must read|don'?t miss|recommended(?: reading)?|further reading|read next|you (?:may|might) also like)\s*[:|–—-]/i;
 
 function opensWithAsideHeading(i: number, stats: Stats): boolean {
   const first = firstHeading(i, 3, stats);

@@ -797,6 +797,24 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('From our kitchen');
   });
 
+  it('leaves out the "Also read: …" lines dropped between paragraphs, not a sentence that links', () => {
+    const prose = [
+      'The new rail pass covers every regional line in the country for seven, fourteen or twenty-one days, and it can now be bought on the operator’s own site rather than only through agents abroad.',
+      'Seat reservations are still needed on the fastest trains, but they are free with the pass and can be made at any ticket machine up to an hour before departure, which most travellers will find easier.',
+      'Related: the operator also said that night trains return to the northern line in spring, with sleeper cabins bookable from March; see [the timetable](/timetable) for the dates and the stations served.',
+      'For most itineraries the fourteen-day pass pays for itself after three long journeys, and a shorter trip that stays in one region is still cheaper with single tickets bought a few weeks ahead.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article><h1>The rail pass, explained</h1>
+      <p>${prose[0]}</p><p><strong>Also read:</strong> <a href="/2025/10/ten-days-by-train/">Ten days by train: an itinerary for first-timers</a></p>
+      <p>${prose[1]}</p><p>Related: <a href="/2025/08/night-trains/">The best night trains, ranked</a></p>
+      <p>${prose[2]}</p><p>${prose[3]}</p></article></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of prose.slice(0, 2).concat(prose.slice(3))) expect(r.text).toContain(p);
+    expect(r.text).toContain('night trains return to the northern line');
+    expect(r.text).not.toContain('Ten days by train');
+    expect(r.text).not.toContain('The best night trains, ranked');
+  });
+
   it('leaves out a stream of the latest posts beside the article, longer than the article', () => {
     // A news theme's single-post template: the post in one container, then a container of the
     // site's latest posts in rows of three, each a category, a date, a heading link and an
