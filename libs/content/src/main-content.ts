@@ -1554,10 +1554,20 @@ function opensByTeaser(card: Element): boolean {
 
 const TEASER_HEADING = new Set(['h2', 'h3', 'h4', 'h5', 'h6']);
 
-/** An image or a heading (h2–h6) inside the element (a walk: a selector is compiled per call). */
+/**
+ * An image or a heading (h2–h6) inside the element: a walk in document order, not a selector
+ * (linkedom compiles one at each call).
+ */
 function holdsTeaserPart(e: Element): boolean {
-  for (let c = e.firstElementChild; c; c = c.nextElementSibling) {
-    if (c.localName === 'img' || TEASER_HEADING.has(c.localName) || holdsTeaserPart(c)) return true;
+  let c = e.firstElementChild;
+  while (c) {
+    if (c.localName === 'img' || TEASER_HEADING.has(c.localName)) return true;
+    if (c.firstElementChild) {
+      c = c.firstElementChild;
+      continue;
+    }
+    while (c && c !== e && !c.nextElementSibling) c = c.parentElement;
+    c = c && c !== e ? c.nextElementSibling : null;
   }
   return false;
 }
@@ -1624,7 +1634,8 @@ const ASIDE_HEADING =
 
 /**
  * A line the publisher drops between paragraphs to send the reader to another story: a label and
- * one link ("Also read: …", "Related: …", "Read more: …"), the link most of the line.
+ * one link ("Also read: …", "Related: …"), the link most of the line. "Read more: …" is not among
+ * the labels: the truths keep such lines as often as they drop them.
  */
 function recirculationLine(i: number, stats: Stats): boolean {
   const { text, link } = stats;
