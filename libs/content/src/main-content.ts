@@ -1246,6 +1246,7 @@ function prune(root: number, stats: Stats): Set<Element> {
     formBoxes(root, stats);
     authorBoxes(root, stats);
   }
+  emptyContentsTitles(root, stats);
   const copies = repeatedLinks(root, stats);
   const visit = (i: number): void => {
     for (let c = i + 1; c < end[i]!; c = end[c]!) {
@@ -1266,6 +1267,44 @@ function prune(root: number, stats: Stats): Set<Element> {
   visit(root);
   return pruned;
 }
+
+/**
+ * The title of a table of contents ("Table of contents", "On this page") that has no list under
+ * it in the content: the page's script was to build it (the title stands alone in its box, an
+ * empty element or the first section's heading follows), or the list goes as a list of links.
+ * In markdown it would be a stray heading over nothing.
+ */
+function emptyContentsTitles(root: number, stats: Stats): void {
+  const { el, end, text, flags } = stats;
+  for (let i = root + 1; i < end[root]!; i++) {
+    if (!(flags[i]! & Flag.Heading) || !TOC_TITLE.test(el[i]!.textContent ?? '')) continue;
+    // The list's place: an empty element right after the title, or the next section's heading.
+    const sibling = end[i]! < end[root]! && stats.parent[end[i]!] === stats.parent[i] ? end[i]! : -1;
+    let next = end[i]!;
+    while (next < end[root]! && text[next]! === 0) next++;
+    if (next >= end[root]! || flags[next]! & Flag.Heading) {
+      stats.otherCards.add(i);
+      continue;
+    }
+    // Or the title is all its box holds, or an empty element follows it, and what comes next is
+    // not a list (a list in the next box is the contents, built).
+    const p = stats.parent[i]!;
+    const alone = p !== root && text[p] === text[i];
+    let inner = next; // down the wrappers that hold all of what comes next
+    while (!LISTS.has(el[inner]!.localName) && inner + 1 < end[inner]! && text[inner + 1] === text[inner]) inner++;
+    // A list of links to the sections goes as any link list does (a GFM renderer's heading ids
+    // would not match the page's); its title with it.
+    const listGoes =
+      LISTS.has(el[inner]!.localName) && (shouldPrune(next, root, stats) || shouldPrune(inner, root, stats));
+    if (listGoes || ((alone || (sibling >= 0 && text[sibling]! === 0)) && !LISTS.has(el[inner]!.localName))) {
+      stats.otherCards.add(i);
+    }
+  }
+}
+
+const LISTS = new Set(['ul', 'ol', 'dl', 'nav', 'table', 'menu']);
+const TOC_TITLE =
+  /^\s*(?:table of contents?|contents|in this (?:article|post|guide|page)|on this page|jump to(?: section)?)\s*:?\s*$/i;
 
 /**
  * An element that says again, touching it, what the text beside it says: a copy for screen

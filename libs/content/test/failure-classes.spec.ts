@@ -815,6 +815,31 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('The best night trains, ranked');
   });
 
+  it('leaves out the title of a table of contents whose list is not in the content', () => {
+    const sections = ['Why events need their own plan', 'Hiring for a single weekend', 'Training the crew'];
+    const body = sections
+      .map(
+        (h, i) =>
+          `<h2 id="s${i}">${h}</h2><p>Section ${i + 1} of the guide: staffing an event is planning a small company that lives for three days, with its own roles, rota and chain of command, and it needs the same care.</p>`,
+      )
+      .join('');
+    const page = (toc: string) =>
+      main(`<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article><h1>Staffing an event</h1>
+      <p>Events are won or lost by the people who run them on the day, and the plan for them starts months before.</p>
+      ${toc}${body}</article></main>${FOOTER}</body></html>`);
+    const empty = page('<div class="toc-box"><h3>Table of Contents</h3></div><div class="toc-list"></div>');
+    expect(empty.markdown).not.toContain('Table of Contents');
+    for (const h of sections) expect(empty.markdown).toContain(`## ${h}`);
+    const built = page(
+      `<div class="toc-box"><h3>Table of Contents</h3></div><div class="toc-list"><ul>${sections
+        .map((h, i) => `<li><a href="#s${i}">${h}</a></li>`)
+        .join('')}</ul></div>`,
+    );
+    // The list of links to the sections goes as a list of links; its title goes with it.
+    expect(built.markdown).not.toContain('Table of Contents');
+    for (const h of sections) expect(built.markdown).toContain(`## ${h}`);
+  });
+
   it('leaves out a stream of the latest posts beside the article, longer than the article', () => {
     // A news theme's single-post template: the post in one container, then a container of the
     // site's latest posts in rows of three, each a category, a date, a heading link and an
