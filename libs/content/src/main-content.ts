@@ -281,6 +281,8 @@ class Stats {
   shapes: (string | undefined)[] = [];
   /** Characters of each element's text in teasers of other stories (`teaserText`), once asked. */
   teasers: Float64Array | null = null;
+  /** The element inside which teasers are counted (0 elsewhere): the winner's parent. */
+  teaserScope = 0;
   /** The cards of the page's repeated items and their descendants (listing reading). */
   card = new Set<number>();
   /** Elements whose children are cards of the page's repeated items (listing reading). */
@@ -371,10 +373,17 @@ export function findMainContent(
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
   score(stats, pageText, stats.own);
-  const best = storyBesideStream(
+  const first = landingSections(
     stats,
-    landingSections(stats, pageText, listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats)))),
+    pageText,
+    listingFallback(stats, pageText, widenToSemantic(stats, pickBest(stats))),
   );
+  // Teasers are asked about inside the winner and beside it (its siblings): counted there only.
+  let scope = first;
+  for (let up = 0; up < TUNING.siblingLevels && scope >= 0 && stats.parent[scope]! >= 0; up++)
+    scope = stats.parent[scope]!;
+  stats.teaserScope = scope;
+  const best = storyBesideStream(stats, first);
   if (best === -1) return { root: body, pruned: prune(stats.n ? 0 : -1, stats), glued: stats.glued };
   const gathered = gatherSiblings(stats, best);
   const description = hints.product ? productDescription(stats, gathered.root) : -1;
@@ -982,13 +991,14 @@ function teaserShare(i: number, stats: Stats): number {
   return stats.text[i]! === 0 ? 0 : teaserText(stats)[i]! / stats.text[i]!;
 }
 
-/** Characters in teasers, by element: found over the whole page once, then summed up the tree. */
+/** Characters in teasers, by element: found inside `teaserScope` once, then summed up the tree. */
 function teaserText(stats: Stats): Float64Array {
   if (stats.teasers) return stats.teasers;
   const { el, end, text, parent, n } = stats;
   const cards = new Float64Array(n);
   const groups = new Map<string, number[]>();
-  for (let p = 0; p < n; p++) {
+  const scope = Math.max(0, stats.teaserScope);
+  for (let p = scope; p < end[scope]!; p++) {
     if (cards[p]! > 0) {
       p = end[p]! - 1; // a card's inside is not looked into
       continue;
@@ -1007,7 +1017,7 @@ function teaserText(stats: Stats): Float64Array {
     }
   }
   // Children come after their parent in pre-order: a backward sweep sums them up the tree.
-  for (let i = n - 1; i > 0; i--) if (cards[i]! > 0 && parent[i]! >= 0) cards[parent[i]!]! += cards[i]!;
+  for (let i = end[scope]! - 1; i > scope; i--) if (cards[i]! > 0) cards[parent[i]!]! += cards[i]!;
   stats.teasers = cards;
   return cards;
 }
