@@ -1022,7 +1022,10 @@ function teaserText(stats: Stats): Float64Array {
   return cards;
 }
 
-/** Two thirds or more of the cards open by a teaser, and under half show prices. */
+/**
+ * Two thirds or more of the cards open by a teaser (a card whose image or title did not load, an
+ * empty heading link, is still one of the grid), and under half show prices.
+ */
 function mostlyTeasers(g: number[], stats: Stats): boolean {
   let misses = 0;
   for (const c of g) if (!opensByTeaser(stats.el[c]!) && 3 * ++misses > g.length) return false;
@@ -1088,8 +1091,12 @@ function productDescription(stats: Stats, root: number): number {
 
 /** Whether the element holds a purchase widget with text (a price, an add-to-cart form). */
 function buyBoxIn(root: number, stats: Stats): boolean {
-  for (let i = root + 1; i < stats.end[root]!; i++)
-    if (stats.text[i]! > 0 && stats.flags[i]! & Flag.Purchase) return true;
+  return flaggedWithText(root + 1, stats.end[root]!, Flag.Purchase, stats);
+}
+
+/** Whether an element of the range [from, to) holds text and one of the `mask` flags. */
+function flaggedWithText(from: number, to: number, mask: number, stats: Stats): boolean {
+  for (let i = from; i < to; i++) if (stats.text[i]! > 0 && stats.flags[i]! & mask) return true;
   return false;
 }
 
@@ -1120,7 +1127,7 @@ function withSpecifications(d: number, root: number, stats: Stats): number {
  * winner stays, with the rest of the description's section (the buy box, the gallery) left out.
  */
 function withSectionsAfter(d: number, root: number, stats: Stats): { root: number; dropped: Element[] } {
-  const { el, end, text, link, parent, flags } = stats;
+  const { el, end, text, link, parent } = stats;
   // The section of the description: the child of the winner (or of the wrapper that is all
   // of it) that holds the description.
   let box = d;
@@ -1135,10 +1142,10 @@ function withSectionsAfter(d: number, root: number, stats: Stats): { root: numbe
   let after = 0;
   for (let c = top + 1; c < end[top]!; c = end[c]!) {
     if (c === box || text[c]! === 0) continue;
-    let prose = c > box && link[c]! <= TUNING.besideDescriptionLinks * text[c]!;
-    for (let i = c; prose && i < end[c]!; i++) {
-      if (text[i]! > 0 && flags[i]! & (Flag.Purchase | Flag.Comments | Flag.Boiler)) prose = false;
-    }
+    const prose =
+      c > box &&
+      link[c]! <= TUNING.besideDescriptionLinks * text[c]! &&
+      !flaggedWithText(c, end[c]!, Flag.Purchase | Flag.Comments | Flag.Boiler, stats);
     if (prose) after += text[c]!;
     else dropped.push(el[c]!);
   }
@@ -1479,19 +1486,16 @@ function forEachSiblingGroup(root: number, stats: Stats, fn: (p: number, g: numb
  * resource list's items are sentences), and a listing's grid is the winner, not its tail.
  */
 function otherStories(root: number, stats: Stats): void {
-  const { el, text } = stats;
+  const { text } = stats;
   const total = Math.max(1, text[root]!);
   forEachSiblingGroup(root, stats, (p, g) => {
     let sum = 0;
     for (const c of g) sum += text[c]!;
     if (sum > TUNING.storiesMaxShare * total) return;
     if (!g.every((c) => text[c]! <= TUNING.purchaseCardChars)) return;
-    if (!afterStory(g[0]!, root, stats)) return;
-    // A card whose image or title did not load (an empty heading link) is still one of the grid.
-    if (3 * g.filter((c) => opensByTeaser(el[c]!)).length < 2 * g.length) return;
     // Cards that show prices are products (a category's grid below its introduction), not
     // stories; a comment's "$5k" does not make a thread a grid.
-    if (2 * g.filter((c) => PRICE.test(el[c]!.textContent ?? '')).length >= g.length) return;
+    if (!afterStory(g[0]!, root, stats) || !mostlyTeasers(g, stats)) return;
     for (const c of g) stats.otherCards.add(c);
     titleOf(p, g[0]!, root, stats);
   });
