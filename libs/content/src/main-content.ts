@@ -948,7 +948,8 @@ function listingValues(stats: Stats): Float64Array {
 /**
  * Landing, product and collection pages spread their content over sibling sections, and the
  * winner is then one of them. Climb to the parent while its other children hold real content
- * of their own (a share of the winner's score), leaving out the siblings that do not.
+ * of their own (a share of the winner's score), leaving out the siblings that score nothing
+ * (menus, link lists), furniture, comments and a stream of teasers.
  */
 function gatherSiblings(stats: Stats, best: number): { root: number; dropped: Element[] } {
   let current = best;
@@ -966,13 +967,12 @@ function gatherSiblings(stats: Stats, best: number): { root: number; dropped: El
       teaserShare(c, stats) >= TUNING.streamMinShare && (bIsStory ??= teaserShare(b, stats) < TUNING.streamMinShare);
     for (let c = parent + 1; c < stats.end[parent]!; c = stats.end[c]!) {
       if (c === b) continue;
-      if (
-        score[c]! >= TUNING.siblingMinShare * score[b]! &&
-        !(flags[c]! & (Flag.Boiler | Flag.Comments)) &&
-        !stream(c)
-      ) {
-        gained += score[c]!;
-      } else if (text[c]! > 0 && !(flags[c]! & Flag.Heading && score[c]! > 0)) out.push(stats.el[c]!);
+      const content = !(flags[c]! & (Flag.Boiler | Flag.Comments)) && !stream(c);
+      if (content && score[c]! >= TUNING.siblingMinShare * score[b]!) gained += score[c]!;
+      // Sections too small to pull the winner up still come along when others do (a landing
+      // page's short "our solutions" section between two long ones); what scores nothing goes.
+      else if (!(content && score[c]! > 0) && text[c]! > 0 && !(flags[c]! & Flag.Heading && score[c]! > 0))
+        out.push(stats.el[c]!);
     }
     if (gained < TUNING.siblingMinShare * score[b]!) break;
     current = parent;

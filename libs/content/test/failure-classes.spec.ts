@@ -1689,3 +1689,56 @@ describe('the fourteenth round: products and collections', () => {
     expect(r.text).not.toContain('click to change');
   });
 });
+
+describe('the nineteenth round: sections of a landing page', () => {
+  it('keeps a short section between two long ones when the content spans sections, not a link strip', () => {
+    const prose = (topic: string, n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `<p>Our ${topic} teams work with clients on step ${i + 1} of the journey, from the first workshop to the day the
+          platform runs without us, and they leave behind the runbooks, the tests and the people trained to keep it going.</p>`,
+      ).join('');
+    const container = (inner: string) => `<div class="container">${inner}</div>`;
+    // A fat footer (columns of links, the offices' addresses) costs the body more than the short
+    // section brings: the winner is the first section, which climbs to take in the others.
+    const offices = [
+      'London',
+      'Zurich',
+      'Austin',
+      'Kraków',
+      'Bangalore',
+      'Singapore',
+      'Toronto',
+      'Sofia',
+      'Lisbon',
+      'Dubai',
+      'Seoul',
+      'Mexico City',
+    ]
+      .map(
+        (city) => `<p>${city} office: 1 Market Square, ${city}. Open Monday to Friday, 9:00 to 17:30 local time.</p>`,
+      )
+      .join('');
+    const columns = ['Services', 'Industries', 'Company', 'Careers']
+      .map(
+        (h) =>
+          `<ul><li>${h}</li>${Array.from({ length: 8 }, (_, i) => `<li><a href="/${h.toLowerCase()}/${i}">${h} page ${i}</a></li>`).join('')}</ul>`,
+      )
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body class="bd-black">${NAV}
+      ${container(`<h1>Data to insights</h1>${prose('data engineering', 8)}`)}
+      ${container(`<h2>Our data analytics solutions</h2><p class="text-20">The diversity of our partner capabilities lets us
+        offer proven industry solutions from independent software providers.</p>`)}
+      ${container(`<h2>Modern data platforms</h2>${prose('platform', 4)}`)}
+      ${container(`<p>Explore</p><a href="/services/cloud">Cloud</a> <a href="/services/ai">AI</a> <a href="/services/qa">QA</a>
+        <a href="/services/security">Security</a> <a href="/services/iot">IoT</a> <a href="/services/erp">ERP</a>`)}
+      <footer class="footer">${columns}${offices}</footer></body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('step 8 of the journey');
+    expect(r.text).toContain('Modern data platforms');
+    expect(r.text).toContain('The diversity of our partner capabilities');
+    expect(r.text).not.toContain('Security');
+    expect(r.text).not.toContain('Zurich office');
+  });
+});
