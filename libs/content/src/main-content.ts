@@ -10,6 +10,8 @@ import {
   NAME_PURCHASE,
   NAME_REVIEWS,
   NameMatcher,
+  POSTER_BOX,
+  POSTER_NAME,
 } from './patterns.js';
 import { blockLogit, type BlockModel } from './block-model.js';
 import { nextInSubtree } from './dom-walk.js';
@@ -86,6 +88,8 @@ export const TUNING = {
   siblingLevels: 1,
   /** A sibling section joins when its score reaches this share of the winner's. */
   siblingMinShare: 0.2,
+  /** The longest name a post's user box shows for its poster. */
+  posterNameChars: 60,
   /** Winner's share of the page's text below which the page is read again as a listing. */
   listingWinnerShare: 0.3,
   /** Share of a small winner's score from which an element around it is taken (a landing page). */
@@ -1275,7 +1279,9 @@ function prune(root: number, stats: Stats): Set<Element> {
         sideCopy(c, stats) ||
         imageAddress(c, stats)
       ) {
-        pruned.add(stats.el[c]!);
+        const name = posterName(c, stats);
+        if (name >= 0) allBut(c, name, stats, pruned);
+        else pruned.add(stats.el[c]!);
         continue;
       }
       visit(c);
@@ -1283,6 +1289,31 @@ function prune(root: number, stats: Stats): Set<Element> {
   };
   visit(root);
   return pruned;
+}
+
+/**
+ * The poster's name in a post's user box (`POSTER_BOX`: name, rank, banner, join date), by its
+ * class or `itemprop=name`; -1 when element i is not such a box or names nobody.
+ */
+function posterName(i: number, stats: Stats): number {
+  const { el, end, text } = stats;
+  if (!POSTER_BOX.test(el[i]!.getAttribute('class') ?? '')) return -1;
+  for (let c = i + 1; c < end[i]!; c++) {
+    const e = el[c]!;
+    if (text[c]! === 0 || text[c]! > TUNING.posterNameChars) continue;
+    if (POSTER_NAME.test(e.getAttribute('class') ?? '') || e.getAttribute('itemprop') === 'name') return c;
+  }
+  return -1;
+}
+
+/** Prunes what element i holds except element keep and the elements around it. */
+function allBut(i: number, keep: number, stats: Stats, pruned: Set<Element>): void {
+  const { end, text } = stats;
+  for (let c = i + 1; c < end[i]!; c = end[c]!) {
+    if (c <= keep && keep < end[c]!) {
+      if (c !== keep) allBut(c, keep, stats, pruned);
+    } else if (text[c]! > 0) pruned.add(stats.el[c]!);
+  }
 }
 
 /**

@@ -135,6 +135,13 @@ const OTHER_PAGES_WORDS = [
  */
 const POST_FURNITURE_WORDS = ['signature', 'user-?title', 'user-?details', 'likes'];
 
+/**
+ * The box of a post's furniture that names its poster (a XenForo "message-userDetails"), and the
+ * name in it: who said what stays in a thread's markdown while the rank, banner and counts go.
+ */
+export const POSTER_BOX = tokens('user-?details');
+export const POSTER_NAME = tokens(['user-?name', 'message-?name', 'author-?name', 'poster-?name'].join('|'));
+
 /** Page furniture: navigation, headers and footers, sidebars, sharing, related links, forms. */
 export const BOILERPLATE = tokens(
   [

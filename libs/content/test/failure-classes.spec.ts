@@ -1742,3 +1742,41 @@ describe('the nineteenth round: sections of a landing page', () => {
     expect(r.text).not.toContain('Zurich office');
   });
 });
+
+describe("the nineteenth round: a thread's posters", () => {
+  it("keeps each poster's name from the user box and leaves out the rank, banner and counts", () => {
+    const posts = [
+      [
+        'Spursidol',
+        'Opening post of this thread is correct at the end of the transfer window, when the squads are registered with the league and the lists are final for the season.',
+      ],
+      [
+        'sudoku',
+        'Under the competition rules the squad can hold twenty-one senior players plus any club-trained players, so two of the current squad will have to be left off the list.',
+      ],
+      [
+        'Auscock',
+        'The under-21 players do not need registering at all, which is why the younger signings can play in every competition without taking a senior place.',
+      ],
+    ]
+      .map(
+        ([name, text], i) => `<article class="message message--post js-post" data-author="${name}" id="js-post-${i}">
+        <div class="message-inner"><div class="message-cell message-cell--user"><section class="message-user">
+        <div class="message-avatar"><a href="/members/${name}.${i}/" class="avatar"><img src="/avatars/${i}.webp" alt="${name}"></a></div>
+        <div class="message-userDetails"><h4 class="message-name"><a href="/members/${name}.${i}/" class="username" itemprop="name">${name}</a></h4>
+        <h5 class="userTitle message-userTitle">Well-known member</h5>
+        <div class="userBanner message-userBanner"><strong>Season ticket holder</strong></div></div>
+        <div class="message-userExtras"><dl class="pairs"><dt>Joined</dt><dd>Oct 25, 2017</dd></dl><dl class="pairs"><dt>Messages</dt><dd>1,469</dd></dl></div>
+        </section></div><div class="message-cell message-cell--main"><div class="message-content">
+        <div class="bbWrapper">${text}</div></div></div></div></article>`,
+      )
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="p-body"><h1 class="p-title-value">Squad 2024-2025</h1>
+      <div class="block-body js-replyNewMessageContainer">${posts}</div></div>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const name of ['Spursidol', 'sudoku', 'Auscock']) expect(r.markdown).toContain(`#### [${name}](`);
+    expect(r.text).toContain('two of the current squad will have to be left off');
+    expect(r.text).not.toContain('Well-known member');
+    expect(r.text).not.toContain('Season ticket holder');
+  });
+});
