@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { BrowserPoolApp } from '../src/app.js';
+import { ProxySession } from '../src/proxy/forward-proxy.js';
 import { request, startApp } from './support/app.js';
 import { page, startLocalWeb, type LocalWeb } from './support/local-web.js';
 
@@ -79,13 +80,24 @@ describe('the fetch guard inside the browser', () => {
   });
 
   it('does not let a script or an image reach a private address, and still renders the page', async () => {
-    const started = Date.now();
-    const res = await open.renderer.render(
-      request({ url: 'http://site.test/sub', waitForSelector: '#out:not(:empty)' }),
-    );
-    expect(res.status).toBe(200);
-    expect(res.html).toContain('<p id="out">fetch failed</p>');
-    // Refused at once by the proxy, not left to time out against an unroutable address.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const refused = jest.spyOn(ProxySession.prototype, 'refuse');
+    try {
+      const res = await open.renderer.render(
+        request({ url: 'http://site.test/sub', waitForSelector: '#out:not(:empty)' }),
+      );
+      expect(res.status).toBe(200);
+      expect(res.html).toContain('<p id="out">fetch failed</p>');
+      // Refused at once by the proxy's guard (no connection tried), not left to time out against
+      // an unroutable address.
+      const refusals = refused.mock.calls.map(([host, refusal]) => [host, refusal.kind]);
+      expect(refusals).toEqual(
+        expect.arrayContaining([
+          ['10.0.0.1', 'blocked'],
+          ['10.0.0.2', 'blocked'],
+        ]),
+      );
+    } finally {
+      refused.mockRestore();
+    }
   });
 });

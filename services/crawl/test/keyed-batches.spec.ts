@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { KeyedBatches } from '../src/crawl/engine/keyed-batches.js';
 
 describe('keyed batches (results of one crawl settle together)', () => {
@@ -66,22 +66,31 @@ describe('keyed batches (results of one crawl settle together)', () => {
 
   describe('lingering for the items a key still expects', () => {
     it('waits for more items while fewer than enough are waiting, and runs as soon as enough are', async () => {
-      const runs: string[][] = [];
-      const batches = new KeyedBatches<string>(
-        async (items) => {
-          runs.push(items);
-        },
-        10,
-        { ms: 5_000, enough: () => 3 },
-      );
-      const t0 = performance.now();
-      const a = batches.add('k', 'a');
-      const b = batches.add('k', 'b');
-      await new Promise((r) => setTimeout(r, 20));
-      expect(runs).toEqual([]); // two of the three expected: still waiting
-      await Promise.all([a, b, batches.add('k', 'c')]);
-      expect(runs).toEqual([['a', 'b', 'c']]);
-      expect(performance.now() - t0).toBeLessThan(2_000); // the third ended the wait, not the 5 s
+      // Fake clock (performance.now and setTimeout): the 5 s linger can only end by the third item.
+      jest.useFakeTimers();
+      try {
+        const runs: string[][] = [];
+        const batches = new KeyedBatches<string>(
+          async (items) => {
+            runs.push(items);
+          },
+          10,
+          { ms: 5_000, enough: () => 3 },
+        );
+        const a = batches.add('k', 'a');
+        const b = batches.add('k', 'b');
+        await jest.advanceTimersByTimeAsync(20);
+        expect(runs).toEqual([]); // two of the three expected: still waiting
+        expect(jest.getTimerCount()).toBe(1); // on the linger
+        let settled = false;
+        const all = Promise.all([a, b, batches.add('k', 'c')]).then(() => (settled = true));
+        await jest.advanceTimersByTimeAsync(0); // no time passes: only what is already due runs
+        expect([settled, runs]).toEqual([true, [['a', 'b', 'c']]]);
+        expect(jest.getTimerCount()).toBe(0); // the third ended the wait: the linger's timer is gone
+        await all;
+      } finally {
+        jest.useRealTimers();
+      }
     });
 
     it('runs what it has once its first item has waited the linger', async () => {

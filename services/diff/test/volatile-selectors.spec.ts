@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@tidemark/telemetry';
-import { SelectorPool } from '../src/bounded/selector-pool.js';
+import { SelectorPool, SelectorsFailed } from '../src/bounded/selector-pool.js';
+import type { SelectorRunner, SelectorTask } from '../src/bounded/tasks.js';
 import { compareRuns, type PageBodies } from '../src/compare/compare-runs.js';
 import { tokenizeMarkdown } from '../src/compare/markdown-tokens.js';
 import { diffWords } from '../src/compare/word-diff.js';
@@ -26,7 +27,12 @@ const summary = (runId: string, url: string): RunSummary => ({
   pages: [{ url, verdict: 'ok', errorCode: null, httpStatus: 200, contentHash: null, words: 20 }],
 });
 
-const compare = (before: PageBodies, after: PageBodies, volatileSelectors: string[], selectors = pool) =>
+const compare = (
+  before: PageBodies,
+  after: PageBodies,
+  volatileSelectors: string[],
+  selectors: SelectorRunner = pool,
+) =>
   compareRuns({
     baseline: summary('r1', 'https://quay.test/'),
     current: summary('r2', 'https://quay.test/'),
@@ -83,12 +89,28 @@ describe('volatile_selectors', () => {
     const a = version('Fair winds');
     const html = `${a.html}${longList(20_000)}`;
     const selector = 'li:nth-last-child(2)';
+    // How each task the compare ran on the pool ended.
+    const outcomes: string[] = [];
+    const recorded: SelectorRunner = {
+      run: <K extends SelectorTask['kind']>(task: Extract<SelectorTask, { kind: K }>) =>
+        pool.run(task).then(
+          (answer) => {
+            outcomes.push(`${task.kind} answered`);
+            return answer;
+          },
+          (err: unknown) => {
+            outcomes.push(`${task.kind} ${err instanceof SelectorsFailed && err.timeout ? 'over budget' : 'failed'}`);
+            throw err;
+          },
+        ),
+    };
     let ticks = 0;
     const timer = setInterval(() => ticks++, 50);
-    const started = Date.now();
-    const result = await compare({ ...a, html }, { ...version('Calm seas'), html }, [selector]);
+    const result = await compare({ ...a, html }, { ...version('Calm seas'), html }, [selector], recorded);
     clearInterval(timer);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Its thread was ended at the budget; the selector never ran to its end.
+    expect(outcomes).toContain('volatile over budget');
+    expect(outcomes).not.toContain('volatile answered');
     expect(ticks).toBeGreaterThan(5); // the event loop kept turning while the thread worked
     const entry = result.record.entries.find((e) => e.url.endsWith('/'))!;
     expect(entry.kind).toBe('modified');
