@@ -95,7 +95,12 @@ function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): El
   const { root, pruned, glued } = mainContentOf(body, hints);
   if (!root) return outermost(keep);
   const kept = keep.filter((el) => !isRendered(el, root, pruned));
-  for (const el of pruned) el.remove();
+  // What was between two pieces of content leaves a space: the links around a removed comment
+  // were on lines of their own on the page, not one word.
+  for (const el of pruned) {
+    if (el.previousSibling && el.nextSibling) el.replaceWith(' ');
+    else el.remove();
+  }
   // Words the page's markup glues across inline boxes are rendered apart: a space before the
   // outermost element the glued text opens (before a link, not inside its text).
   for (const t of glued) {

@@ -450,6 +450,7 @@ function measure(
   if (tag === 'a') inline[at + ANCHORS]!++;
   const joins = GLUE_INLINE.has(tag);
   const keeps = VERBATIM.has(tag);
+  const textBefore = lastChar;
   if (!joins) lastChar = 0;
   if (keeps) verbatim++;
   let text = 0;
@@ -497,7 +498,9 @@ function measure(
     }
   }
   // Leaving an inline element: the next text opens a new piece (lastChar -1 marks the boundary).
-  if (!joins) lastChar = 0;
+  // So does an empty block between two pieces (a spacer, a swatch): on the page they are apart,
+  // in markdown nothing of the block would be left between them.
+  if (!joins) lastChar = isBlock && text === 0 && textBefore !== 0 ? -1 : 0;
   else if (lastChar > 0) lastChar = -1;
   if (keeps) verbatim--;
   stats.text[me] = text;
@@ -1714,7 +1717,7 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
 
 // Sections a page appends to its content, recognised by the heading they open with.
 const ASIDE_HEADING =
-  /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy|be interested)|read (?:more|next|also|this next)|also read|keep reading|(?:what|more) to read|editor'?s'? picks|don'?t miss|all reads|more on (?:this|the) (?:topic|story)|recent (?:posts|articles|stories)|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the author|leave a (?:reply|comment)|\d*\s*comments?\b|(?:customer |product |user |\d+\s+)?reviews\b|ratings (?:&|and) reviews|(?:customer )?questions (?:&|and) answers|(?:sign up|subscribe) (?:for|to)|(?:people|customers|shoppers) (?:who|also|frequently)\b|(?:seller|customer) feedback\b|(?:user |customer )?testimonials\b|detailed seller ratings|products related to|(?:similar|related|recommended|sponsored|featured) (?:items|products)|(?:explore|shop|see|discover) (?:related|similar|more)\b|frequently bought|recently viewed|complete the look|shop the look)/i;
+  /^\s*(?:related\b|trending|popular|recommended|more (?:from|stories|articles|news|in|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy|be interested)|read (?:more|next|also|this next)|also read|keep reading|(?:what|more) to read|editor'?s'? picks|don'?t miss|all reads|more on (?:this|the) (?:topic|story)|recent (?:posts|articles|stories)|latest (?:news|posts|stories|articles)|further reading|share (?:this|on)|about the (?:authors?|reviewers?|writers?|editors?|contributors?)\b|leave a (?:reply|comment)|\d*\s*comments?\b|(?:customer |product |user |\d+\s+)?reviews\b|ratings (?:&|and) reviews|(?:customer )?questions (?:&|and) answers|(?:sign up|subscribe) (?:for|to)|(?:people|customers|shoppers) (?:who|also|frequently)\b|(?:seller|customer) feedback\b|(?:user |customer )?testimonials\b|detailed seller ratings|products related to|(?:similar|related|recommended|sponsored|featured) (?:items|products)|(?:explore|shop|see|discover) (?:related|similar|more)\b|frequently bought|recently viewed|complete the look|shop the look)/i;
 
 /**
  * A line the publisher drops between paragraphs to send the reader to another story: a label and

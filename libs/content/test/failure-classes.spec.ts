@@ -1780,3 +1780,43 @@ describe("the nineteenth round: a thread's posters", () => {
     expect(r.text).not.toContain('Season ticket holder');
   });
 });
+
+describe('the nineteenth round: words kept apart, boxes after the story', () => {
+  const STORY = Array.from(
+    { length: 6 },
+    (
+      _,
+      i,
+    ) => `<p>Paragraph ${i + 1} of the guide: hormone therapy eases hot flashes for most women who start it within ten
+    years of menopause, and the risks depend on the dose, the route and how long it is taken.</p>`,
+  ).join('');
+
+  it('leaves out an "About the reviewer" box after the article, as an author box', () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article><h1>Hot flashes and what helps</h1>${STORY}
+      <div class="bg-blue-50"><h2>About the Reviewer</h2><div class="flex"><img src="/authors/golen.jpg" alt="photo of Toni Golen, MD">
+      <div><p><span class="font-semibold">Toni Golen, MD</span>, Editor in Chief, Women's Health Watch</p>
+      <div>Dr. Toni Golen is a physician specializing in obstetrics and gynecology, practicing in Boston.</div></div></div></div>
+      </article></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Paragraph 6 of the guide');
+    expect(r.text).not.toContain('specializing in obstetrics');
+  });
+
+  it('keeps apart the pieces an empty box (a spacer) separates on the page', () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Changelog</h1>${STORY}
+      <a class="changelog-link" href="/changelog/deeplinks"><div class="flex-column"><span class="title">Deeplink to coding tools</span><div class="spacer"></div><span class="summary">Starting an issue used to mean creating a branch by hand, and now the agent does it.</span></div></a>
+      </main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.markdown).toContain('coding tools Starting an issue');
+  });
+
+  it('keeps apart the links on either side of what pruning took out', () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Hot flashes and what helps</h1>${STORY}
+      <div class="sources">Figures from <a href="/reports/2024">the full report</a><div class="share-buttons"><a href="https://x.example/share">Share</a>
+      <a href="https://fb.example/share">Post</a></div>Updated every month by the editors, with the data behind each chart.</div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Paragraph 6 of the guide');
+    expect(r.markdown).not.toContain('Share');
+    expect(r.markdown).toMatch(/\[the full report\]\([^)]*\)\s+Updated every month/);
+  });
+});
