@@ -137,7 +137,7 @@ export function toText(roots: Element[]): string {
     if (kind === BREAK) return b.break(1);
     if (kind === VERBATIM) {
       b.break(2);
-      b.verbatim(el.textContent ?? '');
+      b.verbatim(preText(el));
       return b.break(2);
     }
     if (kind === LINE_BLOCK) b.break(1);
@@ -156,6 +156,25 @@ export function toText(roots: Element[]): string {
     b.break(2);
   }
   return b.toString().trim();
+}
+
+/**
+ * A <pre>'s text as written, its <br> line breaks included (textContent drops them: code pasted
+ * into a CMS often breaks its lines that way), as the markdown's code block reads it.
+ */
+function preText(pre: Element): string {
+  let s = '';
+  const walk = (el: Element): void => {
+    for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
+      if (n.nodeType === 3 || n.nodeType === 4) s += (n as Text).data;
+      else if (n.nodeType === 1) {
+        if ((n as Element).localName === 'br') s += '\n';
+        else walk(n as Element);
+      }
+    }
+  };
+  walk(pre);
+  return s;
 }
 
 /** Runs of [\p{L}\p{N}_] (the regex's count, read character by character). */

@@ -104,6 +104,19 @@ describe('markdown round trip through a GFM renderer', () => {
     expect(md).toContain('- Bain & Company 99.5%\n- McKinsey and Co 98.4%');
   });
 
+  it('gives back a code block whose lines a CMS broke with <br>, in the text as in the markdown', () => {
+    const code =
+      '#!/usr/bin/env python3<br><br>import subprocess<br>import time<br>CONFIG = {<br> "profile": "Profile 1",<br>}';
+    const r = extract(
+      `<!DOCTYPE html><html><body><main><article><h1>Automate the morning</h1>
+      <p>Run the script below from cron at seven, and it opens the day's documents in the right order for you.</p>
+      <div class="custom_block-content"><p><pre>${code}</pre></p></div></article></main></body></html>`,
+    );
+    expect(r.text).toContain('#!/usr/bin/env python3\n\nimport subprocess\nimport time\nCONFIG = {');
+    expect(r.markdown).toContain('```\n#!/usr/bin/env python3\n\nimport subprocess\nimport time\n');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   for (const name of FIXTURES) {
     for (const onlyMainContent of [true, false]) {
       it(`gives back the extracted text of ${name} (onlyMainContent ${onlyMainContent})`, () => {
