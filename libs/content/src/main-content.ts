@@ -212,6 +212,8 @@ const BLOCK = new Set([
   'br',
   'caption',
 ]);
+/** Empty blocks that markdown writes as a line break or a rule: no space is needed after them. */
+const BREAKS = new Set(['br', 'hr']);
 // Parts of a list or a line: pruned with their list, never on their own.
 const LIST_PARTS = new Set(['li', 'td', 'th', 'tr', 'dd', 'dt', 'p', 'a', 'span', 'strong', 'em', 'b', 'i', 'code']);
 const REPEATABLE = new Set(['li', 'td', 'th', 'tr', 'dd', 'dt', 'code']);
@@ -451,7 +453,9 @@ function measure(
   const joins = GLUE_INLINE.has(tag);
   const keeps = VERBATIM.has(tag);
   const textBefore = lastChar;
-  if (!joins) lastChar = 0;
+  // A block inside a link (a card's heading) opens a line of its own on the page; the link's
+  // markdown is one line, where it would run on from the text before it.
+  if (!joins) lastChar = isBlock && inLink && textBefore !== 0 ? -2 : 0;
   if (keeps) verbatim++;
   let text = 0;
   let link = 0;
@@ -467,8 +471,11 @@ function measure(
         if (data.length) lastChar = 0;
         continue;
       }
-      if (lastChar < 0 && !verbatim && opensWord(data.charCodeAt(0))) stats.glued.push(n as Text);
-      lastChar = endsWord(data.charCodeAt(data.length - 1)) ? 1 : 0;
+      const first = data.charCodeAt(0);
+      if (!verbatim && (lastChar === -2 ? !isSpace(first) : lastChar === -1 && opensWord(first)))
+        stats.glued.push(n as Text);
+      const last = data.charCodeAt(data.length - 1);
+      lastChar = endsWord(last) ? 1 : isSpace(last) ? 0 : 2;
       pieces++;
       inline[at + TEXT]! += len;
       text += len;
@@ -500,8 +507,9 @@ function measure(
   // Leaving an inline element: the next text opens a new piece (lastChar -1 marks the boundary).
   // So does an empty block between two pieces (a spacer, a swatch): on the page they are apart,
   // in markdown nothing of the block would be left between them.
-  if (!joins) lastChar = isBlock && text === 0 && textBefore !== 0 ? -1 : 0;
-  else if (lastChar > 0) lastChar = -1;
+  if (!joins)
+    lastChar = isBlock && ((text === 0 && textBefore !== 0 && !BREAKS.has(tag)) || (inLink && text > 0)) ? -2 : 0;
+  else if (lastChar === 1) lastChar = -1;
   if (keeps) verbatim--;
   stats.text[me] = text;
   stats.link[me] = link;
@@ -529,8 +537,11 @@ const NOT_BLANK_RE = /\S/;
  * Agnes</span><span>Anthracite 20</span>"); their text would read "AgnesAnthracite". A text that
  * opens with a capital or a digit right after a lower-case letter that ended the text of an
  * inline element is such a piece: prose does not join words that way. The walk notes it as it
- * goes: lastChar is 1 after a text ending in a lower-case letter, -1 once an inline element
- * around that text has closed, 0 otherwise (a space, a block, an image or a line break between).
+ * goes: lastChar is 1 after a text ending in a lower-case letter, 2 after one ending in another
+ * visible character, -1 once an inline element around a text ending in a lower-case letter has
+ * closed, 0 otherwise (a space, a block, an image or a line break between). An empty block right
+ * after a text (a spacer, a swatch) sets -2: whatever text comes next is a piece of its own, as
+ * the page shows it on a line of its own ("Linear.<div class=spacer></div>Feb 26").
  */
 let lastChar = 0;
 /** Inside code or a superscript, where pieces are joined on purpose ("m²", "getElement<b>ById</b>"). */

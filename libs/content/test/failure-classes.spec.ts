@@ -1804,10 +1804,25 @@ describe('the nineteenth round: words kept apart, boxes after the story', () => 
 
   it('keeps apart the pieces an empty box (a spacer) separates on the page', () => {
     const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Changelog</h1>${STORY}
-      <a class="changelog-link" href="/changelog/deeplinks"><div class="flex-column"><span class="title">Deeplink to coding tools</span><div class="spacer"></div><span class="summary">Starting an issue used to mean creating a branch by hand, and now the agent does it.</span></div></a>
+      <a class="changelog-link" href="/changelog/deeplinks"><div class="flex-column"><span class="title">Deeplink to coding tools.</span><div class="spacer"></div><span class="summary">Starting an issue used to mean creating a branch by hand, and now the agent does it.</span></div></a>
       </main>${FOOTER}</body></html>`;
     const r = main(html);
-    expect(r.markdown).toContain('coding tools Starting an issue');
+    expect(r.markdown).toContain('coding tools. Starting an issue'); // after a full stop too
+  });
+
+  it("keeps apart a date and the heading of the card's link after it", () => {
+    const posts = ['Building brains for bulldozers', 'Agents on the factory floor', 'What a query planner knows']
+      .map(
+        (
+          title,
+          i,
+        ) => `<div class="post"><time datetime="2026-03-0${i + 1}">March ${i + 1}, 2026</time><a href="/2026/03/0${i + 1}/post"><h2>${title}</h2></a>
+        <p>Ryan chats with a guest about ${title.toLowerCase()}, and what it took to ship it to customers this year.</p></div>`,
+      )
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>The blog</h1>${posts}</main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.markdown).toMatch(/March 1, 2026\s+\[Building brains for bulldozers\s*\]/);
   });
 
   it('keeps apart the links on either side of what pruning took out', () => {
