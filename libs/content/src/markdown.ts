@@ -269,7 +269,12 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   },
   // Code inside inline code is its text; NHM opened a second span inside the first.
   code: ({ noEscape }) => (noEscape ? PLAIN : INLINE_CODE),
-  'h1,h2,h3,h4,h5,h6': ({ node }) => ({ prefix: `${'#'.repeat(+node.tagName.charAt(1))} `, postprocess: headingText }),
+  // A heading inside a heading (served nested; a browser would have closed the first) is part of
+  // its line: a second marker there would be read as text ("### ## Free delivery").
+  'h1,h2,h3,h4,h5,h6': ({ node }) =>
+    inHeading(node as unknown as MdElement)
+      ? { surroundingNewlines: 1 }
+      : { prefix: `${'#'.repeat(+node.tagName.charAt(1))} `, postprocess: headingText },
   // A nested list is indented by the items around it (each item's later lines go to its content
   // column), not by how many lists it is in: a list inside a list with no item between (invalid,
   // but served) or inside a layout list's item stays a list (NHM indented it four spaces a list).
@@ -345,6 +350,13 @@ function emphasis(content: string, delimiter: string): string | PostProcessResul
   const [, lead = '', core = '', trail = ''] = EMPHASIS_PARTS.exec(content) ?? [];
   if (!core || PUNCTUATION_EDGE.test(core) || core.includes('\n')) return content;
   return `${lead}${delimiter}${core}${delimiter}${trail}`;
+}
+
+const HEADING_TAG = /^H[1-6]$/;
+
+function inHeading(node: MdElement): boolean {
+  for (let p = node.parentNode; p; p = p.parentNode) if (HEADING_TAG.test(p.tagName)) return true;
+  return false;
 }
 
 /** A heading is one line (a <br> or a block inside it would end it); an empty one goes. */

@@ -182,4 +182,13 @@ describe('markdown ready for models and search', () => {
   it('writes a heading on one line', () => {
     expect(md).toMatch(/^# Tuning autovacuum on a busy table part 2$/m);
   });
+
+  it('writes a heading served inside another as part of its line, with one marker', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
+      types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
+      than most people count.</p><h3><h2>Free delivery and assembly</h2></h3><p>On select chairs, this month.</p></main></body></html>`);
+    expect(r.markdown).toMatch(/^# Tax 101: Understanding the basics A guide to the types of taxes Americans pay$/m);
+    expect(r.markdown).toMatch(/^### Free delivery and assembly$/m);
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
 });
