@@ -97,11 +97,36 @@ function escapeLineStart(
 }
 
 /** Text escaped for markdown: the characters CommonMark and GFM would otherwise read as markup. */
-export function escapeInline(text: string): string {
+export function escapeInline(text: string, inLink = false): string {
   const tildes = text.includes('~') && mayStrike(text);
-  return text.replace(INLINE_SPECIAL, (c, i: number, s: string) =>
-    c === '~' ? (tildes ? '\\~' : c) : escapeInlineChar(c, i, s),
-  );
+  // In a link's text GFM finds no autolink and reads escapes (an unescaped ] would end the text).
+  const urls = !inLink && (text.includes('://') || text.includes('www.')) ? bareUrls(text) : NO_URLS;
+  let u = 0;
+  return text.replace(INLINE_SPECIAL, (c, i: number, s: string) => {
+    while (u < urls.length && urls[u + 1]! <= i) u += 2;
+    if (u < urls.length && urls[u]! <= i) return c;
+    return c === '~' ? (tildes ? '\\~' : c) : escapeInlineChar(c, i, s);
+  });
+}
+
+const NO_URLS: number[] = [];
+/**
+ * GFM's autolink literals: an address written out ("https://…" after anything but a letter,
+ * "www.…" after a space or one of ( * _ [ ] ~, as micromark finds them) up to a space or "<",
+ * less the punctuation that ends a sentence after it. GFM reads no markup and no escape inside
+ * one, so a backslash there would be shown: its characters stay as they are.
+ */
+const BARE_URL = /(?:(?<![A-Za-z])https?:\/\/|(?<![^\s(*_[\]~])www\.)[\p{L}\p{N}][^\s<]*/giu;
+const URL_TRAIL = /[?!.,:*_~]+$/;
+
+/** [start, end) of each bare URL in the text, flattened. */
+function bareUrls(text: string): number[] {
+  const spans: number[] = [];
+  for (const m of text.matchAll(BARE_URL)) {
+    const url = m[0].replace(URL_TRAIL, '');
+    spans.push(m.index, m.index + url.length);
+  }
+  return spans;
 }
 
 /**
@@ -421,9 +446,13 @@ let withDataImages: NodeHtmlMarkdown | undefined;
 const converterFor = (keepDataImages: boolean) =>
   keepDataImages ? (withDataImages ??= makeConverter(true)) : (withoutDataImages ??= makeConverter(false));
 
+/** The translators NHM visits a link's text with: processText knows it is in a link by them. */
+const LINK_TEXT = new WeakSet<object>();
+
 /** NHM with our translators, also where NHM uses its own collections (in links and tables). */
 function makeConverter(keepDataImages: boolean): NodeHtmlMarkdown {
   const converter = new NodeHtmlMarkdown({ ...NHM_OPTIONS, keepDataImages }, NHM_TRANSLATORS);
+  LINK_TEXT.add(converter.aTagTranslators);
   converter.aTagTranslators.set('img', IMAGE);
   // Blocks inside a link (a teaser card's title and summary) are words apart, not run together.
   converter.aTagTranslators.set(CELL_BLOCKS, { postfix: ' ' });
@@ -593,7 +622,12 @@ const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
  * NHM does, then escaped only where CommonMark/GFM would read markup (escapeInline), line-start
  * markers only when the text opens a line of the output, and a pipe in a table cell.
  */
-function processText(this: { tailText: string }, text: string, metadata?: NodeMetadata): string {
+function processText(
+  this: { tailText: string },
+  text: string,
+  metadata?: NodeMetadata,
+  inLink = !!metadata?.translators && LINK_TEXT.has(metadata.translators),
+): string {
   const res = metadata?.preserveWhitespace ? text : collapseSpaces(text);
   const tail = this.tailText;
   // NHM drops the leading space of a text that begins with a line break ("<a>x</a>\nand" gave
@@ -604,7 +638,7 @@ function processText(this: { tailText: string }, text: string, metadata?: NodeMe
     tail !== '' &&
     !isSpace(tail.charCodeAt(tail.length - 1));
   if (metadata?.noEscape) return keepSpace ? ` ${res}` : res;
-  let escaped = escapeInline(res);
+  let escaped = escapeInline(res, inLink);
   if (LINE_OPEN.test(tail)) escaped = escaped.replace(LINE_START, escapeLineStart);
   if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
   return keepSpace ? ` ${escaped}` : escaped;
@@ -802,7 +836,7 @@ class SimpleBlockWriter implements Output {
     this.newlines(1);
     for (const child of node.childNodes) {
       if (!child.preserve) continue;
-      if (child.nodeType === 3) this.text(child.text, undefined);
+      if (child.nodeType === 3) this.text(child.text, false, undefined);
       else if (!this.item(child as MdElement, ordered ? `${++number}. ` : '- ') && ordered) number--;
     }
     this.newlines(1);
@@ -834,7 +868,7 @@ class SimpleBlockWriter implements Output {
 
   private visit(node: MdNode, inLink: boolean, metadata: NodeMetadata | undefined): void {
     if (!node.preserve) return;
-    if (node.nodeType === 3) return this.text(node.text, metadata);
+    if (node.nodeType === 3) return this.text(node.text, inLink, metadata);
     switch (SIMPLE.get(node.tagName)) {
       case Simple.Link:
         return this.link(node);
@@ -858,12 +892,12 @@ class SimpleBlockWriter implements Output {
   }
 
   /** NHM's visit of a text node. */
-  private text(text: string, metadata: NodeMetadata | undefined): void {
+  private text(text: string, inLink: boolean, metadata: NodeMetadata | undefined): void {
     if (!NOT_BLANK.test(text)) {
       if (this.result.text.length && !this.result.trailingNewlineStats.whitespace) this.append(' ');
       return;
     }
-    let processed = processText.call(this, text, metadata);
+    let processed = processText.call(this, text, metadata, inLink);
     if (processed) {
       if (text.charCodeAt(0) === 10) processed = processed.replace(/^ /, '');
       if (!/\s$/.test(text)) processed = processed.replace(/ +$/, '');

@@ -183,6 +183,18 @@ describe('markdown ready for models and search', () => {
     expect(md).toMatch(/^# Tuning autovacuum on a busy table part 2$/m);
   });
 
+  it('writes an address in the text as it is (GFM shows a backslash inside one), and escapes in link text', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Backups</h1><p>Use deja-dup for backups of the home
+      folder: it runs on a schedule and keeps old copies around for weeks, so a bad day costs an hour at most.</p>
+      <p>source [https://launchpad.net/deja-dup] and https://shop.example/en/?gad=1&gclid=Cj0_LWHB_cx_*x</p>
+      <p>See <a href="https://x.example/?f[c]=r">https://x.example/a_b]c</a> for the filters.</p></main></body></html>`);
+    expect(r.markdown).toContain(
+      'source \\[https://launchpad.net/deja-dup] and https://shop.example/en/?gad=1&gclid=Cj0_LWHB_cx_*x',
+    );
+    expect(r.markdown).toContain('[https://x.example/a_b\\]c](https://x.example/?f[c]=r)');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes a heading served inside another as part of its line, with one marker', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
       types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
