@@ -576,10 +576,20 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
     result.text = result.text.substr(0, startPos);
     tail = ((out.before ?? '') + result.text).slice(-TAIL);
   }
-  const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] ? repeated(s) : s;
+  const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] && !escapedEnd(tail) ? repeated(s) : s;
   result.text += piece;
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
   trailingWhitespace(tail, result.trailingNewlineStats);
+}
+
+/**
+ * Whether the output's last character is backslash-escaped ("\*"): an escaped "*" is no part of a
+ * delimiter run, so emphasis may open right after it ("\**Note*", a footnote's star).
+ */
+function escapedEnd(tail: string): boolean {
+  let slashes = 0;
+  for (let i = tail.length - 2; i >= 0 && tail.charCodeAt(i) === 92; i--) slashes++;
+  return slashes % 2 === 1;
 }
 
 /** Has `write` write into an output of its own, then joins that to the output (TailVisitor.visitNode). */

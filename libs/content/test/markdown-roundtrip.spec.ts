@@ -195,6 +195,14 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('opens emphasis right after an escaped star, without a space between them', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Model revenue</h1><p>Revenue from foundation models grew
+      fastest of all the lines we track, and the rest of the market followed a quarter later in every region.</p>
+      <p>*<em>Note: The revenue for foundation models and the apps built on them is estimated.</em></p></main></body></html>`);
+    expect(r.markdown).toContain('\\**Note: The revenue for foundation models');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes a heading served inside another as part of its line, with one marker', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
       types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
