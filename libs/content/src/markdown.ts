@@ -576,6 +576,11 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
     result.text = result.text.substr(0, startPos);
     tail = ((out.before ?? '') + result.text).slice(-TAIL);
   }
+  // "!" right before a link's "[" would make it an image ("stronger![8](#note-8)").
+  if (s.charCodeAt(0) === 91 && result.text.endsWith('!') && !escapedEnd(tail)) {
+    result.text = `${result.text.slice(0, -1)}\\!`;
+    tail = `${tail.slice(0, -1)}\\!`.slice(-TAIL);
+  }
   const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] && !escapedEnd(tail) ? repeated(s) : s;
   result.text += piece;
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);

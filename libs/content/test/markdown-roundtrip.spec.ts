@@ -203,6 +203,14 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('escapes a "!" right before a link, which would make the link an image', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Build your own workout</h1><p>Pick five compound lifts and
+      do them three times a week, adding a little weight each session while your form stays clean.</p>
+      <p>Then, focus on getting stronger!<a href="#footnote-8">[8]</a> (You are writing down your workouts, right?)</p></main></body></html>`);
+    expect(r.markdown).toContain('getting stronger\\![\\[8\\]](');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes a heading served inside another as part of its line, with one marker', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
       types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
