@@ -143,9 +143,19 @@ export function toText(roots: Element[]): string {
     if (kind === LINE_BLOCK) b.break(1);
     else if (kind === PARAGRAPH_BLOCK) b.break(2);
     else if (kind === CELL_BLOCK) b.cellGap();
+    let codeBefore = false;
     for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
-      if (n.nodeType === 3) b.inline((n as Text).data);
-      else if (n.nodeType === 1) visit(n as Element);
+      if (n.nodeType === 3) {
+        b.inline((n as Text).data);
+        codeBefore = false;
+      } else if (n.nodeType === 1) {
+        // Two code spans side by side are two tokens ("U+00DF" "0x C3 9F"), as the markdown must
+        // write them (one backtick run would merge them).
+        const code = (n as Element).localName === 'code';
+        if (code && codeBefore) b.cellGap();
+        visit(n as Element);
+        codeBefore = code;
+      }
     }
     if (kind === LINE_BLOCK) b.break(1);
     else if (kind === PARAGRAPH_BLOCK) b.break(2);

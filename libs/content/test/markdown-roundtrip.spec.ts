@@ -211,6 +211,15 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('keeps two code spans side by side apart in the text, as the markdown must write them', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Confusable characters</h1><p>Case folding maps several
+      characters onto the same letters, which is how a login form can be fooled by a name that only looks the same.</p>
+      <p>German Eszett variants 'ß'<code>U+00DF</code><code>0x C3 9F</code> and 'ẞ'<code>U+1E9E</code><code>0x E1 BA 9E</code>
+      both fold into "ss".</p></main></body></html>`);
+    expect(r.text).toContain("'ß'U+00DF 0x C3 9F and 'ẞ'U+1E9E 0x E1 BA 9E");
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes a heading served inside another as part of its line, with one marker', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
       types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
