@@ -620,8 +620,12 @@ function writeApart(out: Output, write: () => void): void {
 function repeated(s: string): string {
   const run = /^(\*+|~+)/.exec(s)?.[1];
   if (run && s.length > 2 * run.length && s.endsWith(run)) return s.slice(run.length, -run.length);
+  // Emphasis written as plain text (a lone "." or ")" in <em>) extends nothing: no space. A code
+  // span's backticks would, and keep it.
+  if (!DELIMITER_CHARS.has(s[0]!)) return s;
   return ` ${s}`;
 }
+const DELIMITER_CHARS = new Set(['*', '_', '~', '`']);
 
 /** getTrailingWhitespaceInfo reads this many characters. */
 const TAIL = 10;

@@ -220,6 +220,18 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('puts no space before emphasis written as plain text, and keeps one between code spans', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Scope</h1><p>This covers the limits of the project and what
+      it will not do (i.e., the <a href="https://m.example/objectives">project objectives</a><em>)</em>. Establishing
+      these boundaries prevents scope creep.</p><ol><li>/etc/resolv.conf points at a 192.168.<em>.</em> address, the
+      internal DNS server</li><li>Two containers read <code>dump::Dump;</code><code>tokio_unstable</code> alike</li></ol>
+      </main></body></html>`);
+    expect(r.markdown).toContain('[project objectives](https://m.example/objectives)). Establishing');
+    expect(r.markdown).toContain('a 192.168.. address');
+    expect(r.markdown).toContain('`dump::Dump;` `tokio_unstable`');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes a heading served inside another as part of its line, with one marker', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
       types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
