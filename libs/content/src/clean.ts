@@ -58,6 +58,9 @@ const DROP = new Set([
   'map',
   'svg',
   'math',
+  // Only in the body (the head is not walked): a browser hides it there, as an SVG's title
+  // pasted without its <svg> ("<title>Doorbell Calls</title>" beside the heading it names).
+  'title',
 ]);
 
 // A banner is short; a long element whose class says "modal" (or a <body class="cookie-ok">)

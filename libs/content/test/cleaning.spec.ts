@@ -44,6 +44,19 @@ describe('cleaning', () => {
     expect(r.text).toBe('Visible paragraph with enough words to count as the content.');
   });
 
+  it("drops a <title> in the body, which a browser hides (an icon's title pasted without its <svg>)", () => {
+    const html = `<html><head><title>Ring Video Doorbell</title></head><body><main><h1>Video Doorbell</h1>
+      <details open><summary><span><title>Doorbell Calls</title></span><h5>Doorbell Calls</h5></summary>
+      <div>Cut through notification clutter with an alert that looks like a call when someone presses your doorbell.</div>
+      </details></main></body></html>`;
+    for (const onlyMainContent of [true, false]) {
+      const r = extractContent(parseDocument(html), { url: FIXTURE_URL, formats: ALL, onlyMainContent });
+      expect(r.markdown!.match(/Doorbell Calls/g)).toHaveLength(1);
+      expect(r.cleanHtml).not.toContain('<title>');
+      expect(r.head.title).toBe('Ring Video Doorbell');
+    }
+  });
+
   it('places React streamed segments where their placeholder was', () => {
     const html = `<html><body><main><p>Intro paragraph of the page, long enough to be content.</p>
       <template id="B:1"></template><p>Closing paragraph that comes after the streamed part.</p></main>
