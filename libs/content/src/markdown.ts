@@ -387,8 +387,10 @@ function inHeading(node: MdElement): boolean {
 /** A heading is one line (a <br> or a block inside it would end it); an empty one goes. */
 function headingText({ content }: { content: string }): string | PostProcessResult {
   const line = content.replace(/\s*(?:\r?\n)+\s*/g, ' ').trim();
-  return line ? line : PostProcessResult.RemoveNode;
+  // A run of # after a space ends an ATX heading and is not shown ("### Part #" reads "Part").
+  return line ? line.replace(HEADING_CLOSE, '$1\\$2') : PostProcessResult.RemoveNode;
 }
+const HEADING_CLOSE = /(^|\s)(#+)$/;
 
 type ListItemText = (ctx: { content: string }) => string | PostProcessResult;
 const listItemTexts: ListItemText[] = [];

@@ -232,6 +232,15 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('keeps a heading that ends in "#", which ATX would read as a closing sequence', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Scotch tape, 40 pack</h1><p>Clear tape for wrapping and
+      mending, in a dispenser that cuts it cleanly, sold in packs of forty rolls for offices and schools.</p>
+      <h3>Part #</h3><p>17026CLR-40ES.T1</p><h3>#</h3><p>Hash marks in a heading of their own.</p></main></body></html>`);
+    expect(r.markdown).toContain('### Part \\#\n');
+    expect(r.markdown).toContain('### \\#\n');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes a heading served inside another as part of its line, with one marker', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
       types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
