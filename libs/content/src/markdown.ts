@@ -341,6 +341,8 @@ const INLINE_CODE: TranslatorConfig = {
 };
 
 function codeSpan(content: string): string {
+  // An empty code element shows nothing; two backticks would be read as text ("``").
+  if (!NOT_BLANK.test(content)) return content;
   let longest = '';
   for (const run of content.match(/`+/g) ?? []) if (run.length > longest.length) longest = run;
   const delimiter = `\`${longest}`;

@@ -241,6 +241,14 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('writes nothing for an empty code element', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Delimiters</h1><p>A delimiter ends each field of the
+      record, and the last delimiter, prior to the newline, may be left out by most of the writers we tested.</p>
+      <p>Split it with <code>split(<code></code>)</code>; but, the last delimiter <code></code>stays.</p></main></body></html>`);
+    expect(r.markdown).not.toContain('``');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes a heading served inside another as part of its line, with one marker', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Tax 101: Understanding the basics<h4>A guide to the
       types of taxes Americans pay</h4></h1><p>Taxes fund the roads, schools and courts, and there are more kinds of them
