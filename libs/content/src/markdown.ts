@@ -74,9 +74,9 @@ function escapeInlineChar(c: string, i: number, s: string): string {
   }
 }
 
-/** Markers a line may open with: list items, headings, quotes, rules, setext underlines. */
+/** Markers a line may open with: list items, headings, quotes, rules, setext underlines, fences. */
 const LINE_START =
-  /^([ \t]*)(?:([-+*])(?=[ \t]|$)|(#{1,6})(?=[ \t]|$)|(>)|(\d{1,9})([.)])(?=[ \t]|$)|([-=_*])(?=(?:[ \t]*\7){2,}[ \t]*$|\7*[ \t]*$))/gm;
+  /^([ \t]*)(?:([-+*])(?=[ \t]|$)|(#{1,6})(?=[ \t]|$)|(>)|(\d{1,9})([.)])(?=[ \t]|$)|([-=_*])(?=(?:[ \t]*\7){2,}[ \t]*$|\7*[ \t]*$)|(~{3,}))/gm;
 
 function escapeLineStart(
   m: string,
@@ -87,12 +87,15 @@ function escapeLineStart(
   digits?: string,
   delimiter?: string,
   rule?: string,
+  fence?: string,
 ): string {
   if (bullet) return `${indent}\\${bullet}`;
   if (hashes) return `${indent}\\${hashes}`;
   if (quote) return `${indent}\\>`;
   if (digits) return `${indent}${digits}\\${delimiter}`;
   if (rule) return `${indent}\\${rule}`;
+  // A line of tildes would open a fenced code block (backticks are escaped wherever they are).
+  if (fence) return `${indent}\\${fence}`;
   return m;
 }
 

@@ -241,6 +241,14 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('escapes a line of tildes, which would open a fenced code block', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>The clay</h1><p>~~~~~~~~~~~~~</p><p>I am making myself the
+      clay of this year, soft enough to take a new shape and firm enough to hold it when the weather turns.</p>
+      <p>~~~~~~~~~~~~~</p><p>Then the kiln.</p></main></body></html>`);
+    expect(r.markdown).toContain('\\~~~~~~~~~~~~~\n');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes nothing for an empty code element', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Delimiters</h1><p>A delimiter ends each field of the
       record, and the last delimiter, prior to the newline, may be left out by most of the writers we tested.</p>
