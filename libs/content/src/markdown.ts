@@ -475,6 +475,8 @@ function makeConverter(keepDataImages: boolean): NodeHtmlMarkdown {
   // Inside a cell, line breaks and blocks are spaces (NHM wrote "two<p>lines" as "twolines").
   converter.tableCellTranslators.set('br', { content: ' ', recurse: false });
   converter.tableCellTranslators.set(CELL_BLOCKS, { postfix: ' ' });
+  // So are the cells of a table inside a cell (a layout table's menu: "submit" then "login").
+  converter.tableCellTranslators.set('td,th', { postfix: ' ' });
   return converter;
 }
 

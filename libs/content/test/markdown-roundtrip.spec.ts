@@ -249,6 +249,18 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('keeps apart the cells of a table inside a table cell', () => {
+    const r = extract(
+      `<!DOCTYPE html><html><body><main><table><tr><td><table><tr><td><a href="/news">Hacker News</a>
+      <a href="/submit">submit</a></td><td><a href="/login">login</a></td></tr></table></td></tr>
+      <tr><td>These are jobs at startups that are hiring now, listed by the day they were posted, newest first.</td></tr>
+      </table></main></body></html>`,
+      false,
+    );
+    expect(r.markdown).toMatch(/\[submit\]\([^)]*\)\s+\[login\]/);
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('writes nothing for an empty code element', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Delimiters</h1><p>A delimiter ends each field of the
       record, and the last delimiter, prior to the newline, may be left out by most of the writers we tested.</p>
