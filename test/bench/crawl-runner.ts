@@ -1,5 +1,5 @@
 // One side of the crawl bench in its own process, so its peak memory is its own:
-//   node --import tsx crawl-runner.ts <crawlee|tidemark> <seed> <limit> <concurrency> [warm-up]
+//   node --import tsx crawl-runner.ts <crawlee|tidemark|floor> <seed> <limit> <concurrency> [warm-up]
 // prints one JSON line {pages, seconds, maxRssMb, warmUp}. The test web runs in the parent. With a
 // warm-up of N pages, each side crawls N + limit pages in one crawl, and the clock runs from its
 // N-th page to the crawl's end: both sides measured as services that have run a while (their code
@@ -10,6 +10,9 @@
 // runs from the crawl's start (Crawlee's crawler.run, our POST /v1/crawl) to its end; start-up is
 // outside both.
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { startTestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
 
@@ -172,7 +175,89 @@ const tidemark = async (): Promise<number> => {
   }
 };
 
-const pages = mode === 'crawlee' ? await crawlee() : await tidemark();
+/**
+ * The floor: what any design must spend on a page of this crawl, in one process with nothing
+ * around the work itself. got fetches (the fleet's own client) at the same concurrency, the
+ * fleet's reading threads (one per core) do what the scrape service's reading does
+ * (floor-reader.worker.ts), and the frontier is a Set in memory: no gateway, bus, database,
+ * ledger, politeness or progress. Its rate is a ceiling for the fleet on this machine, not a
+ * competitor: a crawl that stores its rows, bills them and survives a worker's death costs more.
+ */
+const floor = async (): Promise<number> => {
+  const { default: got } = await import('got');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const boot = new URL('../../libs/thread-pool/src/worker-boot.mjs', import.meta.url);
+  const entry = new URL('./floor-reader.worker.ts', import.meta.url).href;
+  const pending = new Map<number, (links: string[]) => void>();
+  const idle: Worker[] = [];
+  const waiting: (() => void)[] = [];
+  const threads = await Promise.all(
+    Array.from({ length: Math.max(1, availableParallelism()) }, async () => {
+      const w = new Worker(boot, { workerData: { entry }, execArgv: [] });
+      await new Promise<void>((ready) =>
+        w.on('message', (m: { ready?: true; id: number; links: string[] }) => {
+          if (m.ready) return ready();
+          pending.get(m.id)!(m.links);
+          pending.delete(m.id);
+          idle.push(w);
+          waiting.shift()?.();
+        }),
+      );
+      return w;
+    }),
+  );
+  idle.push(...threads);
+  let nextId = 0;
+  const read = async (url: string, html: string): Promise<string[]> => {
+    while (!idle.length) await new Promise<void>((r) => waiting.push(r));
+    const w = idle.pop()!;
+    const id = nextId++;
+    return new Promise<string[]>((resolve) => {
+      pending.set(id, resolve);
+      w.postMessage({ id, url, html });
+    });
+  };
+  const origin = new URL(seed!).origin;
+  const seen = new Set<string>([seed!]);
+  const queue: string[] = [seed!];
+  const max = warmUpPages + limit;
+  let started = 0;
+  let pages = 0;
+  const at = performance.now();
+  if (warmUpPages === 0) startClock();
+  const worker = async (): Promise<void> => {
+    while (started < max) {
+      const url = queue.shift();
+      if (!url) {
+        if (pages >= started) return; // nothing queued, nothing in flight that could queue more
+        await new Promise((r) => setTimeout(r, 1));
+        continue;
+      }
+      started += 1;
+      const res = await got(url, { agent: { http: agent }, throwHttpErrors: false, retry: { limit: 0 } });
+      const links = await read(res.url, res.body);
+      pages += 1;
+      if (pages === warmUpPages) {
+        warmUp = { pages, seconds: (performance.now() - at) / 1000 };
+        startClock();
+      }
+      for (const link of links) {
+        const u = link.split('#')[0]!;
+        if (u.startsWith(origin) && !seen.has(u)) {
+          seen.add(u);
+          queue.push(u);
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  ended();
+  await Promise.all(threads.map((w) => w.terminate()));
+  agent.destroy();
+  return pages - warmUpPages;
+};
+
+const pages = mode === 'crawlee' ? await crawlee() : mode === 'floor' ? await floor() : await tidemark();
 const seconds = (end!.at - t0) / 1000;
 const cpuSeconds = (end!.cpu.user + end!.cpu.system) / 1e6;
 const writesPerPage = (end!.io.w - io0.w) / pages;

@@ -2,6 +2,8 @@
 // every page read by the content pipeline and stored) against Crawlee's CheerioCrawler on the
 // same local site at the same concurrency. Each side runs in a child process of its own, so the
 // peak memory printed is that side's alone (PostgreSQL, NATS and Redis are outside both).
+// A third side, the floor (crawl-runner.ts), fetches and reads the same pages with nothing
+// around the work: the rate any design that reads pages as the fleet does could reach here.
 import { execFile } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +55,7 @@ const profile = (mode: string) =>
       ]
     : [];
 
-const run = async (mode: 'crawlee' | 'tidemark', seed: string): Promise<Side> => {
+const run = async (mode: 'crawlee' | 'tidemark' | 'floor', seed: string): Promise<Side> => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [...profile(mode), '--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY), String(WARM_UP)],
@@ -84,6 +86,11 @@ export async function benchCrawl(): Promise<string> {
   // CPU of the side's own process, then PostgreSQL's and NATS's over its crawl, per page.
   const perPage = (s: Side) =>
     `${((s.cpuSeconds * 1000) / s.pages).toFixed(1)} CPU ms/page (+${((s.serverCpuSeconds * 1000) / s.pages).toFixed(1)} PostgreSQL and NATS), ${s.writesPerPage.toFixed(1)} writes/page`;
+  const byThread = (s: Side) =>
+    Object.entries(s.threadMsPerPage)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+      .join(', ');
   const busy = (s: Side) => (s.cpuSeconds / s.seconds).toFixed(2);
   const busyServers = (s: Side) => (s.serverCpuSeconds / s.seconds).toFixed(2);
   const lines = [
@@ -91,31 +98,35 @@ export async function benchCrawl(): Promise<string> {
   ];
   const ratios: number[] = [];
   const memory: number[] = [];
+  /** The floor's rate against Crawlee's: how far any design that reads pages as the fleet does could go here. */
+  const floorRatios: number[] = [];
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       const crawlee = await run('crawlee', seed);
       const ours = await run('tidemark', seed);
+      const floor = await run('floor', seed);
       for (const [name, side] of [
         ['crawlee', crawlee],
         ['tidemark', ours],
+        ['floor', floor],
       ] as const)
         if (side.pages + (side.warmUp?.pages ?? 0) < PAGES + WARM_UP)
           throw new Error(`${name} crawled ${side.pages} timed pages of ${PAGES + 1}; the figure would lie`);
       const cold = (s: Side) => (s.warmUp ? s.warmUp.pages / s.warmUp.seconds : NaN);
       ratios.push(rate(ours) / rate(crawlee));
+      floorRatios.push(rate(floor) / rate(crawlee));
       memory.push(ours.maxRssMb / crawlee.maxRssMb);
       lines.push(
         `  round ${round}`,
         `    baseline: Crawlee CheerioCrawler   ${rate(crawlee).toFixed(0).padStart(6)} pages/s  peak RSS ${crawlee.maxRssMb} MB  ${perPage(crawlee)}  (${crawlee.pages} pages)`,
         `    tidemark POST /v1/crawl (fleet)    ${rate(ours).toFixed(0).padStart(6)} pages/s  peak RSS ${ours.maxRssMb} MB  ${perPage(ours)}  (${ours.pages} pages)`,
-        `      CPU ms/page by thread: ${Object.entries(ours.threadMsPerPage)
-          .sort((a, b) => b[1] - a[1])
-          .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
-          .join(', ')}`,
+        `      CPU ms/page by thread: ${byThread(ours)}`,
         // Cores kept busy: Crawlee runs on one event loop, so near 1.0 it is CPU-bound; well under
         // it, its rate is set by something else (its pool's scheduling, the site's latency).
-        `    cores busy: Crawlee ${busy(crawlee)}, tidemark ${busy(ours)} (+${busyServers(ours)} PostgreSQL and NATS)`,
-        `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×`,
+        `    floor: fetch + reading only         ${rate(floor).toFixed(0).padStart(6)} pages/s  peak RSS ${floor.maxRssMb} MB  ${((floor.cpuSeconds * 1000) / floor.pages).toFixed(1)} CPU ms/page  (${floor.pages} pages; no bus, database or ledger)`,
+        `      CPU ms/page by thread: ${byThread(floor)}`,
+        `    cores busy: Crawlee ${busy(crawlee)}, tidemark ${busy(ours)} (+${busyServers(ours)} PostgreSQL and NATS), floor ${busy(floor)}`,
+        `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×; floor / crawlee ${floorRatios.at(-1)!.toFixed(3)}`,
         ...(WARM_UP > 0
           ? [
               `    cold (the first ${WARM_UP} pages, untimed): Crawlee ${cold(crawlee).toFixed(0)}, tidemark ${cold(ours).toFixed(0)} pages/s, ratio ${(cold(ours) / cold(crawlee)).toFixed(3)}`,
@@ -125,7 +136,7 @@ export async function benchCrawl(): Promise<string> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     lines.push(
-      `  median of ${ROUNDS}: ratio ${median(ratios).toFixed(3)} (target ≥ 1.5), memory ${median(memory).toFixed(2)}× (target ≤ 1.5)`,
+      `  median of ${ROUNDS}: ratio ${median(ratios).toFixed(3)} (target ≥ 1.5), memory ${median(memory).toFixed(2)}× (target ≤ 1.5); the floor ${median(floorRatios).toFixed(3)} of Crawlee`,
     );
     return lines.join('\n');
   } finally {
