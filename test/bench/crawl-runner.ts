@@ -1,5 +1,5 @@
 // One side of the crawl bench in its own process, so its peak memory is its own:
-//   node --import tsx crawl-runner.ts <crawlee|tidemark|floor> <seed> <limit> <concurrency> [warm-up]
+//   node --import tsx crawl-runner.ts <crawlee|tidemark|floor|checkpointed> <seed> <limit> <concurrency> [warm-up]
 // prints one JSON line {pages, seconds, maxRssMb, warmUp}. The test web runs in the parent. With a
 // warm-up of N pages, each side crawls N + limit pages in one crawl, and the clock runs from its
 // N-th page to the crawl's end: both sides measured as services that have run a while (their code
@@ -13,6 +13,10 @@ import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
+import { Bus } from '@tidemark/bus';
+import { createLogger } from '@tidemark/telemetry';
+import { createTestDatabase, TEST_INFRA, uniquePrefix } from '@tidemark/testkit';
 import { startTestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
 
@@ -183,21 +187,29 @@ const tidemark = async (): Promise<number> => {
  * ledger, politeness or progress. Its rate is a ceiling for the fleet on this machine, not a
  * competitor: a crawl that stores its rows, bills them and survives a worker's death costs more.
  */
-const floor = async (): Promise<number> => {
+/** What the floor hands a checkpoint for each page it read. */
+interface ReadPage {
+  url: string;
+  status: number;
+  links: string[];
+  bodies: Uint8Array;
+}
+
+const floor = async (checkpoints?: Checkpoints): Promise<number> => {
   const { default: got } = await import('got');
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const boot = new URL('../../libs/thread-pool/src/worker-boot.mjs', import.meta.url);
   const entry = new URL('./floor-reader.worker.ts', import.meta.url).href;
-  const pending = new Map<number, (links: string[]) => void>();
+  const pending = new Map<number, (read: { links: string[]; bodies: Uint8Array }) => void>();
   const idle: Worker[] = [];
   const waiting: (() => void)[] = [];
   const threads = await Promise.all(
     Array.from({ length: Math.max(1, availableParallelism()) }, async () => {
       const w = new Worker(boot, { workerData: { entry }, execArgv: [] });
       await new Promise<void>((ready) =>
-        w.on('message', (m: { ready?: true; id: number; links: string[] }) => {
+        w.on('message', (m: { ready?: true; id: number; links: string[]; bodies: Uint8Array }) => {
           if (m.ready) return ready();
-          pending.get(m.id)!(m.links);
+          pending.get(m.id)!(m);
           pending.delete(m.id);
           idle.push(w);
           waiting.shift()?.();
@@ -208,11 +220,11 @@ const floor = async (): Promise<number> => {
   );
   idle.push(...threads);
   let nextId = 0;
-  const read = async (url: string, html: string): Promise<string[]> => {
+  const read = async (url: string, html: string): Promise<{ links: string[]; bodies: Uint8Array }> => {
     while (!idle.length) await new Promise<void>((r) => waiting.push(r));
     const w = idle.pop()!;
     const id = nextId++;
-    return new Promise<string[]>((resolve) => {
+    return new Promise((resolve) => {
       pending.set(id, resolve);
       w.postMessage({ id, url, html });
     });
@@ -235,7 +247,8 @@ const floor = async (): Promise<number> => {
       }
       started += 1;
       const res = await got(url, { agent: { http: agent }, throwHttpErrors: false, retry: { limit: 0 } });
-      const links = await read(res.url, res.body);
+      const { links, bodies } = await read(res.url, res.body);
+      checkpoints?.add({ url, status: res.statusCode, links, bodies });
       pages += 1;
       if (pages === warmUpPages) {
         warmUp = { pages, seconds: (performance.now() - at) / 1000 };
@@ -251,13 +264,161 @@ const floor = async (): Promise<number> => {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  await checkpoints?.flush();
   ended();
   await Promise.all(threads.map((w) => w.terminate()));
   agent.destroy();
   return pages - warmUpPages;
 };
 
-const pages = mode === 'crawlee' ? await crawlee() : mode === 'floor' ? await floor() : await tidemark();
+/**
+ * The floor with the durable part of a crawl amortised over many pages, as a leased, checkpointed
+ * crawl worker would write it (docs/performance.md, nineteenth round): every CHECKPOINT_PAGES pages
+ * or CHECKPOINT_MS, one transaction writes their page rows, the frontier's new URLs and in-link
+ * counts (one upsert), their URLs settled, their charges in the ledger, and one crawl.page event
+ * goes on JetStream. The tables are copies of page and crawl_url with their indexes (no foreign
+ * keys, so no job or run is needed); the ledger is the real one with its balance trigger. What it
+ * leaves out: the lease of the next URLs (one statement a slice) and politeness.
+ */
+const CHECKPOINT_PAGES = 100;
+const CHECKPOINT_MS = 250;
+
+class Checkpoints {
+  private buffer: ReadPage[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly keys = new Map<string, number>();
+  private done = 0;
+
+  private constructor(
+    private readonly db: Awaited<ReturnType<typeof createTestDatabase>>,
+    private readonly bus: Bus,
+    private readonly runId: string,
+    private readonly workspaceId: string,
+  ) {}
+
+  static async open(): Promise<Checkpoints> {
+    const db = await createTestDatabase();
+    await db.raw.$executeRawUnsafe('CREATE TABLE bench_page (LIKE page INCLUDING ALL)');
+    await db.raw.$executeRawUnsafe('CREATE TABLE bench_crawl_url (LIKE crawl_url INCLUDING ALL)');
+    const bus = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: uniquePrefix(),
+      name: 'bench-floor',
+      logger: createLogger('bench-floor', 'silent'),
+    });
+    return new Checkpoints(db, bus, randomUUID(), randomUUID());
+  }
+
+  add(page: ReadPage): void {
+    this.buffer.push(page);
+    if (this.buffer.length >= CHECKPOINT_PAGES) this.cut();
+    else this.timer ??= setTimeout(() => this.cut(), CHECKPOINT_MS);
+  }
+
+  async flush(): Promise<void> {
+    this.cut();
+    await this.writing;
+  }
+
+  async close(): Promise<void> {
+    await this.bus.destroyStreams();
+    await this.bus.close();
+    await this.db.drop();
+  }
+
+  private cut(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const pages = this.buffer;
+    this.buffer = [];
+    if (pages.length) this.writing = this.writing.then(() => this.write(pages));
+  }
+
+  /** A URL's position in the frontier: given when first seen, as the frontier's insert does. */
+  private position(key: string): number {
+    let at = this.keys.get(key);
+    if (at === undefined) this.keys.set(key, (at = this.keys.size));
+    return at;
+  }
+
+  private async write(pages: ReadPage[]): Promise<void> {
+    const now = new Date();
+    const counts = new Map<string, number>();
+    for (const p of pages)
+      for (const link of new Set(p.links.map((l) => l.split('#')[0]!))) counts.set(link, (counts.get(link) ?? 0) + 1);
+    const linked = [...counts.keys()];
+    const { runId, workspaceId } = this;
+    await this.db.raw.transaction(async (tx) => {
+      await tx.$executeRawUnsafe(
+        `INSERT INTO bench_page (id, workspace_id, run_id, job_id, position, url, status, http_status, verdict, tier, credits, bodies, crawled_at)
+         SELECT gen_random_uuid()::text, $1, $2, $2, t.position, t.url, 'done', t.status, 'ok', 'http', 1, t.bodies, $3
+           FROM unnest($4::int[], $5::text[], $6::int[], $7::bytea[]) AS t(position, url, status, bodies)`,
+        workspaceId,
+        runId,
+        now,
+        pages.map((p) => this.position(p.url)),
+        pages.map((p) => p.url),
+        pages.map((p) => p.status),
+        pages.map((p) => Buffer.from(p.bodies)),
+      );
+      await tx.$executeRawUnsafe(
+        `INSERT INTO bench_crawl_url (run_id, url_key, url, host, position, depth, found_via, in_links)
+         SELECT $1, t.url, t.url, 'bench', t.position, 1, 'link', t.n
+           FROM unnest($2::text[], $3::int[], $4::int[]) AS t(url, position, n)
+         ON CONFLICT (run_id, url_key) DO UPDATE SET in_links = bench_crawl_url.in_links + excluded.in_links`,
+        runId,
+        linked,
+        linked.map((k) => this.position(k)),
+        linked.map((k) => counts.get(k)!),
+      );
+      await tx.$executeRawUnsafe(
+        `UPDATE bench_crawl_url c SET state = 'done', done_at = $2, verdict = 'ok', http_status = t.status, out_links = t.n
+           FROM unnest($3::text[], $4::int[], $5::int[]) AS t(url, status, n)
+          WHERE c.run_id = $1 AND c.url_key = t.url`,
+        runId,
+        now,
+        pages.map((p) => p.url),
+        pages.map((p) => p.status),
+        pages.map((p) => p.links.length),
+      );
+      await tx.$executeRawUnsafe(
+        `INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
+         SELECT gen_random_uuid()::text, $1, 'charge', 'page', -1, t.ref FROM unnest($2::text[]) AS t(ref)`,
+        workspaceId,
+        pages.map((p) => `${runId}:${this.position(p.url)}`),
+      );
+    });
+    this.done += pages.length;
+    await this.bus.publishEvent(workspaceId, 'crawl.page', {
+      jobId: runId,
+      status: 'running',
+      progress: { done: this.done, total: this.keys.size, queued: this.keys.size - this.done },
+      creditsUsed: this.done,
+      counts: { ok: this.done },
+      stop: null,
+      webhook: null,
+    });
+  }
+}
+
+const checkpointed = async (): Promise<number> => {
+  const checkpoints = await Checkpoints.open();
+  try {
+    return await floor(checkpoints);
+  } finally {
+    await checkpoints.close();
+  }
+};
+
+const pages =
+  mode === 'crawlee'
+    ? await crawlee()
+    : mode === 'floor'
+      ? await floor()
+      : mode === 'checkpointed'
+        ? await checkpointed()
+        : await tidemark();
 const seconds = (end!.at - t0) / 1000;
 const cpuSeconds = (end!.cpu.user + end!.cpu.system) / 1e6;
 const writesPerPage = (end!.io.w - io0.w) / pages;

@@ -3,7 +3,8 @@
 // same local site at the same concurrency. Each side runs in a child process of its own, so the
 // peak memory printed is that side's alone (PostgreSQL, NATS and Redis are outside both).
 // A third side, the floor (crawl-runner.ts), fetches and reads the same pages with nothing
-// around the work: the rate any design that reads pages as the fleet does could reach here.
+// around the work: the rate any design that reads pages as the fleet does could reach here. A
+// fourth, the checkpointed floor, adds a crawl's durable writes in bulk (crawl-runner.ts).
 import { execFile } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +56,7 @@ const profile = (mode: string) =>
       ]
     : [];
 
-const run = async (mode: 'crawlee' | 'tidemark' | 'floor', seed: string): Promise<Side> => {
+const run = async (mode: 'crawlee' | 'tidemark' | 'floor' | 'checkpointed', seed: string): Promise<Side> => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [...profile(mode), '--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY), String(WARM_UP)],
@@ -100,21 +101,26 @@ export async function benchCrawl(): Promise<string> {
   const memory: number[] = [];
   /** The floor's rate against Crawlee's: how far any design that reads pages as the fleet does could go here. */
   const floorRatios: number[] = [];
+  /** The floor with its durable writes checkpointed in bulk: the premise of a leased crawl worker. */
+  const checkpointedRatios: number[] = [];
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       const crawlee = await run('crawlee', seed);
       const ours = await run('tidemark', seed);
       const floor = await run('floor', seed);
+      const checkpointed = await run('checkpointed', seed);
       for (const [name, side] of [
         ['crawlee', crawlee],
         ['tidemark', ours],
         ['floor', floor],
+        ['checkpointed', checkpointed],
       ] as const)
         if (side.pages + (side.warmUp?.pages ?? 0) < PAGES + WARM_UP)
           throw new Error(`${name} crawled ${side.pages} timed pages of ${PAGES + 1}; the figure would lie`);
       const cold = (s: Side) => (s.warmUp ? s.warmUp.pages / s.warmUp.seconds : NaN);
       ratios.push(rate(ours) / rate(crawlee));
       floorRatios.push(rate(floor) / rate(crawlee));
+      checkpointedRatios.push(rate(checkpointed) / rate(crawlee));
       memory.push(ours.maxRssMb / crawlee.maxRssMb);
       lines.push(
         `  round ${round}`,
@@ -125,8 +131,9 @@ export async function benchCrawl(): Promise<string> {
         // it, its rate is set by something else (its pool's scheduling, the site's latency).
         `    floor: fetch + reading only         ${rate(floor).toFixed(0).padStart(6)} pages/s  peak RSS ${floor.maxRssMb} MB  ${((floor.cpuSeconds * 1000) / floor.pages).toFixed(1)} CPU ms/page  (${floor.pages} pages; no bus, database or ledger)`,
         `      CPU ms/page by thread: ${byThread(floor)}`,
+        `    floor + bulk checkpoints          ${rate(checkpointed).toFixed(0).padStart(6)} pages/s  peak RSS ${checkpointed.maxRssMb} MB  ${perPage(checkpointed)}  (${checkpointed.pages} pages; rows, frontier, ledger and an event every 100 pages at most)`,
         `    cores busy: Crawlee ${busy(crawlee)}, tidemark ${busy(ours)} (+${busyServers(ours)} PostgreSQL and NATS), floor ${busy(floor)}`,
-        `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×; floor / crawlee ${floorRatios.at(-1)!.toFixed(3)}`,
+        `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×; floor / crawlee ${floorRatios.at(-1)!.toFixed(3)}, checkpointed / crawlee ${checkpointedRatios.at(-1)!.toFixed(3)}`,
         ...(WARM_UP > 0
           ? [
               `    cold (the first ${WARM_UP} pages, untimed): Crawlee ${cold(crawlee).toFixed(0)}, tidemark ${cold(ours).toFixed(0)} pages/s, ratio ${(cold(ours) / cold(crawlee)).toFixed(3)}`,
@@ -136,7 +143,7 @@ export async function benchCrawl(): Promise<string> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     lines.push(
-      `  median of ${ROUNDS}: ratio ${median(ratios).toFixed(3)} (target ≥ 1.5), memory ${median(memory).toFixed(2)}× (target ≤ 1.5); the floor ${median(floorRatios).toFixed(3)} of Crawlee`,
+      `  median of ${ROUNDS}: ratio ${median(ratios).toFixed(3)} (target ≥ 1.5), memory ${median(memory).toFixed(2)}× (target ≤ 1.5); the floor ${median(floorRatios).toFixed(3)} and the checkpointed floor ${median(checkpointedRatios).toFixed(3)} of Crawlee`,
     );
     return lines.join('\n');
   } finally {

@@ -11,6 +11,6 @@ parentPort!.on('message', ({ id, url, html }: { id: number; url: string; html: s
   pageFeatures(doc, html);
   const content = extractContent(doc, { url, formats: ['markdown', 'links'], onlyMainContent: true }, html);
   const stored = encodeBodies({ markdown: content.markdown ?? '', links: content.links ?? [] });
-  parentPort!.postMessage({ id, links: content.links ?? [], bytes: stored?.byteLength ?? 0 });
+  parentPort!.postMessage({ id, links: content.links ?? [], bodies: stored ?? new Uint8Array() });
 });
 parentPort!.postMessage({ ready: true });
