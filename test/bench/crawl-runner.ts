@@ -9,11 +9,11 @@
 // pages/s, its core idle), which made Crawlee look slower than it is. Without a warm-up the clock
 // runs from the crawl's start (Crawlee's crawler.run, our POST /v1/crawl) to its end; start-up is
 // outside both.
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { randomUUID } from 'node:crypto';
 import { Bus } from '@tidemark/bus';
 import { createLogger } from '@tidemark/telemetry';
 import { createTestDatabase, TEST_INFRA, uniquePrefix } from '@tidemark/testkit';
@@ -179,14 +179,6 @@ const tidemark = async (): Promise<number> => {
   }
 };
 
-/**
- * The floor: what any design must spend on a page of this crawl, in one process with nothing
- * around the work itself. got fetches (the fleet's own client) at the same concurrency, the
- * fleet's reading threads (one per core) do what the scrape service's reading does
- * (floor-reader.worker.ts), and the frontier is a Set in memory: no gateway, bus, database,
- * ledger, politeness or progress. Its rate is a ceiling for the fleet on this machine, not a
- * competitor: a crawl that stores its rows, bills them and survives a worker's death costs more.
- */
 /** What the floor hands a checkpoint for each page it read. */
 interface ReadPage {
   url: string;
@@ -195,6 +187,14 @@ interface ReadPage {
   bodies: Uint8Array;
 }
 
+/**
+ * The floor: what any design must spend on a page of this crawl, in one process with nothing
+ * around the work itself. got fetches (the fleet's own client) at the same concurrency, the
+ * fleet's reading threads (one per core) do what the scrape service's reading does
+ * (floor-reader.worker.ts), and the frontier is a Set in memory: no gateway, bus, database,
+ * ledger, politeness or progress. Its rate is a ceiling for the fleet on this machine, not a
+ * competitor: a crawl that stores its rows, bills them and survives a worker's death costs more.
+ */
 const floor = async (checkpoints?: Checkpoints): Promise<number> => {
   const { default: got } = await import('got');
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
