@@ -248,7 +248,7 @@ const floor = async (checkpoints?: Checkpoints): Promise<number> => {
       started += 1;
       const res = await got(url, { agent: { http: agent }, throwHttpErrors: false, retry: { limit: 0 } });
       const { links, bodies } = await read(res.url, res.body);
-      checkpoints?.add({ url, status: res.statusCode, links, bodies });
+      await checkpoints?.add({ url, status: res.statusCode, links, bodies });
       pages += 1;
       if (pages === warmUpPages) {
         warmUp = { pages, seconds: (performance.now() - at) / 1000 };
@@ -272,21 +272,76 @@ const floor = async (checkpoints?: Checkpoints): Promise<number> => {
 };
 
 /**
- * The floor with the durable part of a crawl amortised over many pages, as a leased, checkpointed
- * crawl worker would write it (docs/performance.md, nineteenth round): every CHECKPOINT_PAGES pages
- * or CHECKPOINT_MS, one transaction writes their page rows, the frontier's new URLs and in-link
- * counts (one upsert), their URLs settled, their charges in the ledger, and one crawl.page event
- * goes on JetStream. The tables are copies of page and crawl_url with their indexes (no foreign
- * keys, so no job or run is needed); the ledger is the real one with its balance trigger. What it
- * leaves out: the lease of the next URLs (one statement a slice) and politeness.
+ * Gathers items and writes them together: when `size` are waiting or `lingerMs` after the first,
+ * one write at a time, in order. `add` answers when the item's write is done.
  */
-const CHECKPOINT_PAGES = 100;
-const CHECKPOINT_MS = 250;
+class Gathered<T> {
+  private items: T[] = [];
+  private waiters: (() => void)[] = [];
+  private failures: ((err: unknown) => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly size: number,
+    private readonly lingerMs: number,
+    private readonly write: (items: T[]) => Promise<void>,
+  ) {}
+
+  add(item: T): Promise<void> {
+    this.items.push(item);
+    const written = new Promise<void>((resolve, reject) => {
+      this.waiters.push(resolve);
+      this.failures.push(reject);
+    });
+    if (this.items.length >= this.size) this.cut();
+    else this.timer ??= setTimeout(() => this.cut(), this.lingerMs);
+    return written;
+  }
+
+  async flush(): Promise<void> {
+    this.cut();
+    await this.writing;
+  }
+
+  private cut(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const [items, waiters, failures] = [this.items, this.waiters, this.failures];
+    [this.items, this.waiters, this.failures] = [[], [], []];
+    if (!items.length) return;
+    this.writing = this.writing.then(() =>
+      this.write(items).then(
+        () => waiters.forEach((w) => w()),
+        (err: unknown) => failures.forEach((f) => f(err)),
+      ),
+    );
+  }
+}
+
+/**
+ * The floor with the durable part of a crawl, written as a leased crawl worker would write it
+ * (ADR 14, proposed; docs/performance.md, nineteenth round). A page's row and its charge in the
+ * real ledger (its balance trigger included) are written in one statement with the pages read
+ * within ROW_MS (at most ROW_PAGES together); the page's slot takes its next URL meanwhile
+ * (BENCH_ROWS_AWAITED=1: only once the row is written, today's bound on what a dead worker
+ * fetches again). The frontier's side is checkpointed in bulk: every CHECKPOINT_PAGES pages or
+ * CHECKPOINT_MS, one transaction upserts the new URLs with their in-link counts and settles the
+ * pages, and one crawl.page event goes on JetStream. The tables are copies of page and crawl_url
+ * with their indexes (no foreign keys, so no job or run is needed). What it leaves out: the lease
+ * of the next URLs (one statement a slice), politeness.
+ */
+const ROW_PAGES = Number(process.env.BENCH_ROW_PAGES ?? concurrency);
+const ROW_MS = Number(process.env.BENCH_ROW_MS ?? 5);
+const ROWS_AWAITED = process.env.BENCH_ROWS_AWAITED === '1';
+const CHECKPOINT_PAGES = Number(process.env.BENCH_CHECKPOINT_PAGES ?? 100);
+const CHECKPOINT_MS = Number(process.env.BENCH_CHECKPOINT_MS ?? 250);
 
 class Checkpoints {
-  private buffer: ReadPage[] = [];
-  private writing: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly rows = new Gathered<ReadPage>(ROW_PAGES, ROW_MS, (pages) => this.writeRows(pages));
+  private readonly frontier = new Gathered<ReadPage>(CHECKPOINT_PAGES, CHECKPOINT_MS, (pages) =>
+    this.checkpoint(pages),
+  );
   private readonly keys = new Map<string, number>();
   private done = 0;
 
@@ -310,29 +365,25 @@ class Checkpoints {
     return new Checkpoints(db, bus, randomUUID(), randomUUID());
   }
 
-  add(page: ReadPage): void {
-    this.buffer.push(page);
-    if (this.buffer.length >= CHECKPOINT_PAGES) this.cut();
-    else this.timer ??= setTimeout(() => this.cut(), CHECKPOINT_MS);
+  /**
+   * Hands over a read page: its row and charge follow within ROW_MS (awaited with
+   * BENCH_ROWS_AWAITED=1), its frontier side at the next checkpoint.
+   */
+  async add(page: ReadPage): Promise<void> {
+    const written = this.rows.add(page);
+    void this.frontier.add(page);
+    if (ROWS_AWAITED) await written;
   }
 
   async flush(): Promise<void> {
-    this.cut();
-    await this.writing;
+    await this.rows.flush();
+    await this.frontier.flush();
   }
 
   async close(): Promise<void> {
     await this.bus.destroyStreams();
     await this.bus.close();
     await this.db.drop();
-  }
-
-  private cut(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const pages = this.buffer;
-    this.buffer = [];
-    if (pages.length) this.writing = this.writing.then(() => this.write(pages));
   }
 
   /** A URL's position in the frontier: given when first seen, as the frontier's insert does. */
@@ -342,7 +393,29 @@ class Checkpoints {
     return at;
   }
 
-  private async write(pages: ReadPage[]): Promise<void> {
+  /** The rows and their charges in one statement: one round trip, atomic without BEGIN and COMMIT. */
+  private async writeRows(pages: ReadPage[]): Promise<void> {
+    const { runId, workspaceId } = this;
+    await this.db.raw.$executeRawUnsafe(
+      `WITH rows AS (
+         INSERT INTO bench_page (id, workspace_id, run_id, job_id, position, url, status, http_status, verdict, tier, credits, bodies, crawled_at)
+         SELECT gen_random_uuid()::text, $1, $2, $2, t.position, t.url, 'done', t.status, 'ok', 'http', 1, t.bodies, $3
+           FROM unnest($4::int[], $5::text[], $6::int[], $7::bytea[]) AS t(position, url, status, bodies)
+         RETURNING position
+       )
+       INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
+       SELECT gen_random_uuid()::text, $1, 'charge', 'page', -1, $2 || ':' || rows.position FROM rows`,
+      workspaceId,
+      runId,
+      new Date(),
+      pages.map((p) => this.position(p.url)),
+      pages.map((p) => p.url),
+      pages.map((p) => p.status),
+      pages.map((p) => Buffer.from(p.bodies)),
+    );
+  }
+
+  private async checkpoint(pages: ReadPage[]): Promise<void> {
     const now = new Date();
     const counts = new Map<string, number>();
     for (const p of pages)
@@ -350,18 +423,6 @@ class Checkpoints {
     const linked = [...counts.keys()];
     const { runId, workspaceId } = this;
     await this.db.raw.transaction(async (tx) => {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO bench_page (id, workspace_id, run_id, job_id, position, url, status, http_status, verdict, tier, credits, bodies, crawled_at)
-         SELECT gen_random_uuid()::text, $1, $2, $2, t.position, t.url, 'done', t.status, 'ok', 'http', 1, t.bodies, $3
-           FROM unnest($4::int[], $5::text[], $6::int[], $7::bytea[]) AS t(position, url, status, bodies)`,
-        workspaceId,
-        runId,
-        now,
-        pages.map((p) => this.position(p.url)),
-        pages.map((p) => p.url),
-        pages.map((p) => p.status),
-        pages.map((p) => Buffer.from(p.bodies)),
-      );
       await tx.$executeRawUnsafe(
         `INSERT INTO bench_crawl_url (run_id, url_key, url, host, position, depth, found_via, in_links)
          SELECT $1, t.url, t.url, 'bench', t.position, 1, 'link', t.n
@@ -381,12 +442,6 @@ class Checkpoints {
         pages.map((p) => p.url),
         pages.map((p) => p.status),
         pages.map((p) => p.links.length),
-      );
-      await tx.$executeRawUnsafe(
-        `INSERT INTO ledger_entry (id, workspace_id, kind, reason, credits, reference)
-         SELECT gen_random_uuid()::text, $1, 'charge', 'page', -1, t.ref FROM unnest($2::text[]) AS t(ref)`,
-        workspaceId,
-        pages.map((p) => `${runId}:${this.position(p.url)}`),
       );
     });
     this.done += pages.length;

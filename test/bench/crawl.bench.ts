@@ -131,7 +131,7 @@ export async function benchCrawl(): Promise<string> {
         // it, its rate is set by something else (its pool's scheduling, the site's latency).
         `    floor: fetch + reading only         ${rate(floor).toFixed(0).padStart(6)} pages/s  peak RSS ${floor.maxRssMb} MB  ${((floor.cpuSeconds * 1000) / floor.pages).toFixed(1)} CPU ms/page  (${floor.pages} pages; no bus, database or ledger)`,
         `      CPU ms/page by thread: ${byThread(floor)}`,
-        `    floor + bulk checkpoints          ${rate(checkpointed).toFixed(0).padStart(6)} pages/s  peak RSS ${checkpointed.maxRssMb} MB  ${perPage(checkpointed)}  (${checkpointed.pages} pages; rows, frontier, ledger and an event every 100 pages at most)`,
+        `    floor + bulk checkpoints          ${rate(checkpointed).toFixed(0).padStart(6)} pages/s  peak RSS ${checkpointed.maxRssMb} MB  ${perPage(checkpointed)}  (${checkpointed.pages} pages; rows and charges within 5 ms, frontier and an event every 100 pages at most)`,
         `    cores busy: Crawlee ${busy(crawlee)}, tidemark ${busy(ours)} (+${busyServers(ours)} PostgreSQL and NATS), floor ${busy(floor)}`,
         `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×; floor / crawlee ${floorRatios.at(-1)!.toFixed(3)}, checkpointed / crawlee ${checkpointedRatios.at(-1)!.toFixed(3)}`,
         ...(WARM_UP > 0
