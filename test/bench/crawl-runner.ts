@@ -13,11 +13,12 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { Bus } from '@tidemark/bus';
 import { createLogger } from '@tidemark/telemetry';
 import { createTestDatabase, TEST_INFRA, uniquePrefix } from '@tidemark/testkit';
+import { BudgetedThreadPool } from '../../libs/thread-pool/src/index.js';
 import { startTestFleet } from '../support/fleet.js';
+import type { FloorTask } from './floor-reader.worker.js';
 import { benchWorkspace } from './bench-workspace.js';
 
 const [mode, seed, limitArg, concurrencyArg, warmUpArg] = process.argv.slice(2);
@@ -198,37 +199,19 @@ interface ReadPage {
 const floor = async (checkpoints?: Checkpoints): Promise<number> => {
   const { default: got } = await import('got');
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const boot = new URL('../../libs/thread-pool/src/worker-boot.mjs', import.meta.url);
-  const entry = new URL('./floor-reader.worker.ts', import.meta.url).href;
-  const pending = new Map<number, (read: { links: string[]; bodies: Uint8Array }) => void>();
-  const idle: Worker[] = [];
-  const waiting: (() => void)[] = [];
-  const threads = await Promise.all(
-    Array.from({ length: Math.max(1, availableParallelism()) }, async () => {
-      const w = new Worker(boot, { workerData: { entry }, execArgv: [] });
-      await new Promise<void>((ready) =>
-        w.on('message', (m: { ready?: true; id: number; links: string[]; bodies: Uint8Array }) => {
-          if (m.ready) return ready();
-          pending.get(m.id)!(m);
-          pending.delete(m.id);
-          idle.push(w);
-          waiting.shift()?.();
-        }),
-      );
-      return w;
-    }),
-  );
-  idle.push(...threads);
-  let nextId = 0;
-  const read = async (url: string, html: string): Promise<{ links: string[]; bodies: Uint8Array }> => {
-    while (!idle.length) await new Promise<void>((r) => waiting.push(r));
-    const w = idle.pop()!;
-    const id = nextId++;
-    return new Promise((resolve) => {
-      pending.set(id, resolve);
-      w.postMessage({ id, url, html });
-    });
-  };
+  // The fleet's own pool of reading threads, one per core, as the scrape service starts it.
+  const threads = availableParallelism();
+  const pool = new BudgetedThreadPool<FloorTask>({
+    entry: new URL('./floor-reader.worker.ts', import.meta.url),
+    threads,
+    warm: threads,
+    budgetMs: 60_000,
+    heapMb: 1024,
+    name: 'the floor reader',
+    logger: createLogger('bench-floor', 'silent'),
+    failure: (f) => new Error(f.kind === 'threw' ? f.message : `the floor reader failed (${f.kind})`),
+  });
+  const read = (url: string, html: string) => pool.run<{ links: string[]; bodies: Uint8Array }>({ url, html });
   const origin = new URL(seed!).origin;
   const seen = new Set<string>([seed!]);
   const queue: string[] = [seed!];
@@ -266,14 +249,15 @@ const floor = async (checkpoints?: Checkpoints): Promise<number> => {
   await Promise.all(Array.from({ length: concurrency }, worker));
   await checkpoints?.flush();
   ended();
-  await Promise.all(threads.map((w) => w.terminate()));
+  await pool.close();
   agent.destroy();
   return pages - warmUpPages;
 };
 
 /**
  * Gathers items and writes them together: when `size` are waiting or `lingerMs` after the first,
- * one write at a time, in order. `add` answers when the item's write is done.
+ * one write at a time, in order. `add` answers when the item's write is done. (The scrape
+ * service's CallBatcher does this with one call out; tests may not import a service's inside.)
  */
 class Gathered<T> {
   private items: T[] = [];
