@@ -1,5 +1,5 @@
 // One side of the crawl bench in its own process, so its peak memory is its own:
-//   node --import tsx crawl-runner.ts <crawlee|tidemark|floor|checkpointed> <seed> <limit> <concurrency> [warm-up]
+//   node --import tsx crawl-runner.ts <crawlee|tidemark|leased|floor|checkpointed> <seed> <limit> <concurrency> [warm-up]
 // prints one JSON line {pages, seconds, maxRssMb, warmUp}. The test web runs in the parent. With a
 // warm-up of N pages, each side crawls N + limit pages in one crawl, and the clock runs from its
 // N-th page to the crawl's end: both sides measured as services that have run a while (their code
@@ -131,9 +131,11 @@ const crawlee = async (): Promise<number> => {
   return pages - warmUpPages;
 };
 
-const tidemark = async (): Promise<number> => {
+/** The fleet, its crawl engine paged (ADR 13, the default) or leased (ADR 14). */
+const tidemark = async (engine: 'paged' | 'leased'): Promise<number> => {
   const t = await startTestFleet({
     FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
+    CRAWL_ENGINE: engine,
     SCRAPE_CONCURRENCY: String(concurrency * 2),
     // BENCH_READ_THREADS: the scrape service's reading threads (default: one per core but one).
     ...(process.env.BENCH_READ_THREADS ? { SCRAPE_READ_THREADS: process.env.BENCH_READ_THREADS } : {}),
@@ -457,7 +459,7 @@ const pages =
       ? await floor()
       : mode === 'checkpointed'
         ? await checkpointed()
-        : await tidemark();
+        : await tidemark(mode === 'leased' ? 'leased' : 'paged');
 const seconds = (end!.at - t0) / 1000;
 const cpuSeconds = (end!.cpu.user + end!.cpu.system) / 1e6;
 const writesPerPage = (end!.io.w - io0.w) / pages;

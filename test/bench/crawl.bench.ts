@@ -49,14 +49,14 @@ interface Side {
  * BENCH_CRAWL_NODE_ARGS: more flags for the fleet side's node (`--trace-gc`, heap sizes, …).
  */
 const profile = (mode: string) =>
-  mode === 'tidemark'
+  mode === 'tidemark' || mode === 'leased'
     ? [
         ...(process.env.BENCH_CRAWL_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CRAWL_PROFILE}`] : []),
         ...(process.env.BENCH_CRAWL_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       ]
     : [];
 
-const run = async (mode: 'crawlee' | 'tidemark' | 'floor' | 'checkpointed', seed: string): Promise<Side> => {
+const run = async (mode: 'crawlee' | 'tidemark' | 'leased' | 'floor' | 'checkpointed', seed: string): Promise<Side> => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [...profile(mode), '--import', 'tsx', runner, mode, seed, String(PAGES + 1), String(CONCURRENCY), String(WARM_UP)],
@@ -97,54 +97,53 @@ export async function benchCrawl(): Promise<string> {
   const lines = [
     `crawl of ${PAGES + 1} pages of a ${SITE_PAGES}-page local news site (15-40 KB a page, mean ~28 KB, 16-29 in-site links), ${CONCURRENCY} in flight, each side in its own process${WARM_UP > 0 ? `, timed after the first ${WARM_UP} pages of the same crawl on each side` : ''}`,
   ];
-  const ratios: number[] = [];
-  const memory: number[] = [];
-  /** The floor's rate against Crawlee's: how far any design that reads pages as the fleet does could go here. */
-  const floorRatios: number[] = [];
-  /** The floor with its durable writes checkpointed in bulk: the premise of a leased crawl worker. */
-  const checkpointedRatios: number[] = [];
+  /** BENCH_CRAWL_SIDES=crawlee,leased: the sides to run (Crawlee always; the rest as named). */
+  const wanted = new Set((process.env.BENCH_CRAWL_SIDES ?? 'crawlee,tidemark,leased,floor,checkpointed').split(','));
+  const modes = (['tidemark', 'leased', 'floor', 'checkpointed'] as const).filter((m) => wanted.has(m));
+  const labels: Record<(typeof modes)[number], string> = {
+    tidemark: 'tidemark POST /v1/crawl (paged)   ',
+    leased: 'tidemark POST /v1/crawl (leased)  ',
+    floor: 'floor: fetch + reading only       ',
+    checkpointed: 'floor + bulk checkpoints          ',
+  };
+  const notes: Record<(typeof modes)[number], string> = {
+    tidemark: 'the fleet as it runs by default, CRAWL_ENGINE=paged',
+    leased: 'the fleet with CRAWL_ENGINE=leased (ADR 14)',
+    floor: 'no bus, database or ledger',
+    checkpointed: 'rows and charges within 5 ms, frontier and an event every 100 pages at most',
+  };
+  const ratios = Object.fromEntries(modes.map((m) => [m, [] as number[]])) as Record<(typeof modes)[number], number[]>;
+  const memory = Object.fromEntries(modes.map((m) => [m, [] as number[]])) as Record<(typeof modes)[number], number[]>;
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       const crawlee = await run('crawlee', seed);
-      const ours = await run('tidemark', seed);
-      const floor = await run('floor', seed);
-      const checkpointed = await run('checkpointed', seed);
-      for (const [name, side] of [
-        ['crawlee', crawlee],
-        ['tidemark', ours],
-        ['floor', floor],
-        ['checkpointed', checkpointed],
-      ] as const)
+      const sides: [(typeof modes)[number], Side][] = [];
+      for (const mode of modes) sides.push([mode, await run(mode, seed)]);
+      for (const [name, side] of [['crawlee', crawlee] as const, ...sides])
         if (side.pages + (side.warmUp?.pages ?? 0) < PAGES + WARM_UP)
           throw new Error(`${name} crawled ${side.pages} timed pages of ${PAGES + 1}; the figure would lie`);
       const cold = (s: Side) => (s.warmUp ? s.warmUp.pages / s.warmUp.seconds : NaN);
-      ratios.push(rate(ours) / rate(crawlee));
-      floorRatios.push(rate(floor) / rate(crawlee));
-      checkpointedRatios.push(rate(checkpointed) / rate(crawlee));
-      memory.push(ours.maxRssMb / crawlee.maxRssMb);
       lines.push(
         `  round ${round}`,
         `    baseline: Crawlee CheerioCrawler   ${rate(crawlee).toFixed(0).padStart(6)} pages/s  peak RSS ${crawlee.maxRssMb} MB  ${perPage(crawlee)}  (${crawlee.pages} pages)`,
-        `    tidemark POST /v1/crawl (fleet)    ${rate(ours).toFixed(0).padStart(6)} pages/s  peak RSS ${ours.maxRssMb} MB  ${perPage(ours)}  (${ours.pages} pages)`,
-        `      CPU ms/page by thread: ${byThread(ours)}`,
-        // Cores kept busy: Crawlee runs on one event loop, so near 1.0 it is CPU-bound; well under
-        // it, its rate is set by something else (its pool's scheduling, the site's latency).
-        `    floor: fetch + reading only         ${rate(floor).toFixed(0).padStart(6)} pages/s  peak RSS ${floor.maxRssMb} MB  ${((floor.cpuSeconds * 1000) / floor.pages).toFixed(1)} CPU ms/page  (${floor.pages} pages; no bus, database or ledger)`,
-        `      CPU ms/page by thread: ${byThread(floor)}`,
-        `    floor + bulk checkpoints          ${rate(checkpointed).toFixed(0).padStart(6)} pages/s  peak RSS ${checkpointed.maxRssMb} MB  ${perPage(checkpointed)}  (${checkpointed.pages} pages; rows and charges within 5 ms, frontier and an event every 100 pages at most)`,
-        `    cores busy: Crawlee ${busy(crawlee)}, tidemark ${busy(ours)} (+${busyServers(ours)} PostgreSQL and NATS), floor ${busy(floor)}`,
-        `    ratio tidemark / crawlee: ${ratios.at(-1)!.toFixed(3)}; memory ${memory.at(-1)!.toFixed(2)}×; floor / crawlee ${floorRatios.at(-1)!.toFixed(3)}, checkpointed / crawlee ${checkpointedRatios.at(-1)!.toFixed(3)}`,
-        ...(WARM_UP > 0
-          ? [
-              `    cold (the first ${WARM_UP} pages, untimed): Crawlee ${cold(crawlee).toFixed(0)}, tidemark ${cold(ours).toFixed(0)} pages/s, ratio ${(cold(ours) / cold(crawlee)).toFixed(3)}`,
-            ]
-          : []),
       );
+      for (const [mode, side] of sides) {
+        ratios[mode].push(rate(side) / rate(crawlee));
+        memory[mode].push(side.maxRssMb / crawlee.maxRssMb);
+        lines.push(
+          `    ${labels[mode]} ${rate(side).toFixed(0).padStart(6)} pages/s  peak RSS ${side.maxRssMb} MB  ${perPage(side)}  (${side.pages} pages; ${notes[mode]})`,
+          `      CPU ms/page by thread: ${byThread(side)}`,
+          // Cores kept busy: Crawlee runs on one event loop, so near 1.0 it is CPU-bound; well
+          // under it, its rate is set by something else (its pool's scheduling, the site's latency).
+          `      cores busy ${busy(side)} (+${busyServers(side)} PostgreSQL and NATS; Crawlee ${busy(crawlee)}); ratio to Crawlee ${ratios[mode].at(-1)!.toFixed(3)}, memory ${memory[mode].at(-1)!.toFixed(2)}×${WARM_UP > 0 ? `; cold (first ${WARM_UP} pages, untimed) ${(cold(side) / cold(crawlee)).toFixed(3)}` : ''}`,
+        );
+      }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    lines.push(
-      `  median of ${ROUNDS}: ratio ${median(ratios).toFixed(3)} (target ≥ 1.5), memory ${median(memory).toFixed(2)}× (target ≤ 1.5); the floor ${median(floorRatios).toFixed(3)} and the checkpointed floor ${median(checkpointedRatios).toFixed(3)} of Crawlee`,
-    );
+    for (const mode of modes)
+      lines.push(
+        `  median of ${ROUNDS}, ${labels[mode].trim()}: ratio ${median(ratios[mode]).toFixed(3)}, memory ${median(memory[mode]).toFixed(2)}×${mode === 'tidemark' || mode === 'leased' ? ' (targets ≥ 1.5 and ≤ 1.5)' : ''}`,
+      );
     return lines.join('\n');
   } finally {
     await web.close();

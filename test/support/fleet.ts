@@ -67,6 +67,8 @@ const testFleetEnv = (db: TestDatabase, prefix: string, extraEnv: Record<string,
   BILLING_ACK_WAIT_MS: '2000',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
+  // TEST_CRAWL_ENGINE=leased runs the suite's crawls on the leased engine (ADR 14).
+  ...(process.env.TEST_CRAWL_ENGINE ? { CRAWL_ENGINE: process.env.TEST_CRAWL_ENGINE } : {}),
   ...extraEnv,
 });
 

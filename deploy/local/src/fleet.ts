@@ -9,6 +9,7 @@ import * as gateway from '@tidemark/gateway';
 import * as map from '@tidemark/map';
 import * as scrape from '@tidemark/scrape';
 import * as web from '@tidemark/web';
+import { freePort } from './process-fleet.js';
 
 export interface Fleet {
   /** The API root, ending in /v1. */
@@ -79,6 +80,14 @@ export const startFleet = async (baseEnv: Record<string, string | undefined> = p
       env.BROWSER_POOL_GRPC_URL = browserPoolUrl;
     }
 
+    // Scrape pulls leased crawls' pages from crawl (ADR 14) and crawl calls scrape: the crawl's
+    // port is chosen before either starts.
+    const crawlListen = env.CRAWL_GRPC_LISTEN;
+    if (crawlListen?.endsWith(':0')) {
+      const host = crawlListen.slice(0, -2);
+      env.CRAWL_GRPC_LISTEN = `${host}:${await freePort(host.replace(/^\[|\]$/g, ''))}`;
+      env.CRAWL_GRPC_URL = dial(env.CRAWL_GRPC_LISTEN, Number(env.CRAWL_GRPC_LISTEN.split(':').pop()));
+    }
     const scrapeCfg = scrape.loadConfig(env);
     const scrapeApp = await scrape.buildApp(scrapeCfg);
     started.push({ name: 'scrape', stop: () => scrapeApp.stop() });

@@ -94,7 +94,7 @@ const mainOf = (dir: string) => `${root}services/${dir}/src/main.ts`;
 const STOP_WAIT_MS = 15_000;
 
 /** A port free on `host` now (closed again before the service binds it: a small race, said so). */
-const freePort = (host: string) =>
+export const freePort = (host: string) =>
   new Promise<number>((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

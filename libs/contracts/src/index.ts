@@ -21,5 +21,6 @@ export * as exportV1 from './generated/tidemark/export/v1/export.js';
 export * from './exports.js';
 export * from './pages.js';
 export * as crawlPagesV1 from './generated/tidemark/crawl/v1/pages.js';
+export * as crawlLeaseV1 from './generated/tidemark/crawl/v1/crawl_lease.js';
 export * as pageV1 from './generated/tidemark/page/v1/page.js';
 export * from './page-rows.js';

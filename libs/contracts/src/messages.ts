@@ -83,6 +83,30 @@ export const scrapeCrawlPageMessage = z.object({
 });
 export type ScrapeCrawlPageMessage = z.infer<typeof scrapeCrawlPageMessage>;
 
+/**
+ * A crawl's lease (ADR 14): the scrape worker that takes it fetches the crawl's pages, trading
+ * with the crawl through CrawlLeaseService.PullCrawlWork until the crawl ends. One lease a crawl
+ * at a time; a worker that dies leaves it to JetStream's redelivery, a silent one to the crawl's
+ * next generation.
+ */
+export const scrapeCrawlLeaseMessage = z.object({
+  jobId: z.string().min(1),
+  runId: z.string().min(1),
+  workspaceId: z.string().min(1),
+  generation: z.number().int().min(0),
+  /** The page options of the crawl's pages, and of its seed (which may keep more). */
+  request: z.record(z.string(), z.unknown()),
+  seedRequest: z.record(z.string(), z.unknown()),
+});
+export type ScrapeCrawlLeaseMessage = z.infer<typeof scrapeCrawlLeaseMessage>;
+
+/**
+ * Broadcast on core NATS when a crawl ends (done, error, cancelled): the worker holding its lease
+ * stops starting pages at once instead of at its next pull.
+ */
+export const crawlDoneSubject = (jobId: string) => `crawl.job.${jobId}.done`;
+export const crawlDoneMessage = z.object({ jobId: z.string(), status: z.string() });
+
 /** A crawl page the ladder has settled, back to the crawl service with the links it found. */
 export const crawlPageResultMessage = z.object({
   jobId: z.string().min(1),

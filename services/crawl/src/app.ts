@@ -1,7 +1,7 @@
 import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, StalledWorkWatchdog, type RunningConsumer } from '@tidemark/bus';
-import { crawlPagesV1, crawlV1 } from '@tidemark/contracts';
+import { crawlLeaseV1, crawlPagesV1, crawlV1 } from '@tidemark/contracts';
 import { createPrismaClient, createRawDb, type PrismaClient } from '@tidemark/db';
 import { listen, shutdown, unaryService } from '@tidemark/rpc';
 import { createLogger, type Logger } from '@tidemark/telemetry';
@@ -20,6 +20,7 @@ import { pagesRpc } from './pages/pages.rpc.js';
 import { StoredPagesRepository } from './pages/stored-pages.repository.js';
 import { activeWorkRpc } from './rpc/active-work.rpc.js';
 import { crawlRpc } from './rpc/crawl.rpc.js';
+import { crawlLeaseRpc } from './rpc/crawl-lease.rpc.js';
 import { crawlPagesGiveUp, crawlPagesHandler } from './work/crawl-pages.handler.js';
 import { CRAWL_START_MAX_DELIVER, crawlStartGiveUp, crawlStartHandler } from './work/crawl-start.handler.js';
 import { CRAWL_WORK, failStalledCrawls } from './crawl/crawl-watchdog.js';
@@ -60,6 +61,8 @@ export const buildApp = async (
       pageEventMs: cfg.CRAWL_PAGE_EVENT_MS,
       defaultRetryAfterMs: cfg.CRAWL_DEFAULT_RETRY_AFTER_MS,
       discoveryTimeoutMs: cfg.CRAWL_DISCOVERY_TIMEOUT_MS,
+      engine: cfg.CRAWL_ENGINE,
+      leaseBuffer: cfg.CRAWL_LEASE_BUFFER,
     },
     logger.child({ module: 'crawl.engine' }),
   );
@@ -83,6 +86,10 @@ export const buildApp = async (
   server.addService(
     crawlPagesV1.PagesServiceService,
     unaryService<crawlPagesV1.PagesServiceServer>(pagesRpc(pages), logger),
+  );
+  server.addService(
+    crawlLeaseV1.CrawlLeaseServiceService,
+    unaryService<crawlLeaseV1.CrawlLeaseServiceServer>(crawlLeaseRpc(engine, storedPages), logger),
   );
   const watchdogLog = logger.child({ module: 'crawl.watchdog' });
   const watchdog = new StalledWorkWatchdog(

@@ -1,7 +1,14 @@
 import { secretBoxFor } from '@tidemark/secret-box';
 import * as grpc from '@grpc/grpc-js';
 import { Bus, StalledWorkWatchdog, type RunningConsumer } from '@tidemark/bus';
-import { billingV1, browserPoolV1, scrapeV1 } from '@tidemark/contracts';
+import {
+  billingV1,
+  browserPoolV1,
+  crawlDoneMessage,
+  crawlDoneSubject,
+  crawlLeaseV1,
+  scrapeV1,
+} from '@tidemark/contracts';
 import { createPrismaClient, createRawDb, type PrismaClient } from '@tidemark/db';
 import { FetchGuard, guardedAgents } from '@tidemark/net-guard';
 import { connectClient, listen, shutdown, unaryService } from '@tidemark/rpc';
@@ -27,6 +34,8 @@ import { scrapeRpc } from './rpc/scrape.rpc.js';
 import { workspaceActivityRpc } from './rpc/workspace-activity.rpc.js';
 import { scrapeCrawlGiveUp, scrapeCrawlHandler } from './work/scrape-crawl.handler.js';
 import { scrapePageGiveUp, scrapePageHandler } from './work/scrape-page.handler.js';
+import { scrapeLeaseHandler } from './work/scrape-lease.handler.js';
+import { LeaseRows } from './crawl-lease/lease-rows.js';
 
 export interface ScrapeApp {
   jobs: JobService;
@@ -49,6 +58,8 @@ export const buildApp = async (
   const browserPool = connectClient(browserPoolV1.BrowserPoolServiceClient, cfg.BROWSER_POOL_GRPC_URL, 'browser pool', {
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
   });
+  // Leased crawls (ADR 14) pull their pages from the crawl service.
+  const crawl = connectClient(crawlLeaseV1.CrawlLeaseServiceClient, cfg.CRAWL_GRPC_URL, 'crawl');
   const guard = new FetchGuard({ allowNetworks: cfg.FETCH_ALLOW_NETWORKS, hostMap: cfg.FETCH_HOST_MAP });
   const agents = guardedAgents(guard);
 
@@ -88,6 +99,13 @@ export const buildApp = async (
     { ...jobPages, bus, logger: logger.child({ module: 'scrape-now' }) },
     cfg.SCRAPE_CONCURRENCY,
   );
+  const leases = scrapeLeaseHandler({
+    crawl,
+    pages: pageRepo,
+    ladder,
+    rows: new LeaseRows(pageRepo),
+    logger: logger.child({ module: 'crawl-lease' }),
+  });
   const server = new grpc.Server();
   server.addService(
     scrapeV1.ScrapeServiceService,
@@ -137,7 +155,21 @@ export const buildApp = async (
           scrapeCrawlHandler({ bus, pages: pageRepo, ladder, handOffLingerMs: cfg.SCRAPE_CRAWL_HANDOFF_LINGER_MS }),
           scrapeCrawlGiveUp({ bus, pages: pageRepo, ladder }),
         ),
+        // A lease is held for its crawl's whole length; a worker holds this many crawls at once.
+        await bus.consumeWork(
+          'work.scrape.lease',
+          {
+            durable: 'scrape-lease',
+            ackWaitMs: cfg.SCRAPE_ACK_WAIT_MS,
+            // Every worker that stops sends a lease back (a delivery): a crawl outlives many.
+            maxDeliver: 1000,
+            concurrency: cfg.SCRAPE_LEASES,
+          },
+          leases.handler,
+        ),
       );
+      // A crawl that ends (cancelled, failed) stops its lease's fetches now, not at the next pull.
+      bus.onBroadcast(crawlDoneSubject('*'), crawlDoneMessage, (done) => leases.crawlEnded(done.jobId));
       watchdogTimer = setInterval(() => void watchdog.sweep(), cfg.JOB_WATCHDOG_MS);
       const grpcPort = await listen(server, cfg.SCRAPE_GRPC_LISTEN);
       logger.info({ grpcPort }, 'scrape started');
@@ -145,12 +177,14 @@ export const buildApp = async (
     },
     async stop() {
       clearInterval(watchdogTimer);
+      leases.releaseAll();
       for (const c of consumers) await c.stop();
       await watchdog.idle();
       await shutdown(server);
       await reader.close();
       await credits.close();
       billing.close();
+      crawl.close();
       browserPool.close();
       agents.http.destroy();
       agents.https.destroy();

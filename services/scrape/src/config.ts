@@ -30,6 +30,8 @@ const schema = baseEnv
      * with it (one row statement, one message a crawl), while others are being fetched or read.
      */
     SCRAPE_CRAWL_HANDOFF_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(5),
+    /** Leased crawls (ADR 14) this process fetches at once, each at its own concurrency. */
+    SCRAPE_LEASES: z.coerce.number().int().min(1).max(256).default(8),
     /**
      * Threads that parse and read pages (content, verdict, fields, selector search): by default
      * one per core but the event loop's (one at least); each holds a heap of its own (~80 MB).

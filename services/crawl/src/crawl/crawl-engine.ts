@@ -2,7 +2,7 @@ import type { Bus } from '@tidemark/bus';
 import { crawlRequestSchema, type CrawlPageResultMessage } from '@tidemark/contracts';
 import type { Logger } from '@tidemark/telemetry';
 import type { CrawlJob, CrawlJobRepository } from '../repositories/crawl-job.repository.js';
-import type { FrontierRepository, Tx } from '../repositories/frontier.repository.js';
+import type { Dispatchable, FrontierRepository, Tx } from '../repositories/frontier.repository.js';
 import { resolveCrawl } from './crawl-options.js';
 import { CrawlContexts, type CrawlContext } from './engine/crawl-context.js';
 import { crawlEnding } from './engine/crawl-end.js';
@@ -12,6 +12,7 @@ import type { Discovered, DiscoveryPort } from './engine/discovery-port.js';
 import { Dispatcher } from './engine/dispatcher.js';
 import { KeyedBatches } from './engine/keyed-batches.js';
 import { ResultSettler } from './engine/result-settler.js';
+import { answerOnly, CrawlLeases, type LeaseAnswer, type LeasePull } from './engine/crawl-leases.js';
 import { Seeder } from './engine/seeder.js';
 import { FrontierStatistics } from '../frontier/frontier-statistics.js';
 
@@ -34,6 +35,13 @@ export interface EngineSettings {
   /** A rate-limited page waits this long when the host named no Retry-After. */
   defaultRetryAfterMs: number;
   discoveryTimeoutMs: number;
+  /**
+   * paged: one work.scrape.crawl message a URL, results back on work.crawl.pages (ADR 13).
+   * leased: one scrape worker holds the crawl's lease and trades with it in bulk (ADR 14).
+   */
+  engine: 'paged' | 'leased';
+  /** A lease's URLs at most (leased): in flight at its worker and waiting there. */
+  leaseBuffer: number;
 }
 
 /** Most results settled in one step (one transaction). */
@@ -62,6 +70,7 @@ export class CrawlEngine {
   private readonly dispatcher: Dispatcher;
   private readonly settler: ResultSettler;
   private readonly seeder: Seeder;
+  private readonly leases: CrawlLeases;
   private readonly batches: KeyedBatches<{ msg: CrawlPageResultMessage; note?: string }>;
   /**
    * Pages of each crawl in flight after this process's last dispatch for it: how many results a
@@ -94,6 +103,7 @@ export class CrawlEngine {
       new FrontierStatistics(() => frontier.analyze(), logger),
     );
     this.settler = new ResultSettler(jobs, frontier, this.dispatcher, settings);
+    this.leases = new CrawlLeases(jobs, frontier, bus, settings);
     this.seeder = new Seeder(jobs, frontier, discovery, this.events, settings.discoveryTimeoutMs, logger);
     this.batches = new KeyedBatches((items) => this.settleStep(items), MAX_SETTLE_BATCH, {
       ms: settings.settleLingerMs,
@@ -126,9 +136,14 @@ export class CrawlEngine {
       const ctx = this.contexts.of(view, robots);
       const seeded = await this.seeder.seed(tx, view, ctx, discovered, recrawl, useSitemap);
       const { total } = seeded;
-      const dispatched = await this.dispatcher.dispatch(tx, seeded.job, ctx);
-      remember(this.inFlight, job.id, dispatched.inFlight);
-      return this.events.jobEvent(dispatched.job, {
+      let first: CrawlJob;
+      if (this.settings.engine === 'leased') first = await this.leases.open(tx, seeded.job, ctx, 0);
+      else {
+        const dispatched = await this.dispatcher.dispatch(tx, seeded.job, ctx);
+        remember(this.inFlight, job.id, dispatched.inFlight);
+        first = dispatched.job;
+      }
+      return this.events.jobEvent(first, {
         done: 0,
         total,
         queued: total,
@@ -147,6 +162,56 @@ export class CrawlEngine {
       pages[0]!.jobId,
       pages.map((msg) => ({ msg })),
     );
+  }
+
+  /**
+   * A lease holder's pull (ADR 14), one step under the run's lock: the pages it settled are
+   * settled, URLs it gave back queued again, and it is handed the next URLs up to its buffer (all
+   * it holds when it is new or lost an answer). A pull of a holder that lost the lease changes
+   * nothing.
+   */
+  async pull(pull: LeasePull): Promise<LeaseAnswer> {
+    const job = await this.runOf(pull.jobId);
+    if (!job) return answerOnly('ended');
+    let answer = answerOnly('ended');
+    const ended = await this.frontier.locked(
+      job.runId,
+      async (tx, read): Promise<CrawlEnd | null> => {
+        let view = this.jobs.fromView(read);
+        if (!view) return null;
+        if (!this.leases.holds(view, pull)) {
+          answer = answerOnly('lost');
+          return null;
+        }
+        const newHolder = this.leases.isNewHolder(view, pull);
+        const ctx = await this.contextOf(tx, view);
+        if (pull.results.length) view = (await this.settler.settle(tx, view, ctx, pull.results)) ?? view;
+        if (pull.returned.length) view = await this.leases.takeBack(tx, view, pull.returned);
+        view = await this.leases.touch(tx, view, pull);
+        const state = stateOf(view);
+        const stopping = view.status !== 'running' || state.budgetHit || state.creditsExhausted === true;
+        let urls: Dispatchable[] = [];
+        if (!stopping && !pull.release) {
+          const filled = await this.leases.fill(tx, view, ctx, (t, j, c, max, perHost) =>
+            this.dispatcher.pick(t, j, c, max, perHost),
+          );
+          view = filled.job;
+          urls = filled.urls;
+        }
+        if (pull.resync || newHolder) urls = await this.leases.held(tx, view);
+        remember(this.steppedAt, job.id, Date.now());
+        const end = await this.advance(tx, view, ctx);
+        answer = end ? answerOnly('ended') : this.leases.answer(stopping ? 'stop' : 'go', ctx, urls, view);
+        return end;
+      },
+      false,
+      this.jobs.viewQuery(job.id),
+    );
+    if (ended) {
+      this.steppedAt.delete(job.id);
+      await this.events.publishEnd(job, ended);
+    }
+    return answer;
   }
 
   /**
@@ -273,7 +338,15 @@ export class CrawlEngine {
         if (!view || view.status !== 'running') return null;
         workspaceId = view.workspaceId;
         const ctx = await this.contextOf(tx, view);
-        view = await this.settler.recoverLost(tx, view, ctx);
+        const lease = stateOf(view).lease;
+        if (!lease) view = await this.settler.recoverLost(tx, view, ctx);
+        else if (Date.now() - lease.pulledAt >= this.settings.staleMs) {
+          // Its holder went silent (a worker wedged, or the lease message given up): what it held
+          // counts as lost work, as a paged crawl's unanswered pages do, and a new generation
+          // goes out; a pull of the old holder is refused from now on.
+          view = await this.settler.recoverLost(tx, view, ctx);
+          view = await this.leases.open(tx, view, ctx, lease.generation + 1);
+        }
         return this.advance(tx, view, ctx);
       },
       true,
@@ -295,7 +368,8 @@ export class CrawlEngine {
   private async advance(tx: Tx, current: CrawlJob, ctx: CrawlContext): Promise<CrawlEnd | null> {
     let job = current;
     const stopping = stateOf(job).budgetHit || stateOf(job).creditsExhausted === true;
-    if (job.status === 'running' && !stopping) {
+    // A leased crawl's URLs go out in its holder's pulls.
+    if (job.status === 'running' && !stopping && !stateOf(job).lease) {
       const dispatched = await this.dispatcher.dispatch(tx, job, ctx);
       remember(this.inFlight, job.id, dispatched.inFlight);
       job = dispatched.job;

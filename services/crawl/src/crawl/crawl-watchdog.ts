@@ -4,7 +4,7 @@ import type { CrawlJobRepository } from '../repositories/crawl-job.repository.js
 import type { CrawlEngine } from './crawl-engine.js';
 
 /** The work consumers whose waiting messages would move crawls (taken by no worker yet). */
-export const CRAWL_WORK = ['crawl-start', 'crawl-pages', 'scrape-crawl'];
+export const CRAWL_WORK = ['crawl-start', 'crawl-pages', 'scrape-crawl', 'scrape-lease'];
 
 /**
  * The crawl's step of the stalled-work watchdog (`StalledWorkWatchdog`, on every crawl worker): a

@@ -46,6 +46,11 @@ export interface CrawlState {
   engines?: Record<string, number>;
   /** What happened, oldest first (a run's log); a few lines per crawl. */
   log?: { at: string; message: string }[];
+  /**
+   * A crawl fetched under a lease (ADR 14, CRAWL_ENGINE=leased): its current holder and when it
+   * last pulled (epoch ms). Absent on a crawl whose pages go out one message each.
+   */
+  lease?: { generation: number; delivery: number; pulledAt: number };
 }
 
 /** What a crawl read of the site's robots.txt at its start (status 0: no answer). */

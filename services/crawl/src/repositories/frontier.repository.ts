@@ -344,6 +344,36 @@ export class FrontierRepository {
     return (row?.n ?? 0) > 0;
   }
 
+  /**
+   * Dispatched pages given back unfetched (a lease let them go): queued again as they were, their
+   * dispatch not counted as an attempt. Answers how many were.
+   */
+  async giveBack(tx: Tx, runId: string, positions: number[]): Promise<number> {
+    if (!positions.length) return 0;
+    const [row] = await tx.$queryRawUnsafe<{ n: number }[]>(
+      `WITH requeued AS (
+         UPDATE crawl_url SET state = 'queued', attempts = GREATEST(attempts - 1, 0)
+          WHERE run_id = $1 AND position = ANY($2::int[]) AND state = 'dispatched'
+         RETURNING depth, position
+       ), lowered AS (
+         ${lowerQueueFrom('requeued')}
+       )
+       SELECT count(*)::int AS n FROM requeued`,
+      runId,
+      positions,
+    );
+    return row?.n ?? 0;
+  }
+
+  /** Every dispatched page of the run, in crawl order of discovery (what a lease holds). */
+  async dispatched(tx: Tx, runId: string): Promise<Dispatchable[]> {
+    return tx.$queryRawUnsafe<Dispatchable[]>(
+      `SELECT url, host, position, attempts - 1 AS attempts, found_via AS "foundVia" FROM crawl_url
+        WHERE run_id = $1 AND state = 'dispatched' ORDER BY depth, position`,
+      runId,
+    );
+  }
+
   /** Pages in flight per host. */
   async inFlight(tx: Tx, runId: string): Promise<Map<string, number>> {
     const rows = await tx.$queryRaw<{ host: string; n: number }[]>`

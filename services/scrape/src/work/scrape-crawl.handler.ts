@@ -10,10 +10,10 @@ import { gaveUpResult, PageNotStored, storing } from './give-up.js';
  * A crawl's pages share one request: parsed once per job, not once per page. The seed's may
  * differ in its formats (STORE_HTML home keeps its raw html), so formats are part of the key.
  */
-class OptionsCache {
+export class OptionsCache {
   private readonly byJob = new Map<string, LadderOptions>();
   /** The options, or why the request cannot be read (retrying would not change that). */
-  get(msg: ScrapeCrawlPageMessage): LadderOptions | { invalid: string } {
+  get(msg: Pick<ScrapeCrawlPageMessage, 'jobId' | 'request' | 'url'>): LadderOptions | { invalid: string } {
     const key = `${msg.jobId}|${JSON.stringify((msg.request as { scrapeOptions?: unknown }).scrapeOptions ?? null)}`;
     let opts = this.byJob.get(key);
     if (!opts) {
@@ -30,7 +30,7 @@ class OptionsCache {
   }
 }
 
-const invalidResult = (url: string, why: string): PageResult => ({
+export const invalidResult = (url: string, why: string): PageResult => ({
   row: {
     ...emptyRow(url),
     status: 'error',

@@ -1,5 +1,5 @@
 import type { Bus } from '@tidemark/bus';
-import type { CrawlJobEvent } from '@tidemark/contracts';
+import { crawlDoneSubject, type CrawlJobEvent } from '@tidemark/contracts';
 import type { Logger } from '@tidemark/telemetry';
 import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
 import type { FrontierRepository, Tx } from '../../repositories/frontier.repository.js';
@@ -7,7 +7,6 @@ import type { CrawlContexts } from './crawl-context.js';
 import { stateOf, type CrawlEnd } from './crawl-state.js';
 
 /** Core-NATS broadcast when a crawl ends (waiters of a run or a crawl listen to it). */
-export const crawlDoneSubject = (jobId: string) => `crawl.job.${jobId}.done`;
 
 /**
  * What a crawl tells the world: crawl.started / page / completed / failed on EVENTS (delivery

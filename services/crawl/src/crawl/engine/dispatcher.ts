@@ -3,7 +3,13 @@ import type { ScrapeCrawlPageMessage } from '@tidemark/contracts';
 import type { FrontierStatistics } from '../../frontier/frontier-statistics.js';
 import { normalizeUrl } from '../../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
-import type { FrontierRepository, FrontierRow, NewUrl, Tx } from '../../repositories/frontier.repository.js';
+import type {
+  Dispatchable,
+  FrontierRepository,
+  FrontierRow,
+  NewUrl,
+  Tx,
+} from '../../repositories/frontier.repository.js';
 import { pageRequestFor } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
 import { logLine, progressOf, stateOf } from './crawl-state.js';
@@ -31,16 +37,7 @@ export class Dispatcher {
   async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<{ job: CrawlJob; inFlight: number }> {
     // A politeness delay lets one page of a host go at a time.
     const perHost = ctx.delayMs > 0 ? 1 : ctx.options.config.fetch.concurrency;
-    const hostNextAt = { ...stateOf(job).hostNextAt };
-    const now = Date.now();
-    const { inFlight, picked } = await this.frontier.dispatchNext(tx, job.runId, ctx.options.config.scope.crawl_mode, {
-      maxInFlight: this.maxInFlight,
-      perHost,
-      waitingHosts: Object.keys(hostNextAt).filter((host) => hostNextAt[host]! > now),
-    });
-    if (!picked.length) return { job, inFlight };
-    if (ctx.delayMs > 0) for (const row of picked) hostNextAt[row.host] = now + ctx.delayMs;
-    const after = ctx.delayMs > 0 ? await this.jobs.update(tx, job, { state: { hostNextAt } }) : job;
+    const { job: after, inFlight, picked } = await this.pick(tx, job, ctx, this.maxInFlight, perHost);
     await Promise.all(
       picked.map((row) => {
         const msg: ScrapeCrawlPageMessage = {
@@ -59,6 +56,30 @@ export class Dispatcher {
       }),
     );
     return { job: after, inFlight: inFlight + picked.length };
+  }
+
+  /**
+   * Marks the next URLs dispatched, at most `maxInFlight` of the crawl and `perHost` of a host
+   * out at once, none to a host whose delay or Retry-After has not passed; a delay starts for
+   * each host handed a URL. Answers them with the job and how many were out before.
+   */
+  async pick(
+    tx: Tx,
+    job: CrawlJob,
+    ctx: CrawlContext,
+    maxInFlight: number,
+    perHost: number,
+  ): Promise<{ job: CrawlJob; inFlight: number; picked: Dispatchable[] }> {
+    const hostNextAt = { ...stateOf(job).hostNextAt };
+    const now = Date.now();
+    const { inFlight, picked } = await this.frontier.dispatchNext(tx, job.runId, ctx.options.config.scope.crawl_mode, {
+      maxInFlight,
+      perHost,
+      waitingHosts: Object.keys(hostNextAt).filter((host) => hostNextAt[host]! > now),
+    });
+    if (!picked.length || ctx.delayMs <= 0) return { job, inFlight, picked };
+    for (const row of picked) hostNextAt[row.host] = now + ctx.delayMs;
+    return { job: await this.jobs.update(tx, job, { state: { hostNextAt } }), inFlight, picked };
   }
 
   /**

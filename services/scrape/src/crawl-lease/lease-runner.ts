@@ -1,0 +1,354 @@
+import type { crawlLeaseV1, ScrapeCrawlLeaseMessage } from '@tidemark/contracts';
+import { asApiError } from '@tidemark/errors';
+import type { RpcClient } from '@tidemark/rpc';
+import type { Logger } from '@tidemark/telemetry';
+import type { LadderService, PageResult } from '../ladder/ladder.service.js';
+import { robotsResult } from '../ladder/ladder.service.js';
+import type { LadderOptions } from '../ladder/options.js';
+import { storedBodies, type CrawlRowRef, type PageRepository } from '../repositories/page.repository.js';
+import { linkBytes, LINKS_CARRIED_BYTES } from '../batching/crawl-hand-off.js';
+import { invalidResult } from '../work/scrape-crawl.handler.js';
+import type { LeaseRows } from './lease-rows.js';
+
+/** Pages handed back in one pull at most, and how long a settled page waits for company. */
+export const HAND_BACK_PAGES = 100;
+export const HAND_BACK_MS = 250;
+/** Bytes of links one pull carries at most (gRPC's default message limit is 4 MB). */
+const HAND_BACK_LINK_BYTES = 1024 * 1024;
+/** A pull that failed is tried again after this long, doubling, up to 5 s. */
+const PULL_RETRY_MS = 200;
+
+export interface LeaseDeps {
+  crawl: RpcClient<crawlLeaseV1.CrawlLeaseServiceClient>;
+  pages: PageRepository;
+  ladder: LadderService;
+  rows: LeaseRows;
+  /** The crawl's page options, parsed once per crawl (or why they cannot be read). */
+  options: (msg: ScrapeCrawlLeaseMessage, url: string, seed: boolean) => LadderOptions | { invalid: string };
+  logger: Logger;
+}
+
+type Held = crawlLeaseV1.LeasedUrl & { host: string };
+
+/**
+ * One crawl's lease at this worker (ADR 14). Its URLs are fetched at the crawl's concurrency per
+ * host and in all, a host that answered Retry-After waits it out, and every page's row is written
+ * (with others', LeaseRows) before its slot takes the next URL, so a worker that dies fetches
+ * again only its pages in flight, as a paged crawl does. A page goes back to the crawl once its
+ * charge is written too, with the others of the next pull: every ~100 pages or 250 ms, or at
+ * once when the worker runs low on URLs.
+ */
+export class LeaseRunner {
+  /** URLs waiting here, in the order the crawl handed them out. */
+  private waiting: Held[] = [];
+  /** Every position this holder has (waiting, in flight, settled and not handed back). */
+  private readonly holding = new Set<number>();
+  /** Positions the crawl handed out again to a new holder: their rows may be written already. */
+  private readonly maybeStored = new Set<number>();
+  private inFlight = 0;
+  private readonly hostsInFlight = new Map<string, number>();
+  private readonly hostPausedUntil = new Map<string, number>();
+  private settled: crawlLeaseV1.LeasedPageResult[] = [];
+  private settledLinkBytes = 0;
+  private returned: number[] = [];
+  private state: 'go' | 'stop' | 'lost' | 'ended' = 'go';
+  private perHost = 1;
+  private maxInFlight = 1;
+  private resync = true;
+  /** The last answer was to a resync: what it lists may have been read before. */
+  private resynced = false;
+  private lastPullAt = 0;
+  private releasing = false;
+  private halted = false;
+  private wake: (() => void) | null = null;
+  private pauseTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly msg: ScrapeCrawlLeaseMessage,
+    private readonly delivery: number,
+    private readonly deps: LeaseDeps,
+  ) {}
+
+  /** Lets the lease go (the worker stops): nothing new starts, what is in flight is handed back. */
+  release(): void {
+    this.releasing = true;
+    this.signal();
+  }
+
+  /**
+   * The crawl ended (a cancel, the watchdog): nothing new starts; the next pull, made at once,
+   * gives back what waits here and hands back what was in flight once it is done.
+   */
+  halt(): void {
+    this.halted = true;
+    this.signal();
+  }
+
+  get jobId(): string {
+    return this.msg.jobId;
+  }
+
+  /** Runs the lease until the crawl ends it, stops it or gives it to another holder. */
+  async run(): Promise<'ended' | 'lost' | 'released'> {
+    try {
+      for (;;) {
+        if ((this.releasing || this.halted) && this.state === 'go') this.state = 'stop';
+        if (this.state === 'stop') this.giveBackWaiting();
+        const answer = await this.pull();
+        // Letting go and the crawl does not answer (it stops too): the next holder resyncs.
+        if (!answer) return 'released';
+        if (answer.state === 'lost' || this.state === 'lost') {
+          this.state = 'lost';
+          this.waiting = [];
+          await this.drain();
+          return 'lost';
+        }
+        this.state = answer.state as typeof this.state;
+        if ((this.releasing || this.halted) && this.state === 'go') this.state = 'stop';
+        this.perHost = Math.max(1, answer.perHost);
+        this.maxInFlight = Math.max(1, answer.maxInFlight);
+        this.take(answer.urls);
+        if (this.state !== 'go') this.giveBackWaiting();
+        if (this.state !== 'go' && !this.holding.size && !this.returned.length)
+          return this.releasing ? 'released' : 'ended';
+        this.startFetches();
+        await this.untilPullDue(answer.pullAgainMs);
+      }
+    } finally {
+      if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    }
+  }
+
+  /**
+   * One pull: what settled and what is given back go in, the next URLs come out; tried until it
+   * answers, or twice when the worker is letting the lease go (null).
+   */
+  private async pull(): Promise<crawlLeaseV1.PullCrawlWorkResponse | null> {
+    const results = this.settled;
+    const returned = this.returned;
+    this.settled = [];
+    this.settledLinkBytes = 0;
+    this.returned = [];
+    for (let wait = PULL_RETRY_MS, tries = 1; ; wait = Math.min(wait * 2, 5000), tries++) {
+      const request: crawlLeaseV1.PullCrawlWorkRequest = {
+        jobId: this.msg.jobId,
+        runId: this.msg.runId,
+        workspaceId: this.msg.workspaceId,
+        generation: this.msg.generation,
+        delivery: this.delivery,
+        results,
+        returned,
+        resync: this.resync,
+        release: this.releasing,
+      };
+      this.lastPullAt = performance.now();
+      try {
+        const answer = await this.deps.crawl.call('pullCrawlWork', request, 30_000);
+        this.resynced = this.resync;
+        this.resync = false;
+        for (const r of results) this.holding.delete(r.position);
+        for (const p of returned) this.holding.delete(p);
+        return answer;
+      } catch (err) {
+        // The answer may have been lost after the crawl took the pull in: the next one asks for
+        // everything the lease holds (the results and returns are settled once however often sent).
+        this.resync = true;
+        if (this.releasing && tries >= 2) return null;
+        this.deps.logger.warn({ err: asApiError(err), jobId: this.msg.jobId }, 'a lease pull failed; trying again');
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  /** URLs from the crawl: new ones wait their turn; on a resync, ones held here are kept as they are. */
+  private take(urls: crawlLeaseV1.LeasedUrl[]): void {
+    for (const url of urls) {
+      if (this.holding.has(url.position)) continue;
+      // A resync hands out what the lease held before: a page an earlier holder read may have its row.
+      if (this.resynced) this.maybeStored.add(url.position);
+      this.holding.add(url.position);
+      let host = '';
+      try {
+        host = new URL(url.url).host;
+      } catch {
+        // An address the crawl took cannot fail to parse; if it does, it gets a host of its own.
+      }
+      this.waiting.push({ ...url, host });
+    }
+  }
+
+  private giveBackWaiting(): void {
+    for (const url of this.waiting) this.returned.push(url.position);
+    this.waiting = [];
+  }
+
+  /** Starts what may start: within the crawl's concurrency, each host's, and its Retry-After. */
+  private startFetches(): void {
+    if (this.state !== 'go' || this.releasing || this.halted) return;
+    const now = Date.now();
+    let nextPauseEnd = Infinity;
+    for (let i = 0; i < this.waiting.length && this.inFlight < this.maxInFlight; ) {
+      const url = this.waiting[i]!;
+      const paused = this.hostPausedUntil.get(url.host) ?? 0;
+      if (paused > now) {
+        nextPauseEnd = Math.min(nextPauseEnd, paused);
+        i++;
+        continue;
+      }
+      if ((this.hostsInFlight.get(url.host) ?? 0) >= this.perHost) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      void this.fetchOne(url);
+    }
+    if (nextPauseEnd < Infinity && !this.pauseTimer)
+      this.pauseTimer = setTimeout(
+        () => {
+          this.pauseTimer = null;
+          this.startFetches();
+        },
+        Math.max(10, nextPauseEnd - now),
+      );
+  }
+
+  private async fetchOne(url: Held): Promise<void> {
+    this.inFlight += 1;
+    this.hostsInFlight.set(url.host, (this.hostsInFlight.get(url.host) ?? 0) + 1);
+    let page: { result: PageResult; links: string[] } | null = null;
+    try {
+      page = await this.settle(url);
+    } catch (err) {
+      // Nothing could be settled (no row): the crawl counts it as a failed attempt and tries it again.
+      this.deps.logger.warn({ err: asApiError(err), jobId: this.msg.jobId, position: url.position }, 'a leased page failed');
+    } finally {
+      this.inFlight -= 1;
+      const n = (this.hostsInFlight.get(url.host) ?? 1) - 1;
+      if (n > 0) this.hostsInFlight.set(url.host, n);
+      else this.hostsInFlight.delete(url.host);
+      this.startFetches();
+    }
+    if (this.state === 'lost') return;
+    if (page?.result.row.errorCode === 'RATE_LIMITED') {
+      // Retry-After speaks for the whole host: its URLs waiting here wait too.
+      const wait = page.result.row.retryAfter !== undefined ? page.result.row.retryAfter * 1000 : 30_000;
+      this.hostPausedUntil.set(url.host, Date.now() + wait);
+    }
+    // The page goes back once its charge is written: a settled page is a charged page.
+    await page?.result.charged?.catch(() => undefined);
+    this.handBack(url, page);
+  }
+
+  /** The page's row: read from an earlier holder's, or fetched, read and written now (the slot waits for it). */
+  private async settle(url: Held): Promise<{ result: PageResult; links: string[] }> {
+    const ref: CrawlRowRef = {
+      workspaceId: this.msg.workspaceId,
+      jobId: this.msg.jobId,
+      runId: this.msg.runId,
+      position: url.position,
+    };
+    if (this.maybeStored.delete(url.position)) {
+      const found = await this.deps.pages.findAt(this.msg.jobId, url.position);
+      if (found && found.attempt === url.attempt) {
+        const result: PageResult = { row: found.data as unknown as PageResult['row'], bodies: {} };
+        // The earlier holder may have died before its charge was written: sent again (idempotent).
+        result.charged = this.deps.ladder.chargeAgain(ref, result.row);
+        return { result, links: storedBodies(found).links ?? [] };
+      }
+    }
+    const opts = url.robotsDisallowed ? null : this.deps.options(this.msg, url.url, url.seed);
+    const result = url.robotsDisallowed
+      ? robotsResult(url.url)
+      : 'invalid' in opts!
+        ? invalidResult(url.url, opts.invalid)
+        : await this.deps.ladder.scrape(
+            {
+              ...ref,
+              url: url.url,
+              creditPool: { id: this.msg.jobId, chargesLinger: true },
+              chargeBehind: true,
+              bulk: true,
+            },
+            opts!,
+          );
+    try {
+      if (url.attempt > 0) await this.deps.pages.rewriteCrawlRow(ref, result, url.attempt);
+      else await this.deps.rows.write(ref, result);
+    } catch (err) {
+      // Read and charged, not stored: its charge is seen through, and the crawl tries it again.
+      await result.charged?.catch(() => undefined);
+      throw err;
+    }
+    return { result, links: result.bodies.links ?? [] };
+  }
+
+  private handBack(url: Held, page: { result: PageResult; links: string[] } | null): void {
+    const row = page?.result.row;
+    const links = page?.links ?? [];
+    const linksInRow = linkBytes(links) > LINKS_CARRIED_BYTES;
+    const carried = linksInRow ? [] : links;
+    this.settled.push({
+      position: url.position,
+      attempt: url.attempt,
+      method: row?.method ?? '',
+      status: row?.status ?? 'error',
+      verdict: row?.verdict ?? '',
+      errorCode: row?.errorCode ?? '',
+      httpStatus: row?.httpStatus ?? 0,
+      credits: row?.credits ?? 0,
+      finalUrl: row?.finalUrl && row.finalUrl !== url.url ? row.finalUrl : '',
+      links: carried,
+      linksInRow,
+      retryAfterMs: row?.retryAfter !== undefined ? row.retryAfter * 1000 : 0,
+      creditsExhausted: page?.result.creditsExhausted === true,
+    });
+    this.settledLinkBytes += linkBytes(carried);
+    this.signal();
+  }
+
+  /** Waits until a pull is due: enough settled, settled for long enough, running low, or idle. */
+  private async untilPullDue(pullAgainMs: number): Promise<void> {
+    const idleSince = performance.now();
+    for (;;) {
+      const now = performance.now();
+      const settled = this.settled.length;
+      if ((this.releasing || this.halted) && this.state === 'go') return;
+      if (this.returned.length) return;
+      if (settled >= HAND_BACK_PAGES || this.settledLinkBytes >= HAND_BACK_LINK_BYTES) return;
+      if (settled && now - this.lastPullAt >= HAND_BACK_MS) return;
+      // Running low: the next URLs are asked for while the slots still have work.
+      if (settled && this.state === 'go' && this.waiting.length < 2 * this.maxInFlightHere()) return;
+      // Nothing here at all: asked again after the crawl's pause (a delay, Retry-After, the end).
+      if (!this.holding.size && now - idleSince >= pullAgainMs) return;
+      const timeout = settled
+        ? HAND_BACK_MS - (now - this.lastPullAt)
+        : !this.holding.size
+          ? pullAgainMs - (now - idleSince)
+          : HAND_BACK_MS;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(1, timeout));
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = null;
+    }
+  }
+
+  /** The pages this lease can have in flight at once here. */
+  private maxInFlightHere(): number {
+    return Math.min(this.maxInFlight, this.perHost * Math.max(1, this.hostsInFlight.size));
+  }
+
+  private signal(): void {
+    this.wake?.();
+  }
+
+  /** Waits for the pages in flight (a lost lease: their results are not handed back). */
+  private async drain(): Promise<void> {
+    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+}
+

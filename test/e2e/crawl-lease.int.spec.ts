@@ -1,0 +1,222 @@
+import type { IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Bus } from '@tidemark/bus';
+import { crawlLeaseV1 } from '@tidemark/contracts';
+import { connectClient, type RpcClient } from '@tidemark/rpc';
+import { createLogger } from '@tidemark/telemetry';
+import { startTestWeb, TEST_INFRA, treeSite, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+
+/** Pages of the slow site (and the root): slow enough that a crawl of it is running while we look. */
+const PAGES = 60;
+const PAGE_DELAY_MS = 120;
+
+describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+  let workspaceId: string;
+  let crawl: RpcClient<crawlLeaseV1.CrawlLeaseServiceClient>;
+  let bus: Bus;
+  /** Each /p/N fetched from lease.test, in order. */
+  const fetches: string[] = [];
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    const tree = treeSite(PAGES);
+    const page = tree['*'] as Extract<(typeof tree)[string], (req: IncomingMessage) => unknown>;
+    const big = treeSite(2000);
+    const bigPage = big['*'] as Extract<(typeof big)[string], (req: IncomingMessage) => unknown>;
+    web.addSite('slow.test', { ...big, '*': (req: IncomingMessage) => ({ ...bigPage(req), delayMs: PAGE_DELAY_MS }) });
+    web.addSite('lease.test', {
+      ...tree,
+      '*': (req: IncomingMessage) => {
+        const path = new URL(req.url ?? '/', 'http://x').pathname;
+        if (/^\/p\/\d+$/.test(path)) fetches.push(path);
+        return { ...page(req), delayMs: PAGE_DELAY_MS };
+      },
+    });
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      CRAWL_ENGINE: 'leased',
+      CRAWL_TICK_MS: '50',
+      // A lease whose holder has not pulled for this long is cut again (a new generation).
+      CRAWL_STALE_MS: '3000',
+    });
+    const ws = await t.createWorkspace('lease');
+    key = ws.apiKey;
+    workspaceId = ws.workspaceId;
+    await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
+    crawl = connectClient(crawlLeaseV1.CrawlLeaseServiceClient, t.fleet.grpc.crawl, 'crawl');
+    bus = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: t.env.NATS_PREFIX!,
+      name: 'test',
+      logger: createLogger('test', 'silent'),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    crawl?.close();
+    await bus?.close();
+    await t?.stop();
+    await web?.close();
+  });
+
+  const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+  const leaseOf = async (id: string) =>
+    ((await jobOf(id)).result as { lease?: { generation: number; delivery: number } }).lease;
+  const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000) => {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await read();
+      if (ok(v)) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 300)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it('crawls every page once through one lease, none sent as a message of its own', async () => {
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('tree.test', '/'), limit: 200, concurrency: 4, useSitemap: false },
+    });
+    expect(res.status).toBe(202);
+    const job = await until(
+      'the end',
+      () => jobOf(res.body.id),
+      (j) => !['queued', 'running'].includes(j.status),
+    );
+    expect(job).toMatchObject({ status: 'done', progress: { done: 200, total: 200, queued: 0 }, creditsUsed: 200 });
+    expect(((job.result as { lease?: unknown }).lease as { generation: number }).generation).toBe(0);
+    const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true } });
+    expect(new Set(rows.map((r) => r.url)).size).toBe(200);
+    const hits = web.hits.filter((h) => h.host === 'tree.test' && h.path !== '/robots.txt').map((h) => h.path);
+    expect(hits).toHaveLength(new Set(hits).size);
+    // The per-page lane carried nothing: the pages went out in the lease's pulls.
+    expect((await bus.consumerInfo('scrape-crawl')).delivered).toBe(0);
+  });
+
+  it('orders holders: an older one is refused, a newer one gets all the lease holds, a silent lease is cut again, and every page is fetched once', async () => {
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('lease.test', '/'), limit: 2 * PAGES, concurrency: 2, useSitemap: false },
+    });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    const job = await until(
+      'the lease to be taken and pages to settle',
+      () => jobOf(id),
+      (j) =>
+        ((j.result as { lease?: { delivery: number } }).lease?.delivery ?? 0) >= 1 &&
+        (j.progress as { done: number }).done >= 4,
+    );
+    const ref = { jobId: id, runId: job.runId!, workspaceId, generation: 0 };
+    const pull = (over: Partial<crawlLeaseV1.PullCrawlWorkRequest>) =>
+      crawl.call('pullCrawlWork', {
+        ...ref,
+        delivery: 0,
+        results: [],
+        returned: [],
+        resync: false,
+        release: false,
+        ...over,
+      });
+
+    // A holder older than the lease's: refused, and what it hands back is not taken in.
+    const heldOne = await t.db.prisma.crawlUrl.findFirstOrThrow({
+      where: { runId: job.runId!, state: 'dispatched' },
+      orderBy: { position: 'desc' },
+    });
+    const older = await pull({
+      results: [
+        {
+          position: heldOne.position,
+          attempt: 0,
+          method: 'http',
+          status: 'done',
+          verdict: 'ok',
+          errorCode: '',
+          httpStatus: 200,
+          credits: 1,
+          finalUrl: '',
+          links: [],
+          linksInRow: false,
+          retryAfterMs: 0,
+          creditsExhausted: false,
+        },
+      ],
+    });
+    expect(older).toMatchObject({ state: 'lost', urls: [] });
+    const after = await t.db.prisma.crawlUrl.findFirstOrThrow({
+      where: { runId: job.runId!, position: heldOne.position },
+    });
+    expect(after.state).not.toBe('done');
+
+    // A newer delivery takes the lease over and is handed every URL it holds.
+    const taken = await pull({ delivery: 1000 });
+    expect(taken.state).toBe('go');
+    const dispatched = await t.db.prisma.crawlUrl.findMany({ where: { runId: job.runId!, state: 'dispatched' } });
+    expect(taken.urls.map((u) => u.position).sort((a, b) => a - b)).toEqual(
+      dispatched.map((d) => d.position).sort((a, b) => a - b),
+    );
+    expect(taken.urls.every((u) => dispatched.find((d) => d.position === u.position)!.attempts === u.attempt + 1)).toBe(
+      true,
+    );
+    expect(await leaseOf(id)).toMatchObject({ generation: 0, delivery: 1000 });
+
+    // It lets the lease go, giving every URL back unfetched: queued again, no attempt counted.
+    const released = await pull({ delivery: 1000, release: true, returned: taken.urls.map((u) => u.position) });
+    expect(released).toMatchObject({ state: 'go', urls: [] });
+    expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'dispatched' } })).toBe(0);
+
+    // Nobody pulls: after CRAWL_STALE_MS a new generation goes out, a worker takes it, the crawl ends.
+    await until(
+      'a new generation',
+      () => leaseOf(id),
+      (lease) => (lease?.generation ?? 0) >= 1,
+    );
+    const ended = await until(
+      'the end',
+      () => jobOf(id),
+      (j) => !['queued', 'running'].includes(j.status),
+      120_000,
+    );
+    expect(ended).toMatchObject({ status: 'done', progress: { done: PAGES + 1, total: PAGES + 1, queued: 0 } });
+    const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true } });
+    expect(new Set(rows.map((r) => r.url)).size).toBe(PAGES + 1);
+    // The first holder's pages in flight were stored before it stopped: the next holder answered
+    // them from their rows. No page was fetched twice.
+    expect(fetches).toHaveLength(PAGES);
+    expect(new Set(fetches).size).toBe(PAGES);
+    const charges = await t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
+    // One charge a page (its reference is the page's), however many holders it went through.
+    const ofThisCrawl = charges.filter((c) => c.reference.startsWith(`page:${id}:`));
+    expect(ofThisCrawl).toHaveLength(PAGES + 1);
+    expect(new Set(ofThisCrawl.map((c) => c.reference.split(':').slice(0, 3).join(':'))).size).toBe(PAGES + 1);
+  }, 180_000);
+
+  it('cancels: the lease stops at once, only the page in flight finishes', async () => {
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('slow.test', '/'), concurrency: 1, limit: 2000, useSitemap: false },
+    });
+    await until(
+      '3 pages',
+      () => jobOf(res.body.id),
+      (j) => (j.progress as { done: number }).done >= 3,
+    );
+    const before = web.hits.filter((h) => h.host === 'slow.test').length;
+    const cancelled = await t.call('DELETE', `/crawl/${res.body.id}`, { key });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', stop: 'cancelled' });
+    await new Promise((r) => setTimeout(r, 700));
+    // At most one more: the page in flight is counted already; the next may have started while
+    // the cancel was on its way, and nothing after it.
+    expect(web.hits.filter((h) => h.host === 'slow.test').length - before).toBeLessThanOrEqual(1);
+    const end = await jobOf(res.body.id);
+    expect((end.progress as { queued: number }).queued).toBe(0);
+    expect(
+      await t.db.prisma.crawlUrl.count({ where: { runId: end.runId!, state: { in: ['dispatched', 'queued'] } } }),
+    ).toBe(0);
+  });
+});
