@@ -18,7 +18,14 @@ describe('crawls at scale: 10,000 pages, and crawl workers that come and go', ()
 
   beforeAll(async () => {
     web = await startTestWeb();
-    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '100', CRAWL_ACK_WAIT_MS: '3000' });
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      CRAWL_TICK_MS: '100',
+      CRAWL_ACK_WAIT_MS: '3000',
+      // Crawl workers come and go here at addresses of their own: a leased crawl's holder reaches
+      // the crawl at one address (a Service, or every replica's), so this is the paged engine's.
+      CRAWL_ENGINE: 'paged',
+    });
     const ws = await t.createWorkspace('scale');
     key = ws.apiKey;
     workspaceId = ws.workspaceId;

@@ -29,6 +29,9 @@ describe('the watchdog ends stalled jobs and runs', () => {
       CRAWL_TICK_MS: '100',
       JOB_STALL_MS: String(STALL),
       JOB_WATCHDOG_MS: '300',
+      // Lost work is a dispatch message purged here (the paged engine's); a leased crawl's lost
+      // lease is cut again instead (crawl-lease.int.spec.ts).
+      CRAWL_ENGINE: 'paged',
     });
     const ws = await t.createWorkspace('stalled');
     key = ws.apiKey;
