@@ -187,7 +187,7 @@ export class LeaseRunner {
     if (this.state !== 'go' || this.releasing || this.halted) return;
     const now = Date.now();
     let nextPauseEnd = Infinity;
-    for (let i = 0; i < this.waiting.length && this.inFlight < this.maxInFlight; ) {
+    for (let i = 0; i < this.waiting.length && this.inFlight < this.maxInFlight;) {
       const url = this.waiting[i]!;
       const paused = this.hostPausedUntil.get(url.host) ?? 0;
       if (paused > now) {
@@ -220,7 +220,10 @@ export class LeaseRunner {
       page = await this.settle(url);
     } catch (err) {
       // Nothing could be settled (no row): the crawl counts it as a failed attempt and tries it again.
-      this.deps.logger.warn({ err: asApiError(err), jobId: this.msg.jobId, position: url.position }, 'a leased page failed');
+      this.deps.logger.warn(
+        { err: asApiError(err), jobId: this.msg.jobId, position: url.position },
+        'a leased page failed',
+      );
     } finally {
       this.inFlight -= 1;
       const n = (this.hostsInFlight.get(url.host) ?? 1) - 1;
@@ -351,4 +354,3 @@ export class LeaseRunner {
     while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 20));
   }
 }
-
