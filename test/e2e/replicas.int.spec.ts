@@ -1,135 +1,184 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestWeb, treeSite, type TestWeb } from '@tidemark/testkit';
+import { Bus } from '@tidemark/bus';
+import { createLogger } from '@tidemark/telemetry';
+import { startTestWeb, TEST_INFRA, treeSite, type TestWeb } from '@tidemark/testkit';
 import { startTestProcessFleet, type TestProcessFleet } from '../support/fleet.js';
 
 /** Pages of the crawled site, and how long each takes to answer: fetches are in flight at the kill. */
 const PAGES = 600;
 const PAGE_DELAY_MS = 40;
-/** Pages one scrape replica has in flight at most: the most a kill can leave to fetch again. */
+/**
+ * Pages in flight at most: one scrape replica's (paged) or the crawl's concurrency at its lease's
+ * holder (leased). The most a kill can leave to fetch again.
+ */
 const SCRAPE_CONCURRENCY = 8;
 
-describe('two replicas of the scrape and crawl workers, each in its own process', () => {
-  let web: TestWeb;
-  let t: TestProcessFleet;
-  let key: string;
-  let workspaceId: string;
-  /** When each page /p/N was asked for (by the site's clock), in order. */
-  const fetches: { path: string; at: number }[] = [];
+/**
+ * The same kill on either crawl engine: paged (a page a message, shared by both replicas) or
+ * leased (ADR 14: one replica holds the crawl's lease; the one killed is that one).
+ */
+const killTest = (engine: 'paged' | 'leased') =>
+  describe(`two replicas of the scrape and crawl workers, each in its own process (${engine} engine)`, () => {
+    let web: TestWeb;
+    let t: TestProcessFleet;
+    let key: string;
+    let workspaceId: string;
+    /** When each page /p/N was asked for (by the site's clock), in order. */
+    const fetches: { path: string; at: number }[] = [];
 
-  beforeAll(async () => {
-    web = await startTestWeb();
-    const tree = treeSite(PAGES);
-    const page = tree['*'] as Extract<(typeof tree)[string], (req: IncomingMessage) => unknown>;
-    web.addSite('replicas.test', {
-      ...tree,
-      '*': (req: IncomingMessage) => {
-        const path = new URL(req.url ?? '/', 'http://x').pathname;
-        if (/^\/p\/\d+$/.test(path)) fetches.push({ path, at: Date.now() });
-        return { ...page(req), delayMs: PAGE_DELAY_MS };
-      },
+    beforeAll(async () => {
+      web = await startTestWeb();
+      const tree = treeSite(PAGES);
+      const page = tree['*'] as Extract<(typeof tree)[string], (req: IncomingMessage) => unknown>;
+      web.addSite('replicas.test', {
+        ...tree,
+        '*': (req: IncomingMessage) => {
+          const path = new URL(req.url ?? '/', 'http://x').pathname;
+          if (/^\/p\/\d+$/.test(path)) fetches.push({ path, at: Date.now() });
+          return { ...page(req), delayMs: PAGE_DELAY_MS };
+        },
+      });
+      t = await startTestProcessFleet(
+        {
+          FETCH_HOST_MAP: web.hostMap,
+          CRAWL_ENGINE: engine,
+          CRAWL_TICK_MS: '100',
+          CRAWL_ACK_WAIT_MS: '3000',
+          // Short, so the killed replica's pages come back soon; long enough that a page waiting in
+          // a busy CI machine's queue is not handed out twice without a kill.
+          SCRAPE_ACK_WAIT_MS: '5000',
+          SCRAPE_CONCURRENCY: String(SCRAPE_CONCURRENCY),
+        },
+        { replicas: { scrape: 2, crawl: 2 }, only: ['billing', 'scrape', 'map', 'crawl', 'gateway'] },
+      );
+      const ws = await t.createWorkspace('replicas');
+      key = ws.apiKey;
+      workspaceId = ws.workspaceId;
+      await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
+      await t.db.prisma.ledgerEntry.create({
+        data: {
+          id: 'led_replicas',
+          workspaceId,
+          kind: 'grant',
+          reason: 'test',
+          credits: 10_000,
+          reference: 'replicas',
+        },
+      });
+    }, 240_000);
+    afterAll(async () => {
+      await t?.stop();
+      await web?.close();
     });
-    t = await startTestProcessFleet(
-      {
-        FETCH_HOST_MAP: web.hostMap,
-        CRAWL_TICK_MS: '100',
-        CRAWL_ACK_WAIT_MS: '3000',
-        // Short, so the killed replica's pages come back soon; long enough that a page waiting in
-        // a busy CI machine's queue is not handed out twice without a kill.
-        SCRAPE_ACK_WAIT_MS: '5000',
-        SCRAPE_CONCURRENCY: String(SCRAPE_CONCURRENCY),
-      },
-      { replicas: { scrape: 2, crawl: 2 }, only: ['billing', 'scrape', 'map', 'crawl', 'gateway'] },
-    );
-    const ws = await t.createWorkspace('replicas');
-    key = ws.apiKey;
-    workspaceId = ws.workspaceId;
-    await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
-    await t.db.prisma.ledgerEntry.create({
-      data: { id: 'led_replicas', workspaceId, kind: 'grant', reason: 'test', credits: 10_000, reference: 'replicas' },
-    });
-  }, 240_000);
-  afterAll(async () => {
-    await t?.stop();
-    await web?.close();
+
+    const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const waitFor = async (what: string, ok: () => Promise<boolean>, timeoutMs: number) => {
+      const until = Date.now() + timeoutMs;
+      while (!(await ok())) {
+        if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+
+    /** The scrape replica holding a lease now (the one whose scrape-lease consumer has a message in flight). */
+    const leaseHolder = async (): Promise<number> => {
+      const bus = await Bus.connect({
+        url: TEST_INFRA.natsUrl,
+        prefix: t.fleet.env.NATS_PREFIX!,
+        name: 'test',
+        logger: createLogger('test', 'silent'),
+      });
+      try {
+        const members = await bus.fleetStatus(500);
+        const holder = members.find(
+          (m) => m.service === 'scrape' && m.consumers.some((c) => c.durable === 'scrape-lease' && c.inFlight > 0),
+        );
+        const replica = t.fleet.processes.find((p) => p.name === 'scrape' && p.pid === holder?.pid)?.replica;
+        if (replica === undefined) throw new Error(`no scrape replica holds the lease: ${JSON.stringify(members)}`);
+        return replica;
+      } finally {
+        await bus.close();
+      }
+    };
+
+    it('shares one crawl; a scrape replica killed mid-crawl (the lease holder, leased) loses no page, and only pages in flight at the kill are fetched again', async () => {
+      const res = await t.call('POST', '/crawl', {
+        key,
+        body: { url: web.url('replicas.test', '/'), limit: 2 * PAGES, concurrency: 8, useSitemap: false },
+      });
+      expect(res.status).toBe(202);
+      const id = res.body.id as string;
+      const total = PAGES + 1;
+      await waitFor('150 pages', async () => ((await jobOf(id)).progress as { done: number }).done >= 150, 120_000);
+
+      // SIGKILL: no graceful stop; its unacked pages (its lease) come back from JetStream after the
+      // ack wait; a new lease holder is handed everything the lease held. gRPC callers of scrape
+      // (crawl reading its rows) take turns between the replicas and skip it.
+      const killed = engine === 'leased' ? await leaseHolder() : 0;
+      await t.fleet.kill('scrape', killed, 'SIGKILL');
+      const killedAt = Date.now();
+      expect(t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === killed)!.child.signalCode).toBe(
+        'SIGKILL',
+      );
+      expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
+
+      await waitFor('the end', async () => !['queued', 'running'].includes((await jobOf(id)).status), 180_000);
+      const job = await jobOf(id);
+      expect(job).toMatchObject({
+        status: 'done',
+        stop: 'exhausted',
+        creditsUsed: total,
+        progress: { done: total, total, queued: 0 },
+      });
+
+      // No page lost: every URL has exactly one row, and the frontier settled each.
+      const rows = await t.db.prisma.page.findMany({
+        where: { runId: job.runId! },
+        select: { url: true, crawledAt: true },
+      });
+      expect(rows).toHaveLength(total);
+      expect(new Set(rows.map((r) => r.url)).size).toBe(total);
+      expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'done' } })).toBe(total);
+
+      // Credits exact: one charge of one credit per page, whoever fetched it and however often.
+      // Waited for: a crawl page is charged after its result is handed back to the crawl (which may
+      // end first), and a charge lost with the killed replica is written again from the page's row
+      // only when its message comes back after the ack wait.
+      const chargesNow = () => t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
+      let charges: Awaited<ReturnType<typeof chargesNow>> = [];
+      await waitFor('every page to be charged', async () => (charges = await chargesNow()).length >= total, 120_000);
+      expect(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')).sort()).toEqual(
+        [...new Set(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')))].sort(),
+      );
+      expect(charges).toHaveLength(total);
+      expect(charges.reduce((sum, c) => sum + Math.abs(c.credits), 0)).toBe(total);
+
+      // What is fetched twice: only pages that were in flight in the killed replica. A page is
+      // never fetched after its row was written (a redelivered page whose row exists answers from
+      // the row), so every fetch of a page came before its row's crawledAt; a page fetched twice
+      // was first fetched before the kill; and there are at most as many as the killed replica
+      // had in flight.
+      const crawledAt = new Map(rows.map((r) => [new URL(r.url).pathname, r.crawledAt!.getTime()]));
+      const byPath = new Map<string, number[]>();
+      for (const f of fetches) byPath.set(f.path, [...(byPath.get(f.path) ?? []), f.at]);
+      expect(byPath.size).toBe(PAGES);
+      expect([...byPath].filter(([path, ats]) => ats.some((at) => at > crawledAt.get(path)!))).toEqual([]);
+      const twice = [...byPath].filter(([, ats]) => ats.length > 1);
+      expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
+      expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
+      // The lease went to another holder (a later delivery of its message).
+      if (engine === 'leased')
+        expect((job.result as { lease?: { delivery: number } }).lease?.delivery).toBeGreaterThanOrEqual(2);
+      const root = web.hits.filter((h) => h.host === 'replicas.test' && h.path === '/');
+      expect(root).toHaveLength(1);
+
+      // The crawl's rows are read from scrape over gRPC: its callers moved on to the live replica.
+      const read = await t.call('GET', `/crawl/${id}?limit=5`, { key });
+      expect(read.status).toBe(200);
+      expect(read.body.data).toHaveLength(5);
+    }, 600_000);
   });
 
-  const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
-  const waitFor = async (what: string, ok: () => Promise<boolean>, timeoutMs: number) => {
-    const until = Date.now() + timeoutMs;
-    while (!(await ok())) {
-      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-
-  it('shares one crawl; a scrape replica killed mid-crawl loses no page, and only pages in flight at the kill are fetched again', async () => {
-    const res = await t.call('POST', '/crawl', {
-      key,
-      body: { url: web.url('replicas.test', '/'), limit: 2 * PAGES, concurrency: 8, useSitemap: false },
-    });
-    expect(res.status).toBe(202);
-    const id = res.body.id as string;
-    const total = PAGES + 1;
-    await waitFor('150 pages', async () => ((await jobOf(id)).progress as { done: number }).done >= 150, 120_000);
-
-    // SIGKILL: no graceful stop; its unacked pages come back from JetStream after the ack wait.
-    // gRPC callers of scrape (crawl reading its rows) take turns between the replicas and skip it.
-    await t.fleet.kill('scrape', 0, 'SIGKILL');
-    const killedAt = Date.now();
-    expect(t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === 0)!.child.signalCode).toBe('SIGKILL');
-    expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
-
-    await waitFor('the end', async () => !['queued', 'running'].includes((await jobOf(id)).status), 180_000);
-    const job = await jobOf(id);
-    expect(job).toMatchObject({
-      status: 'done',
-      stop: 'exhausted',
-      creditsUsed: total,
-      progress: { done: total, total, queued: 0 },
-    });
-
-    // No page lost: every URL has exactly one row, and the frontier settled each.
-    const rows = await t.db.prisma.page.findMany({
-      where: { runId: job.runId! },
-      select: { url: true, crawledAt: true },
-    });
-    expect(rows).toHaveLength(total);
-    expect(new Set(rows.map((r) => r.url)).size).toBe(total);
-    expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'done' } })).toBe(total);
-
-    // Credits exact: one charge of one credit per page, whoever fetched it and however often.
-    // Waited for: a crawl page is charged after its result is handed back to the crawl (which may
-    // end first), and a charge lost with the killed replica is written again from the page's row
-    // only when its message comes back after the ack wait.
-    const chargesNow = () => t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
-    let charges: Awaited<ReturnType<typeof chargesNow>> = [];
-    await waitFor('every page to be charged', async () => (charges = await chargesNow()).length >= total, 120_000);
-    expect(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')).sort()).toEqual(
-      [...new Set(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')))].sort(),
-    );
-    expect(charges).toHaveLength(total);
-    expect(charges.reduce((sum, c) => sum + Math.abs(c.credits), 0)).toBe(total);
-
-    // What is fetched twice: only pages that were in flight in the killed replica. A page is
-    // never fetched after its row was written (a redelivered page whose row exists answers from
-    // the row), so every fetch of a page came before its row's crawledAt; a page fetched twice
-    // was first fetched before the kill; and there are at most as many as the killed replica
-    // had in flight.
-    const crawledAt = new Map(rows.map((r) => [new URL(r.url).pathname, r.crawledAt!.getTime()]));
-    const byPath = new Map<string, number[]>();
-    for (const f of fetches) byPath.set(f.path, [...(byPath.get(f.path) ?? []), f.at]);
-    expect(byPath.size).toBe(PAGES);
-    expect([...byPath].filter(([path, ats]) => ats.some((at) => at > crawledAt.get(path)!))).toEqual([]);
-    const twice = [...byPath].filter(([, ats]) => ats.length > 1);
-    expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
-    expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
-    const root = web.hits.filter((h) => h.host === 'replicas.test' && h.path === '/');
-    expect(root).toHaveLength(1);
-
-    // The crawl's rows are read from scrape over gRPC: its callers moved on to the live replica.
-    const read = await t.call('GET', `/crawl/${id}?limit=5`, { key });
-    expect(read.status).toBe(200);
-    expect(read.body.data).toHaveLength(5);
-  }, 600_000);
-});
+killTest('paged');
+killTest('leased');
