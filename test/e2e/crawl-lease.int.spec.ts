@@ -40,8 +40,9 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
       FETCH_HOST_MAP: web.hostMap,
       CRAWL_ENGINE: 'leased',
       CRAWL_TICK_MS: '50',
-      // A lease whose holder has not pulled for this long is cut again (a new generation).
-      CRAWL_STALE_MS: '3000',
+      // A lease whose holder has not pulled for this long is cut again (a new generation); a
+      // holder pulls every 250 ms at most while it holds pages.
+      CRAWL_STALE_MS: '5000',
     });
     const ws = await t.createWorkspace('lease');
     key = ws.apiKey;

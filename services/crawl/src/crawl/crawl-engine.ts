@@ -340,10 +340,11 @@ export class CrawlEngine {
         const ctx = await this.contextOf(tx, view);
         const lease = stateOf(view).lease;
         if (!lease) view = await this.settler.recoverLost(tx, view, ctx);
-        else if (Date.now() - lease.pulledAt >= this.settings.staleMs) {
+        else if (lease.delivery > 0 && Date.now() - lease.pulledAt >= this.settings.staleMs) {
           // Its holder went silent (a worker wedged, or the lease message given up): what it held
           // counts as lost work, as a paged crawl's unanswered pages do, and a new generation
-          // goes out; a pull of the old holder is refused from now on.
+          // goes out; a pull of the old holder is refused from now on. A lease nobody has taken
+          // yet is waiting for a free worker, not lost (the watchdog sees it waiting).
           view = await this.settler.recoverLost(tx, view, ctx);
           view = await this.leases.open(tx, view, ctx, lease.generation + 1);
         }
