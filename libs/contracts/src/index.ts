@@ -3,6 +3,7 @@ export * from './outbound-url.js';
 export * from './vocabulary.js';
 export * from './plans.js';
 export * from './messages.js';
+export * from './crawl-lease.js';
 export * from './proto-enum.js';
 export * as billingV1 from './generated/tidemark/billing/v1/billing.js';
 export * as browserPoolV1 from './generated/tidemark/browserpool/v1/browser_pool.js';

@@ -103,7 +103,7 @@ export class CrawlEngine {
       new FrontierStatistics(() => frontier.analyze(), logger),
     );
     this.settler = new ResultSettler(jobs, frontier, this.dispatcher, settings);
-    this.leases = new CrawlLeases(jobs, frontier, bus, settings);
+    this.leases = new CrawlLeases(jobs, frontier, bus, this.dispatcher, settings);
     this.seeder = new Seeder(jobs, frontier, discovery, this.events, settings.discoveryTimeoutMs, logger);
     this.batches = new KeyedBatches((items) => this.settleStep(items), MAX_SETTLE_BATCH, {
       ms: settings.settleLingerMs,
@@ -192,9 +192,7 @@ export class CrawlEngine {
         const stopping = view.status !== 'running' || state.budgetHit || state.creditsExhausted === true;
         let urls: Dispatchable[] = [];
         if (!stopping && !pull.release) {
-          const filled = await this.leases.fill(tx, view, ctx, (t, j, c, max, perHost) =>
-            this.dispatcher.pick(t, j, c, max, perHost),
-          );
+          const filled = await this.leases.fill(tx, view, ctx);
           view = filled.job;
           urls = filled.urls;
         }

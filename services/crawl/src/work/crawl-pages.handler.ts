@@ -7,7 +7,7 @@ import type { StoredPagesRepository } from '../pages/stored-pages.repository.js'
  * Pages whose links were too many for the message (`linksInRow`) get them from their stored rows,
  * which scrape wrote before it sent the message; a row that kept none gives none.
  */
-const withStoredLinks = async (
+export const withStoredLinks = async (
   stored: Pick<StoredPagesRepository, 'linksAt'>,
   pages: CrawlPageResultMessage[],
 ): Promise<CrawlPageResultMessage[]> => {

@@ -81,18 +81,11 @@ export class CrawlHandOff {
   private async writeRows(items: HandedPage[]): Promise<Outcome[]> {
     const rows = items.flatMap((item, i) => (item.row ? [{ i, ref: item.ref, result: item.row }] : []));
     const outcomes: Outcome[] = items.map(() => ({ ok: true }));
-    if (!rows.length) return outcomes;
-    try {
-      await this.pages.insertCrawlRows(rows);
-    } catch {
-      for (const row of rows) {
-        try {
-          await this.pages.insertCrawlRows([row]);
-        } catch (err) {
-          outcomes[row.i] = { error: new PageNotStored(row.result, err) };
-        }
-      }
-    }
+    const failed = await this.pages.insertCrawlRowsApart(rows);
+    rows.forEach((row, k) => {
+      const why = failed[k];
+      if (why) outcomes[row.i] = { error: new PageNotStored(row.result, why.error) };
+    });
     return outcomes;
   }
 }

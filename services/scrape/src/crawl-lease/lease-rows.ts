@@ -8,36 +8,18 @@ const ROW_LINGER_MS = 5;
 
 /**
  * The first rows of leased crawl pages (ADR 14), written with the rows of the pages this worker
- * read within ~5 ms: one statement for them all. A statement that fails is written again row by
- * row, so one row that cannot be stored fails its own page only.
+ * read within ~5 ms: one statement for them all (`insertCrawlRowsApart`: one row that cannot be
+ * stored fails its own page only).
  */
 export class LeaseRows {
   private readonly batcher: CallBatcher<{ ref: CrawlRowRef; result: PageResult }, { error: unknown } | null>;
 
-  constructor(private readonly pages: Pick<PageRepository, 'insertCrawlRows'>) {
-    this.batcher = new CallBatcher((rows) => this.insert(rows), 2, ROWS_A_STATEMENT, ROW_LINGER_MS);
+  constructor(pages: Pick<PageRepository, 'insertCrawlRowsApart'>) {
+    this.batcher = new CallBatcher((rows) => pages.insertCrawlRowsApart(rows), 2, ROWS_A_STATEMENT, ROW_LINGER_MS);
   }
 
   async write(ref: CrawlRowRef, result: PageResult): Promise<void> {
     const failed = await this.batcher.call({ ref, result });
     if (failed) throw failed.error;
-  }
-
-  private async insert(rows: { ref: CrawlRowRef; result: PageResult }[]): Promise<({ error: unknown } | null)[]> {
-    try {
-      await this.pages.insertCrawlRows(rows);
-      return rows.map(() => null);
-    } catch {
-      return Promise.all(
-        rows.map(async (row) => {
-          try {
-            await this.pages.insertCrawlRows([row]);
-            return null;
-          } catch (error) {
-            return { error };
-          }
-        }),
-      );
-    }
   }
 }

@@ -1,18 +1,18 @@
-import type { crawlLeaseV1, ScrapeCrawlLeaseMessage } from '@tidemark/contracts';
+import { leasedResultToProto, type crawlLeaseV1, type ScrapeCrawlLeaseMessage } from '@tidemark/contracts';
 import { asApiError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import type { Logger } from '@tidemark/telemetry';
 import type { LadderService, PageResult } from '../ladder/ladder.service.js';
-import { robotsResult } from '../ladder/ladder.service.js';
+import { emptyRow, robotsResult } from '../ladder/ladder.service.js';
 import type { LadderOptions } from '../ladder/options.js';
 import { storedBodies, type CrawlRowRef, type PageRepository } from '../repositories/page.repository.js';
-import { linkBytes, LINKS_CARRIED_BYTES } from '../batching/crawl-hand-off.js';
-import { invalidResult } from '../work/scrape-crawl.handler.js';
+import { linkBytes } from '../batching/crawl-hand-off.js';
+import { invalidResult, toResultMessage } from '../work/scrape-crawl.handler.js';
 import type { LeaseRows } from './lease-rows.js';
 
 /** Pages handed back in one pull at most, and how long a settled page waits for company. */
-export const HAND_BACK_PAGES = 100;
-export const HAND_BACK_MS = 250;
+const HAND_BACK_PAGES = 100;
+const HAND_BACK_MS = 250;
 /** Bytes of links one pull carries at most (gRPC's default message limit is 4 MB). */
 const HAND_BACK_LINK_BYTES = 1024 * 1024;
 /** A pull that failed is tried again after this long, doubling, up to 5 s. */
@@ -286,26 +286,14 @@ export class LeaseRunner {
   }
 
   private handBack(url: Held, page: { result: PageResult; links: string[] } | null): void {
-    const row = page?.result.row;
-    const links = page?.links ?? [];
-    const linksInRow = linkBytes(links) > LINKS_CARRIED_BYTES;
-    const carried = linksInRow ? [] : links;
-    this.settled.push({
-      position: url.position,
-      attempt: url.attempt,
-      method: row?.method ?? '',
-      status: row?.status ?? 'error',
-      verdict: row?.verdict ?? '',
-      errorCode: row?.errorCode ?? '',
-      httpStatus: row?.httpStatus ?? 0,
-      credits: row?.credits ?? 0,
-      finalUrl: row?.finalUrl && row.finalUrl !== url.url ? row.finalUrl : '',
-      links: carried,
-      linksInRow,
-      retryAfterMs: row?.retryAfter !== undefined ? row.retryAfter * 1000 : 0,
-      creditsExhausted: page?.result.creditsExhausted === true,
-    });
-    this.settledLinkBytes += linkBytes(carried);
+    // A page nothing could settle goes back as an error without a code: the crawl tries it again.
+    const result = page?.result ?? {
+      row: { ...emptyRow(url.url), status: 'error' as const, crawledAt: new Date().toISOString() },
+      bodies: {},
+    };
+    const answer = toResultMessage({ ...this.msg, ...url }, result, page?.links ?? []);
+    this.settled.push(leasedResultToProto(answer));
+    this.settledLinkBytes += linkBytes(answer.links);
     this.signal();
   }
 

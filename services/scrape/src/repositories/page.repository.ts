@@ -187,6 +187,29 @@ export class PageRepository {
   }
 
   /**
+   * `insertCrawlRows`, and a statement that fails written again row by row, so that one row that
+   * cannot be stored fails its own page only. Answers, per row in order, what kept it from being
+   * stored (null: stored, or there already).
+   */
+  async insertCrawlRowsApart(rows: { ref: CrawlRowRef; result: PageResult }[]): Promise<({ error: unknown } | null)[]> {
+    try {
+      await this.insertCrawlRows(rows);
+      return rows.map(() => null);
+    } catch {
+      const failed: ({ error: unknown } | null)[] = [];
+      for (const row of rows) {
+        try {
+          await this.insertCrawlRows([row]);
+          failed.push(null);
+        } catch (error) {
+          failed.push({ error });
+        }
+      }
+      return failed;
+    }
+  }
+
+  /**
    * A retried crawl page (it was rate limited, or answered 5xx) replaces its row, saying which
    * attempt wrote it: a redelivery of that attempt then answers from the row (`findAt`).
    */

@@ -40,12 +40,16 @@ export const invalidResult = (url: string, why: string): PageResult => ({
   bodies: {},
 });
 
-const toResultMessage = (msg: ScrapeCrawlPageMessage, result: PageResult, all: string[]): CrawlPageResultMessage => {
+/** A crawl page as the crawl dispatched it (a paged crawl's message, a leased URL). */
+type DispatchedPage = Pick<ScrapeCrawlPageMessage, 'jobId' | 'runId' | 'workspaceId' | 'position' | 'attempt' | 'url'>;
+
+/** A settled page's result for the crawl, either engine's; links past LINKS_CARRIED_BYTES stay in its row. */
+export const toResultMessage = (msg: DispatchedPage, result: PageResult, all: string[]): CrawlPageResultMessage => {
   const linksInRow = linkBytes(all) > LINKS_CARRIED_BYTES;
   return { ...resultFields(msg, result), links: linksInRow ? [] : all, linksInRow };
 };
 
-const resultFields = (msg: ScrapeCrawlPageMessage, result: PageResult) => ({
+const resultFields = (msg: DispatchedPage, result: PageResult) => ({
   jobId: msg.jobId,
   runId: msg.runId,
   workspaceId: msg.workspaceId,

@@ -4,6 +4,7 @@ import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.
 import type { Dispatchable, FrontierRepository, Tx } from '../../repositories/frontier.repository.js';
 import { pageRequestFor } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
+import type { Dispatcher } from './dispatcher.js';
 import { ENDED, progressOf, stateOf } from './crawl-state.js';
 
 /** Who holds a crawl's lease: its generation, then the lease message's delivery. */
@@ -63,6 +64,7 @@ export class CrawlLeases {
     private readonly jobs: CrawlJobRepository,
     private readonly frontier: FrontierRepository,
     private readonly bus: Bus,
+    private readonly dispatcher: Pick<Dispatcher, 'pick'>,
     private readonly settings: {
       /** URLs a lease holds at most: in flight at its worker and waiting there. */
       leaseBuffer: number;
@@ -128,14 +130,9 @@ export class CrawlLeases {
    * paces the fetches (the crawl's concurrency); with a politeness delay the crawl hands out one
    * URL of a host a time, as it does without a lease.
    */
-  async fill(
-    tx: Tx,
-    view: CrawlJob,
-    ctx: CrawlContext,
-    pick: Picker,
-  ): Promise<{ job: CrawlJob; urls: Dispatchable[] }> {
+  async fill(tx: Tx, view: CrawlJob, ctx: CrawlContext): Promise<{ job: CrawlJob; urls: Dispatchable[] }> {
     const buffer = this.settings.leaseBuffer;
-    const { job, picked } = await pick(tx, view, ctx, buffer, ctx.delayMs > 0 ? 1 : buffer);
+    const { job, picked } = await this.dispatcher.pick(tx, view, ctx, buffer, ctx.delayMs > 0 ? 1 : buffer);
     return { job, urls: picked };
   }
 
@@ -165,11 +162,3 @@ export class CrawlLeases {
     };
   }
 }
-
-type Picker = (
-  tx: Tx,
-  job: CrawlJob,
-  ctx: CrawlContext,
-  maxInFlight: number,
-  perHost: number,
-) => Promise<{ job: CrawlJob; picked: Dispatchable[] }>;
