@@ -3,7 +3,7 @@
 // imports). eval.mjs, spawning one process per page, gives the same figures (checked to the third
 // decimal); with two extractors (tidemark,readability) it prints EXTRACTION.md's table of both.
 //
-//   node --import tsx test/extraction/batch-eval.ts [--extractor tidemark,readability] [--type T]
+//   node --import tsx test/extraction/batch-eval.ts [--extractor tidemark,readability,page] [--type T]
 //        [--per-page FILE] [--ids 0003,0005] [--dump DIR] [--block-models FILE | --no-block-model]
 //
 // --block-models FILE: cross-validation of the block model (libs/content/src/block-model.ts):
@@ -40,6 +40,10 @@ const extractors: Record<string, (html: string, url: string) => string> = {
   tidemark: (html, url) =>
     extractContent(parseDocument(html), { url, formats: ['markdown'], onlyMainContent: true }).markdown ?? '',
   readability: (html) => readabilityMarkdown(html),
+  // The whole page as markdown: its recall is the most any extractor can find of the truth in
+  // the HTML as served (pages that render their content from script data score near 0).
+  page: (html, url) =>
+    extractContent(parseDocument(html), { url, formats: ['markdown'], onlyMainContent: false }).markdown ?? '',
 };
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

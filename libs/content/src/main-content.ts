@@ -61,6 +61,8 @@ export const TUNING = {
   boilerFactor: 0.6,
   /** …unless it holds at least this share of the page (a wrapper class that says "sidebar"). */
   boilerMaxShare: 0.5,
+  /** An <aside> or <nav> at least this share links is a menu however much of the page it holds. */
+  menuLinkDensity: 0.5,
   /** Furniture by class or id alone from this many characters… */
   boilerNameMaxChars: 1500,
   /** …and below this link density is not furniture. */
@@ -723,10 +725,14 @@ function anchorDeclared(stats: Stats, declared: string[]): void {
  * unless it holds half the page (a layout wrapper's class; page builders also put whole
  * articles in a <header>). A <footer> stays furniture however much it holds: a site's footer
  * of testimonials, store lists and legal notes can outweigh a short product or a grid of
- * links, and no page puts its content there. A class or id alone does not make
+ * links, and no page puts its content there; nor does an <aside> or <nav> half of whose text
+ * is links (a blog's archive of every post, month by month, beside a short article). A class
+ * or id alone does not make
  * furniture of a long stretch of text with few links (a "search-page-wrapper" around results,
  * a "promo" section of a landing page): menus, footers and link boxes are short or link-dense.
  */
+const MENU_TAGS = new Set(['aside', 'nav']);
+
 function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   const f = stats.flags[i]!;
   if (!(f & Flag.Boiler)) return false;
@@ -747,6 +753,7 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   if (
     text >= TUNING.boilerMaxShare * pageText &&
     !(stats.listing && !(f & Flag.BoilerName)) &&
+    !(MENU_TAGS.has(stats.el[i]!.localName) && stats.link[i]! >= TUNING.menuLinkDensity * text) &&
     stats.el[i]!.localName !== 'footer'
   ) {
     return false;

@@ -977,6 +977,40 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('Skip to product list');
     expect(r.text).not.toContain('Skip listing');
   });
+  it("leaves out a blog's archive sidebar that holds more text than the post, inside the post's wrapper", () => {
+    // Every post by year and month, nested lists of links in an <aside> that the blog's own
+    // wrapper holds beside the post: most of the page's text, so half the page does not make
+    // it a layout wrapper.
+    const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August'];
+    const archive = [2023, 2024, 2025]
+      .map(
+        (y) =>
+          `<li class="blog_year"><a class="blog_year_name" href="#">${y}</a><ul class="blog_months">${months
+            .map(
+              (m) =>
+                `<li class="blog_month"><a href="#">${m}</a><ul class="blog_post_items">${Array.from(
+                  { length: 4 },
+                  (
+                    _,
+                    i,
+                  ) => `<li class="blog_post_item"><a href="/blog/${y}/${m}/${i}"><span class="blog_post_title">Tasting notes from the cellar, part ${i + 1}</span>
+              <span class="blog_post_date">- ${i + 3} ${m} ${y}</span></a></li>`,
+                ).join('')}</ul></li>`,
+            )
+            .join('')}</ul></li>`,
+      )
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="main-content"><div id="blog"><div id="blog_main">
+      <section id="blog_left_col"><article class="blog_post"><h1>How many wine styles are there?</h1>
+      <p>When faced with a long wine list, the world of wine can seem overwhelmingly complex; it helps to start with the basics.</p>
+      <p>Still wines are the largest group: white, rosé and red, each made dry or sweet, light or full in body.</p>
+      <p>Sparkling wines hold carbon dioxide, from a second fermentation in the bottle or in a tank.</p></article></section>
+      <aside id="blog_right_col"><section class="blog_archive"><h2>Archive</h2><ul class="blog_years">${archive}</ul></section></aside>
+      </div></div></div>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Sparkling wines hold carbon dioxide');
+    expect(r.text).not.toContain('Tasting notes from the cellar');
+  });
   it('keeps a short docs index rather than the long sidebar menu beside it', () => {
     // The sidebar <nav> holds most of the page's text, in items long enough to read as cards;
     // it is still a menu, and the index (a few lines) is the page.
