@@ -60,7 +60,26 @@ export interface PageScan {
   ends: Int32Array;
   /** Where each of noscripts sits in elements. */
   noscriptAt: number[];
+  /**
+   * The <form>s that ask for something: a field to fill in or choose from (an input that is
+   * not hidden or a plain button, a textarea, a select) or a button that submits it (a search
+   * box, a sign-up, a comment box, "Add to cart"). A form without either wraps what the page
+   * shows (old Reddit's comments, a thread's posts with their menu buttons).
+   */
+  fieldForms: Set<Element>;
 }
+
+/** Input types that ask for nothing. */
+const NOT_ASKING = new Set(['hidden', 'button', 'reset']);
+
+const markFieldForm = (el: Element, forms: Set<Element>): void => {
+  for (let up = el.parentElement; up; up = up.parentElement) {
+    if (up.localName === 'form') {
+      forms.add(up);
+      return;
+    }
+  }
+};
 
 /**
  * One walk instead of a querySelectorAll per lookup (linkedom matches every element of the page
@@ -79,6 +98,7 @@ export function scanPage(doc: Document, links: Links | null = LINKS): PageScan {
     elements,
     ends,
     noscriptAt: [],
+    fieldForms: new Set(),
   };
   /** Records el; answers whether to walk into it. */
   const visit = (el: Element): boolean => {
@@ -108,6 +128,19 @@ export function scanPage(doc: Document, links: Links | null = LINKS): PageScan {
         break;
       case 'div':
         if (el.hasAttribute('hidden') && el.id.startsWith('S:')) scan.segments.push(el);
+        break;
+      case 'input':
+        if (!NOT_ASKING.has((el.getAttribute('type') ?? 'text').trim().toLowerCase()))
+          markFieldForm(el, scan.fieldForms);
+        break;
+      case 'button': {
+        const type = el.getAttribute('type');
+        if (type === null || type.trim().toLowerCase() === 'submit') markFieldForm(el, scan.fieldForms);
+        break;
+      }
+      case 'textarea':
+      case 'select':
+        markFieldForm(el, scan.fieldForms);
         break;
     }
     return true;

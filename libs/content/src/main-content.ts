@@ -243,6 +243,8 @@ const enum Flag {
   Purchase = 2048,
   /** Named as links to other pages ("related", "recirc"): furniture, but a listing's card may be. */
   OtherPages = 4096,
+  /** A <form> with no field to fill in (PageScan.fieldForms): furniture only when mostly links. */
+  FormShown = 8192,
 }
 
 /**
@@ -370,8 +372,9 @@ export function findMainContent(
   body: Element,
   names = new NameMatcher(),
   declared: string[] = [],
-  hints: { product?: boolean; productNames?: string[] } = {},
+  hints: { product?: boolean; productNames?: string[]; fieldForms?: ReadonlySet<Element> } = {},
 ): MainContent {
+  fieldForms = hints.fieldForms ?? null;
   const stats = new Stats();
   stats.product = !!hints.product;
   lastChar = 0;
@@ -586,13 +589,27 @@ function readText(s: string): number {
   return n;
 }
 
+/**
+ * The page's forms that ask for something (PageScan.fieldForms), for the page being measured;
+ * null when the caller did not scan the page: every form is then furniture.
+ */
+let fieldForms: ReadonlySet<Element> | null = null;
+
+/** Flags of furniture by its tag (nav, aside, footer, form, header, menu). */
+const furnitureTag = (el: Element, tag: string): number =>
+  !FURNITURE_TAGS.has(tag)
+    ? 0
+    : tag === 'form' && fieldForms !== null && !fieldForms.has(el)
+      ? Flag.Boiler | Flag.FormShown
+      : Flag.Boiler;
+
 /** `product`: the page is a product page, and purchase widgets are looked for. */
 function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolean): number {
   let flags = 0;
   if (HEADING.has(tag)) flags |= Flag.Heading;
   if (tag === 'pre') flags |= Flag.Pre;
   if (!el.hasAttributes()) {
-    if (FURNITURE_TAGS.has(tag)) flags |= Flag.Boiler;
+    flags |= furnitureTag(el, tag);
     if (tag === 'header' && inArticle(el)) flags |= Flag.ArticleHeader;
     if (tag === 'article' || tag === 'main') flags = (flags | Flag.Semantic) & ~Flag.Boiler;
     return flags;
@@ -611,7 +628,8 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolea
       NAME_OTHER_PAGES |
       (product ? NAME_PURCHASE : 0),
   );
-  if (FURNITURE_TAGS.has(tag) || (role !== null && BOILERPLATE_ROLES.has(role))) flags |= Flag.Boiler;
+  flags |= furnitureTag(el, tag);
+  if (role !== null && BOILERPLATE_ROLES.has(role)) flags = (flags | Flag.Boiler) & ~Flag.FormShown;
   if (tag === 'header' && inArticle(el)) flags |= Flag.ArticleHeader;
   else if (names & NAME_FURNITURE_ALWAYS) flags |= Flag.Boiler;
   else if (names & NAME_BOILERPLATE) flags |= Flag.Boiler | Flag.BoilerName;
@@ -736,6 +754,11 @@ const MENU_TAGS = new Set(['aside', 'nav']);
 function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   const f = stats.flags[i]!;
   if (!(f & Flag.Boiler)) return false;
+  // A form that asks for nothing (old Reddit puts each comment's text in a form of its own) is
+  // furniture when it is a menu (a country picker's list of links), not when it holds prose.
+  if (f & Flag.FormShown && !(f & Flag.BoilerName) && stats.link[i]! < TUNING.menuLinkDensity * stats.text[i]!) {
+    return false;
+  }
   // On a listing reading, a card named after furniture is one of many results, not a menu
   // ("discover-search-card", a "promo-tile" of a grid), nor is a list so named that holds the
   // page's cards ("c-search-grid", "search-results" full of links; a <nav> or <aside> holding
@@ -1598,7 +1621,7 @@ function afterStory(i: number, root: number, stats: Stats): boolean {
 function formBoxes(root: number, stats: Stats): void {
   const { el, end, text, parent } = stats;
   for (let f = root + 1; f < end[root]!; f++) {
-    if (el[f]!.localName !== 'form') continue;
+    if (el[f]!.localName !== 'form' || (fieldForms !== null && !fieldForms.has(el[f]!))) continue;
     let box = -1;
     // Up to a small part of the winner: on a short page the story is near the form's size.
     const most = Math.min(TUNING.formBoxChars + text[f]!, TUNING.storiesMaxShare * text[root]!);

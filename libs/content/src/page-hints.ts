@@ -34,4 +34,5 @@ export const mainContentOf = (body: Element, hints: PageHints) =>
   findMainContent(body, hints.names, hints.declared.openings, {
     product: hints.declared.product,
     productNames: hints.declared.names,
+    fieldForms: hints.scan.fieldForms,
   });

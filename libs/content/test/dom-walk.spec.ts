@@ -31,7 +31,7 @@ describe('scanPage', () => {
       expect(fast.elements.every((el, i) => el === dom.elements[i])).toBe(true);
       expect(fast.elements.length).toBe(dom.elements.length);
       expect(Array.from(fast.ends)).toEqual(Array.from(dom.ends));
-      for (const key of ['title', 'headData', 'links', 'noscripts', 'segments', 'noscriptAt'] as const) {
+      for (const key of ['title', 'headData', 'links', 'noscripts', 'segments', 'noscriptAt', 'fieldForms'] as const) {
         expect([key, fast[key]]).toEqual([key, dom[key]]);
       }
     });
@@ -44,5 +44,21 @@ describe('scanPage', () => {
     expect(scan.links.map((a) => a.getAttribute('href'))).toEqual(['/a', '/b']);
     expect(scan.headData).toHaveLength(3);
     expect(scan.segments).toHaveLength(1);
+  });
+
+  it('tells the forms that ask for something from those that wrap what the page shows', () => {
+    const { document } = parseHTML(`<html><body>
+      <form id="search" role="search"><input name="q" type="search"></form>
+      <form id="signup"><label>Email <input type="EMAIL" name="email"></label></form>
+      <form id="cart" action="/cart/add"><input type="hidden" name="id" value="7"><button>Add to cart</button></form>
+      <form id="jump"><select name="f"><option>General</option></select></form>
+      <form id="reply"><textarea name="text"></textarea></form>
+      <form id="comment" action="#" class="usertext"><input type="hidden" name="thing_id" value="t1">
+        <div class="md"><p>You are correct: these are hair cells, not hairs.</p></div></form>
+      <form id="post" method="post"><article><p>A post with its menu.</p></article>
+        <button type="button">Share</button><input type="button" value="Quote"></form>
+    </body></html>`);
+    const asking = [...scanPage(document as unknown as Document).fieldForms].map((f) => f.id);
+    expect(asking).toEqual(['search', 'signup', 'cart', 'jump', 'reply']);
   });
 });

@@ -1011,6 +1011,33 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('Sparkling wines hold carbon dioxide');
     expect(r.text).not.toContain('Tasting notes from the cellar');
   });
+  it('keeps comments that a thread puts in forms of their own, not its search box or reply form', () => {
+    // Old Reddit writes each comment's text in a <form class="usertext"> (to edit it in place):
+    // the form asks for nothing, so it is what the page shows, not furniture.
+    const comments = Array.from(
+      { length: 8 },
+      (
+        _,
+        i,
+      ) => `<div class="thing comment" id="c${i}"><div class="entry"><p class="tagline"><a href="/user/u${i}" class="author">reader_${i}</a>
+      <span class="score">${40 - i} points</span> <time>${i + 2} hours ago</time></p>
+      <form action="#" class="usertext warn-on-unload"><input type="hidden" name="thing_id" value="t1_${i}">
+      <div class="usertext-body"><div class="md"><p>Comment ${i + 1}: the study grew follicles from stem cells in a dish, and the
+      next step is to see whether they survive and keep cycling once they are grafted into living skin.</p></div></div></form>
+      <ul class="flat-list buttons"><li><a href="/r/science/comments/x/c${i}">permalink</a></li><li><a href="#">reply</a></li></ul></div></div>`,
+    ).join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body><div id="header"><form id="search" action="/search" role="search">
+      <input type="text" name="q" placeholder="search"><input type="submit" value=""></form></div>
+      <div class="content" role="main"><div class="sitetable linklisting"><p class="title"><a href="https://example.org/study">Hair follicles grown in the lab</a></p>
+      <p class="tagline">submitted by <a href="/user/op">op_writer</a></p></div>
+      <div class="commentarea"><form class="usertext cloneable" action="#"><textarea name="text"></textarea>
+      <p>Please read the rules before commenting in this community.</p><button type="submit">save</button></form>
+      <div class="sitetable nestedlisting">${comments}</div></div></div>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Comment 1: the study grew follicles');
+    expect(r.text).toContain('Comment 8: the study grew follicles');
+    expect(r.text).not.toContain('Please read the rules');
+  });
   it('keeps a short docs index rather than the long sidebar menu beside it', () => {
     // The sidebar <nav> holds most of the page's text, in items long enough to read as cards;
     // it is still a menu, and the index (a few lines) is the page.
