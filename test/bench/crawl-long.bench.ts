@@ -3,6 +3,7 @@
 // second. Prints the rate over the first and the last 10% of the pages and the fleet's peak
 // memory up to 10% of the pages and up to the end: a frontier in PostgreSQL should leave both
 // flat. Not in `pnpm bench`'s default set (it takes half an hour here): `pnpm bench crawl-long`.
+// BENCH_LONG_ENGINE=leased runs it on the leased crawl engine (ADR 14); paged (the default) otherwise.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { benchSite, startTestWeb } from '@tidemark/testkit';
 
 const PAGES = Number(process.env.BENCH_LONG_PAGES ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 10);
+const ENGINE = process.env.BENCH_LONG_ENGINE ?? 'paged';
 const runner = fileURLToPath(new URL('./crawl-runner.ts', import.meta.url));
 
 interface Sample {
@@ -22,13 +24,22 @@ interface Sample {
 }
 
 export async function benchCrawlLong(): Promise<string> {
+  if (ENGINE !== 'paged' && ENGINE !== 'leased') throw new Error(`BENCH_LONG_ENGINE is paged or leased, not ${ENGINE}`);
   const web = await startTestWeb();
   web.addSite('127.0.0.1', benchSite(Math.ceil(PAGES * 1.2)));
   const samplesFile = path.join(mkdtempSync(path.join(tmpdir(), 'crawl-long-')), 'samples.jsonl');
   try {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', runner, 'tidemark', `http://127.0.0.1:${web.port}/`, String(PAGES), String(CONCURRENCY)],
+      [
+        '--import',
+        'tsx',
+        runner,
+        ENGINE === 'leased' ? 'leased' : 'tidemark',
+        `http://127.0.0.1:${web.port}/`,
+        String(PAGES),
+        String(CONCURRENCY),
+      ],
       {
         env: { ...process.env, LOG_LEVEL: 'silent', BENCH_CRAWL_SAMPLES: samplesFile },
         maxBuffer: 16 << 20,
@@ -50,7 +61,7 @@ export async function benchCrawlLong(): Promise<string> {
     const peakEarly = peakUpTo(tenth);
     const peakEnd = Math.max(end.maxRssMb, ...samples.map((x) => x.rssMb));
     return [
-      `crawl of ${end.pages} pages of a ${Math.ceil(PAGES * 1.2)}-page local news site, ${CONCURRENCY} in flight, the fleet in its own process`,
+      `crawl of ${end.pages} pages of a ${Math.ceil(PAGES * 1.2)}-page local news site, ${CONCURRENCY} in flight, the fleet in its own process, CRAWL_ENGINE=${ENGINE}`,
       `  ${end.seconds.toFixed(0)} s in all, ${(end.pages / end.seconds).toFixed(0)} pages/s`,
       `  rate over the first 10% (${first.done} pages): ${firstRate.toFixed(1)} pages/s; over the last 10%: ${lastRate.toFixed(1)} pages/s; last / first ${(lastRate / firstRate).toFixed(2)} (target ≥ 0.8)`,
       `  fleet peak RSS up to ${tenth} pages: ${peakEarly} MB; up to ${end.pages}: ${peakEnd} MB; ratio ${(peakEnd / peakEarly).toFixed(2)} (target ≤ 1.2)`,
