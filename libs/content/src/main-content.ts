@@ -1865,6 +1865,8 @@ const CONTEXT_TAGS: Record<string, number> = {
   dt: 1 << 10,
 };
 const C_BOILER = 1 << 11;
+/** The context bit of a block inside a listing's card (stats.card). */
+const C_CARD = 1 << 21;
 
 function contextOf(k: number, stats: Stats): number {
   const f = stats.flags[k]!;
@@ -1879,7 +1881,7 @@ function contextOf(k: number, stats: Stats): number {
   if (f & Flag.Purchase) b |= 1 << 18;
   if (f & Flag.ArticleHeader) b |= 1 << 19;
   if (stats.anchored.has(k)) b |= 1 << 20;
-  if (stats.card.has(k)) b |= 1 << 21;
+  if (stats.card.has(k)) b |= C_CARD;
   return b;
 }
 
@@ -2091,9 +2093,18 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
   const order: number[] = [];
   for (let r = 0; r < n; r++) {
     // Headings and code stay whatever the model says: the benchmark's truths leave an
-    // article's title out, but the markdown is read without the page around it.
+    // article's title out, but the markdown is read without the page around it. So does a
+    // price of a grid (a card's, or one of three or more blocks of its shape in the winner): a
+    // listing whose cards lost their prices (the truths of some shops keep a card's
+    // screen-reader sentence instead) is no use to a reader.
     const tag = el[blocks[r]!]!.localName;
     if (HEADING.has(tag) || tag === 'pre') continue;
+    if (
+      (context[r]! & C_CARD || shapes.get(shapeKey[r]!)! >= TUNING.repeatMin) &&
+      PRICE.test(el[blocks[r]!]!.textContent ?? '')
+    ) {
+      continue;
+    }
     logit[r] = blockLogit(model, x, r);
     if (logit[r]! >= cut) order.push(r);
   }

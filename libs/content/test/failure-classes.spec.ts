@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { explainRemovals, extractContent, parseDocument } from '../src/index.js';
-import { REFINE } from '../src/main-content.js';
+import { BLOCK_FEATURES, REFINE } from '../src/main-content.js';
 
 // One test per class of failure seen on held-out pages (issue 15), each on a small page written
 // for it with the markup such pages use. The pages are made up; the structures are not.
@@ -1149,6 +1149,24 @@ describe('the block model leaves out what the rules keep inside the article', ()
     }
   });
 
+  it("never leaves out the price of a listing's card, whatever the model says", () => {
+    // A model that would leave out every block it may: what stays is what the rules protect.
+    const dropAll = { features: BLOCK_FEATURES, bias: 8, trees: [[-1, 0, 0, 0]], threshold: 0.5, maxDrop: 1 };
+    const cards = PRODUCTS.map(
+      ([name, price], i) => `<li class="product-tile"><a href="/products/item-${i}"><img src="/cdn/rug-${i}.jpg" alt="">
+        <div class="tile-name">${name}</div></a><div class="tile-price">${price}</div><div class="tile-note">Free returns</div></li>`,
+    ).join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Rugs</h1><ul class="product-grid">${cards}</ul></main>${FOOTER}</body></html>`;
+    const model = REFINE.model;
+    REFINE.model = dropAll;
+    try {
+      const r = main(html);
+      for (const [, price] of PRODUCTS) expect(r.text).toContain(price);
+      expect(r.text).not.toContain('Free returns');
+    } finally {
+      REFINE.model = model;
+    }
+  });
   it('never leaves out headings or code, and never most of the winner', () => {
     const r = main(article('<h2>Timeline</h2><pre><code class="language-text">2019 start\n2025 open</code></pre>'));
     expect(r.markdown).toContain('## Timeline');
