@@ -374,7 +374,21 @@ export function findMainContent(
   declared: string[] = [],
   hints: { product?: boolean; productNames?: string[]; fieldForms?: ReadonlySet<Element> } = {},
 ): MainContent {
+  // Held for this page's walk only: a set kept after it would keep the page's tree alive.
   fieldForms = hints.fieldForms ?? null;
+  try {
+    return findIn(body, names, declared, hints);
+  } finally {
+    fieldForms = null;
+  }
+}
+
+function findIn(
+  body: Element,
+  names: NameMatcher,
+  declared: string[],
+  hints: { product?: boolean; productNames?: string[] },
+): MainContent {
   const stats = new Stats();
   stats.product = !!hints.product;
   lastChar = 0;
@@ -738,19 +752,19 @@ function anchorDeclared(stats: Stats, declared: string[]): void {
   }
 }
 
+const MENU_TAGS = new Set(['aside', 'nav']);
+
 /**
  * Furniture: a nav/aside/footer/header/form, a navigation role, or a class or id of furniture,
  * unless it holds half the page (a layout wrapper's class; page builders also put whole
  * articles in a <header>). A <footer> stays furniture however much it holds: a site's footer
  * of testimonials, store lists and legal notes can outweigh a short product or a grid of
- * links, and no page puts its content there; nor does an <aside> or <nav> half of whose text
+ * links, and no page puts its content there; so does an <aside> or <nav> half of whose text
  * is links (a blog's archive of every post, month by month, beside a short article). A class
- * or id alone does not make
- * furniture of a long stretch of text with few links (a "search-page-wrapper" around results,
- * a "promo" section of a landing page): menus, footers and link boxes are short or link-dense.
+ * or id alone does not make furniture of a long stretch of text with few links (a
+ * "search-page-wrapper" around results, a "promo" section of a landing page): menus, footers
+ * and link boxes are short or link-dense.
  */
-const MENU_TAGS = new Set(['aside', 'nav']);
-
 function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   const f = stats.flags[i]!;
   if (!(f & Flag.Boiler)) return false;
