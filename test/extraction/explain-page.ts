@@ -64,6 +64,7 @@ if (process.argv.includes('--candidates')) {
     8,
     undefined,
     process.argv[process.argv.indexOf('--candidates') + 1],
+    scan2.fieldForms,
   ))
     console.log(line);
 }

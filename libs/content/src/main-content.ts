@@ -2176,9 +2176,20 @@ function readWords(block: Element): typeof words {
 }
 
 /** Iteration aid (explain-page.ts): the best candidates under both readings of the page. */
-export function explainCandidates(body: Element, top = 8, names = new NameMatcher(), find?: string): string[] {
+export function explainCandidates(
+  body: Element,
+  top = 8,
+  names = new NameMatcher(),
+  find?: string,
+  forms: ReadonlySet<Element> | null = null,
+): string[] {
   const stats = new Stats();
-  measure(body, -1, 0, false, -1, 0, stats, names);
+  fieldForms = forms;
+  try {
+    measure(body, -1, 0, false, -1, 0, stats, names);
+  } finally {
+    fieldForms = null;
+  }
   const pageText = stats.n ? stats.text[0]! : 0;
   const out: string[] = [];
   for (const own of [stats.own, listingValues(stats)]) {
