@@ -16,6 +16,12 @@ import { openApiChecker } from '../support/openapi.js';
 
 /** The cap of files per map in this fleet: small, so the too-many-files case costs 30 credits. */
 const MAX_FILES = 30;
+/**
+ * The largest file after gunzip for this fleet: a gigabyte on offer must meet this cap, not the
+ * file's time limit. At the default (the sitemaps.org 50 MB) reading up to the cap took over the
+ * 30 s limit on a slow, loaded machine; the cap's working does not depend on its size.
+ */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 describe('POST /v1/map through the fleet', () => {
   let web: TestWeb;
@@ -29,7 +35,11 @@ describe('POST /v1/map through the fleet', () => {
     O = web.url('maps.test', '');
     web.addSite('maps-hostile.test', mapHostileSite(O));
     web.addSite('maps-slow.test', mapSlowSite(O));
-    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, MAP_MAX_FILES: String(MAX_FILES) });
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      MAP_MAX_FILES: String(MAX_FILES),
+      MAP_MAX_FILE_BYTES: String(MAX_FILE_BYTES),
+    });
     ({ apiKey: key, workspaceId } = await t.createWorkspace('map'));
     await t.call('GET', '/me', { key }); // welcome credits in
   });
@@ -218,7 +228,7 @@ describe('POST /v1/map through the fleet', () => {
     expect(reasons).toEqual({
       '/hostile/malformed.xml': expect.stringMatching(/^malformed XML: \d+:\d+: unexpected close tag/),
       '/hostile/laughs.xml': 'declares entities in a DTD (<!ENTITY>); entities are never expanded',
-      '/hostile/bomb.xml': 'larger than 52428800 bytes after gunzip; read up to the cap',
+      '/hostile/bomb.xml': `larger than ${MAX_FILE_BYTES} bytes after gunzip; read up to the cap`,
       '/hostile/self-index.xml': `listed again by ${h('/hostile/self-index.xml')} (a cycle or a repeat); read once`,
       '/hostile/cycle-a.xml': `listed again by ${h('/hostile/cycle-b.xml')} (a cycle or a repeat); read once`,
       '/hostile/deep/7.xml': `not read: sitemap indexes are followed 6 levels deep (listed by ${h('/hostile/deep/6.xml')})`,

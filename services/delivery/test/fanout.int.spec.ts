@@ -7,6 +7,7 @@ import { verifiesStandardWebhook } from './support/verify.js';
 const EVENTS = 1000;
 const RECEIVERS = 20;
 const HOST_CONCURRENCY = 4;
+const HANG_TIMEOUT_MS = 10_000;
 
 describe('1,000 project events to 20 receivers, 2 of them dead', () => {
   let env: DeliveryEnv;
@@ -17,11 +18,14 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
 
   beforeAll(async () => {
     env = await DeliveryEnv.create({
-      DELIVERY_TIMEOUT_MS: '2000',
+      // The hanging receiver's backlog then takes 50 × 10 s / 4 = 125 s to work through: the live
+      // receivers' 900 deliveries must all be in before it is (they did not queue behind it),
+      // which on a slow, loaded CI machine took over a minute.
+      DELIVERY_TIMEOUT_MS: String(HANG_TIMEOUT_MS),
       // Well above the timeout: a lease that runs out while its attempt is still being answered
       // and recorded (a loaded CI machine) is taken again, and the event sent twice — allowed by
       // at-least-once delivery, but not what this test counts.
-      DELIVERY_LEASE_MS: '15000',
+      DELIVERY_LEASE_MS: String(6 * HANG_TIMEOUT_MS),
       DELIVERY_HOST_CONCURRENCY: String(HOST_CONCURRENCY),
       DELIVERY_EVENT_CONCURRENCY: '32',
     });
@@ -62,7 +66,7 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
         ),
       );
     const perReceiver = EVENTS / RECEIVERS;
-    await Promise.all(live.map((r) => r.waitFor(perReceiver, 60_000)));
+    await Promise.all(live.map((r) => r.waitFor(perReceiver, 110_000)));
     const liveIds = projects.slice(0, RECEIVERS - 2);
     const delivered = await env.until(
       () => env.prisma.delivery.count({ where: { projectId: { in: liveIds }, status: 'delivered' } }),
@@ -70,7 +74,7 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
       30_000,
     );
     // When the live ones are all in, the hanging receiver's backlog is still being worked
-    // through (4 at a time, 2 s each): the others did not queue behind it.
+    // through (4 at a time, 10 s each): the others did not queue behind it.
     const untried = await env.prisma.delivery.count({ where: { projectId: projects[RECEIVERS - 2]!, attempts: 0 } });
     expect(delivered).toBe(900);
     expect(untried).toBeGreaterThan(0);
@@ -102,5 +106,5 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
     const refused = await env.prisma.delivery.findMany({ where: { projectId: projects[RECEIVERS - 1]! } });
     expect(refused).toHaveLength(perReceiver);
     expect(refused.every((d) => ['pending', 'paused'].includes(d.status) && d.lastStatus === null)).toBe(true);
-  }, 120_000);
+  }, 240_000);
 });
