@@ -72,15 +72,6 @@ export interface PageScan {
 /** Input types that ask for nothing. */
 const NOT_ASKING = new Set(['hidden', 'button', 'reset']);
 
-const markFieldForm = (el: Element, forms: Set<Element>): void => {
-  for (let up = el.parentElement; up; up = up.parentElement) {
-    if (up.localName === 'form') {
-      forms.add(up);
-      return;
-    }
-  }
-};
-
 /**
  * One walk instead of a querySelectorAll per lookup (linkedom matches every element of the page
  * against each selector). Like querySelectorAll, it does not look into <template> contents.
@@ -99,6 +90,12 @@ export function scanPage(doc: Document, links: Links | null = LINKS): PageScan {
     ends,
     noscriptAt: [],
     fieldForms: new Set(),
+  };
+  // The forms whose subtrees are being walked, innermost last: a control marks the form it is in
+  // without a walk up the tree (a hostile page's thousands of inputs, 500 deep, outside any form).
+  const forms: Element[] = [];
+  const asks = (): void => {
+    if (forms.length) scan.fieldForms.add(forms[forms.length - 1]!);
   };
   /** Records el; answers whether to walk into it. */
   const visit = (el: Element): boolean => {
@@ -129,23 +126,26 @@ export function scanPage(doc: Document, links: Links | null = LINKS): PageScan {
       case 'div':
         if (el.hasAttribute('hidden') && el.id.startsWith('S:')) scan.segments.push(el);
         break;
+      case 'form':
+        forms.push(el);
+        break;
       case 'input':
-        if (!NOT_ASKING.has((el.getAttribute('type') ?? 'text').trim().toLowerCase()))
-          markFieldForm(el, scan.fieldForms);
+        if (!NOT_ASKING.has((el.getAttribute('type') ?? 'text').trim().toLowerCase())) asks();
         break;
       case 'button': {
         const type = el.getAttribute('type');
-        if (type === null || type.trim().toLowerCase() === 'submit') markFieldForm(el, scan.fieldForms);
+        if (type === null || type.trim().toLowerCase() === 'submit') asks();
         break;
       }
       case 'textarea':
       case 'select':
-        markFieldForm(el, scan.fieldForms);
+        asks();
         break;
     }
     return true;
   };
   const close = (i: number): void => {
+    if (forms.length && elements[i] === forms[forms.length - 1]) forms.pop();
     if (i >= ends.length) {
       const grown = new Int32Array(Math.max(ends.length * 2, i + 1));
       grown.set(ends);
