@@ -89,6 +89,10 @@ describe('job webhooks', () => {
         (d) => d?.status === 'delivered',
       );
       expect(d).toMatchObject({ runId: 'run_abc', attempts: 1, lastStatus: 200 });
+      // The attempt's log row is written with the outcome, its time as the delivery's (UTC).
+      const [logged] = await env.prisma.deliveryAttempt.findMany({ where: { deliveryId: d!.id } });
+      expect(logged).toMatchObject({ number: 1, httpStatus: 200, outcome: 'delivered', error: null });
+      expect(Math.abs(logged!.at.getTime() - d!.deliveredAt!.getTime())).toBeLessThan(10_000);
       // The job secret is kept sealed, never as it is.
       expect(d!.secret).not.toContain(SECRET.slice(6));
     });

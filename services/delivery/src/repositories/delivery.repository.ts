@@ -146,8 +146,11 @@ export class DeliveryRepository {
       outcome === 'retry'
         ? Prisma.sql`${NOW} + ${attempt.delayMs ?? 0}::float8 * interval '1 millisecond'`
         : Prisma.sql`NULL`;
-    return this.prisma.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<{ attempts: number }[]>`
+    // One statement, not an interactive transaction: a settle holds no pooled connection across
+    // round trips, so 32 settling at once on a loaded machine do not time out waiting for one
+    // (a settle not written leaves the delivery leased, and sent again when the lease runs out).
+    const rows = await this.prisma.$queryRaw<{ number: number }[]>`
+      WITH settled AS (
         UPDATE delivery SET
           status = CASE WHEN updated_at > ${delivery.updatedAt} THEN 'pending' ELSE ${status} END,
           attempts = attempts + 1,
@@ -161,23 +164,14 @@ export class DeliveryRepository {
           delivered_at = ${outcome === 'delivered' ? NOW : Prisma.sql`delivered_at`},
           updated_at = ${NOW}
         WHERE id = ${delivery.id} AND lease_owner = ${owner}
-        RETURNING attempts`;
-      const number = rows[0]?.attempts;
-      if (number === undefined) return false;
-      await tx.deliveryAttempt.create({
-        data: {
-          deliveryId: delivery.id,
-          number,
-          at: attempt.at,
-          durationMs: result.durationMs,
-          httpStatus: result.status,
-          error: result.error,
-          outcome,
-          manual: delivery.manual,
-        },
-      });
-      return true;
-    });
+        RETURNING attempts
+      )
+      INSERT INTO delivery_attempt (delivery_id, number, at, duration_ms, http_status, error, outcome, manual)
+      SELECT ${delivery.id}, attempts, ${attempt.at}, ${result.durationMs}::int, ${result.status}::int,
+        ${result.error}, ${outcome}, ${delivery.manual}
+      FROM settled
+      RETURNING number`;
+    return rows.length > 0;
   }
 
   /** Gives a claimed delivery back untouched (the worker is stopping before it sent). */

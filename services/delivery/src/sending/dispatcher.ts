@@ -5,6 +5,9 @@ import type { DeliveryRepository } from '../repositories/delivery.repository.js'
 import type { DeliverySender } from './delivery-sender.js';
 import { afterAttempt, type SendResult } from './retry-policy.js';
 
+const SETTLE_RETRY_FIRST_MS = 250;
+const SETTLE_RETRY_MAX_MS = 4_000;
+
 export interface DispatcherOptions {
   concurrency: number;
   hostConcurrency: number;
@@ -116,12 +119,24 @@ export class Dispatcher {
       result = { status: null, error: 'internal error before sending', durationMs: 0, answer: 'retryable' };
     }
     const step = afterAttempt(result, d, this.opts.retryScale);
-    try {
-      const settled = await this.repo.settle(d, this.owner, { at, result, ...step });
-      if (!settled) this.logger.warn({ deliveryId: d.id }, 'lease lost before the attempt was written');
-    } catch (err) {
-      // The lease runs out and the attempt is made again: a receiver may see it twice (same webhook-id).
-      this.logger.error({ err, deliveryId: d.id }, 'delivery attempt not written');
+    // The send has happened: writing its outcome is tried again while the lease lasts, since an
+    // outcome not written means the delivery is sent again when the lease runs out.
+    const leaseEnds = Date.now() + this.opts.leaseMs;
+    for (let tries = 1; ; tries++) {
+      try {
+        const settled = await this.repo.settle(d, this.owner, { at, result, ...step });
+        if (!settled) this.logger.warn({ deliveryId: d.id }, 'lease lost before the attempt was written');
+        return;
+      } catch (err) {
+        const pause = Math.min(SETTLE_RETRY_MAX_MS, SETTLE_RETRY_FIRST_MS * 2 ** (tries - 1));
+        if (Date.now() + pause >= leaseEnds) {
+          // The lease runs out and the attempt is made again: a receiver may see it twice (same webhook-id).
+          this.logger.error({ err, deliveryId: d.id, tries }, 'delivery attempt not written');
+          return;
+        }
+        this.logger.warn({ err, deliveryId: d.id, tries }, 'delivery attempt not written yet; trying again');
+        await new Promise((ok) => setTimeout(ok, pause));
+      }
     }
   }
 
