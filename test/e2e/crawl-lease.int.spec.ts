@@ -8,7 +8,7 @@ import { startTestWeb, TEST_INFRA, treeSite, type TestWeb } from '@tidemark/test
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
 /** Pages of the slow site (and the root): slow enough that a crawl of it is running while we look. */
-const PAGES = 60;
+const PAGES = 100;
 const PAGE_DELAY_MS = 120;
 
 describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
@@ -43,6 +43,9 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
       // A lease whose holder has not pulled for this long is cut again (a new generation); a
       // holder pulls every 250 ms at most while it holds pages.
       CRAWL_STALE_MS: '5000',
+      // Two slots: a crawl of concurrency 2 or more is held by two holders (here one worker
+      // holds both); one of concurrency 1 by one.
+      CRAWL_LEASE_SLOTS: '2',
     });
     const ws = await t.createWorkspace('lease');
     key = ws.apiKey;
@@ -64,8 +67,9 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   });
 
   const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
-  const leaseOf = async (id: string) =>
-    ((await jobOf(id)).result as { lease?: { generation: number; delivery: number } }).lease;
+  type Slot = { generation: number; delivery: number };
+  const leasesOf = async (id: string) => ((await jobOf(id)).result as { leases?: Slot[] }).leases ?? [];
+  const leaseOf = async (id: string) => (await leasesOf(id))[0];
   const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000) => {
     const end = Date.now() + timeoutMs;
     for (;;) {
@@ -76,7 +80,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     }
   };
 
-  it('crawls every page once through one lease, none sent as a message of its own', async () => {
+  it('crawls every page once through two lease slots, none sent as a message of its own', async () => {
     const res = await t.call('POST', '/crawl', {
       key,
       body: { url: web.url('tree.test', '/'), limit: 200, concurrency: 4, useSitemap: false },
@@ -88,7 +92,17 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
       (j) => !['queued', 'running'].includes(j.status),
     );
     expect(job).toMatchObject({ status: 'done', progress: { done: 200, total: 200, queued: 0 }, creditsUsed: 200 });
-    expect(((job.result as { lease?: unknown }).lease as { generation: number }).generation).toBe(0);
+    // Both slots were taken and each held pages: the crawl's concurrency was split between them.
+    const slots = (job.result as { leases: Slot[] }).leases;
+    expect(slots).toHaveLength(2);
+    expect(slots.every((s) => s.generation === 0 && s.delivery >= 1)).toBe(true);
+    const bySlot = await t.db.prisma.crawlUrl.groupBy({
+      by: ['leaseSlot'],
+      where: { runId: job.runId!, state: 'done' },
+      _count: true,
+    });
+    expect(bySlot.map((g) => g.leaseSlot).sort()).toEqual([0, 1]);
+    expect(bySlot.every((g) => g._count > 0)).toBe(true);
     const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true } });
     expect(new Set(rows.map((r) => r.url)).size).toBe(200);
     const hits = web.hits.filter((h) => h.host === 'tree.test' && h.path !== '/robots.txt').map((h) => h.path);
@@ -97,7 +111,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect((await bus.consumerInfo('scrape-crawl')).delivered).toBe(0);
   });
 
-  it('orders holders: an older one is refused, a newer one gets all the lease holds, a silent lease is cut again, and every page is fetched once', async () => {
+  it("orders a slot's holders: an older one is refused, a newer one gets all the slot holds, a silent slot is cut again, and every page is fetched once", async () => {
     const res = await t.call('POST', '/crawl', {
       key,
       body: { url: web.url('lease.test', '/'), limit: 2 * PAGES, concurrency: 2, useSitemap: false },
@@ -108,10 +122,11 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
       'the lease to be taken and pages to settle',
       () => jobOf(id),
       (j) =>
-        ((j.result as { lease?: { delivery: number } }).lease?.delivery ?? 0) >= 1 &&
+        ((j.result as { leases?: Slot[] }).leases?.[0]?.delivery ?? 0) >= 1 &&
         (j.progress as { done: number }).done >= 4,
     );
-    const ref = { jobId: id, runId: job.runId!, workspaceId, generation: 0 };
+    // Slot 0's holders; slot 1's goes on fetching meanwhile.
+    const ref = { jobId: id, runId: job.runId!, workspaceId, slot: 0, generation: 0 };
     const pull = (over: Partial<crawlLeaseV1.PullCrawlWorkRequest>) =>
       crawl.call('pullCrawlWork', {
         ...ref,
@@ -125,7 +140,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
 
     // A holder older than the lease's: refused, and what it hands back is not taken in.
     const heldOne = await t.db.prisma.crawlUrl.findFirstOrThrow({
-      where: { runId: job.runId!, state: 'dispatched' },
+      where: { runId: job.runId!, state: 'dispatched', leaseSlot: 0 },
       orderBy: { position: 'desc' },
     });
     const older = await pull({
@@ -153,10 +168,12 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     });
     expect(after.state).not.toBe('done');
 
-    // A newer delivery takes the lease over and is handed every URL it holds.
+    // A newer delivery takes the slot over and is handed every URL it holds (not slot 1's).
     const taken = await pull({ delivery: 1000 });
     expect(taken.state).toBe('go');
-    const dispatched = await t.db.prisma.crawlUrl.findMany({ where: { runId: job.runId!, state: 'dispatched' } });
+    const dispatched = await t.db.prisma.crawlUrl.findMany({
+      where: { runId: job.runId!, state: 'dispatched', leaseSlot: 0 },
+    });
     expect(taken.urls.map((u) => u.position).sort((a, b) => a - b)).toEqual(
       dispatched.map((d) => d.position).sort((a, b) => a - b),
     );
@@ -168,7 +185,9 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     // It lets the lease go, giving every URL back unfetched: queued again, no attempt counted.
     const released = await pull({ delivery: 1000, release: true, returned: taken.urls.map((u) => u.position) });
     expect(released).toMatchObject({ state: 'go', urls: [] });
-    expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'dispatched' } })).toBe(0);
+    expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'dispatched', leaseSlot: 0 } })).toBe(
+      0,
+    );
 
     // Nobody pulls: after CRAWL_STALE_MS a new generation goes out, a worker takes it, the crawl ends.
     await until(

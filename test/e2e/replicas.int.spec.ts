@@ -16,10 +16,12 @@ const SCRAPE_CONCURRENCY = 8;
 
 /**
  * The same kill on either crawl engine: paged (a page a message, shared by both replicas) or
- * leased (ADR 14: one replica holds the crawl's lease; the one killed is that one).
+ * leased (ADR 14): with one lease slot one replica holds the crawl and the one killed is that
+ * one; with two each replica holds a slot (a worker takes one lease at a time here), both fetch,
+ * and one is killed: its slot goes silent, what it held is queued again and the other fetches it.
  */
-const killTest = (engine: 'paged' | 'leased') =>
-  describe(`two replicas of the scrape and crawl workers, each in its own process (${engine} engine)`, () => {
+const killTest = (engine: 'paged' | 'leased', slots = 1) =>
+  describe(`two replicas of the scrape and crawl workers, each in its own process (${engine} engine${slots > 1 ? `, ${slots} lease slots` : ''})`, () => {
     let web: TestWeb;
     let t: TestProcessFleet;
     let key: string;
@@ -49,6 +51,14 @@ const killTest = (engine: 'paged' | 'leased') =>
           // a busy CI machine's queue is not handed out twice without a kill.
           SCRAPE_ACK_WAIT_MS: '5000',
           SCRAPE_CONCURRENCY: String(SCRAPE_CONCURRENCY),
+          ...(slots > 1
+            ? {
+                CRAWL_LEASE_SLOTS: String(slots),
+                SCRAPE_LEASES: '1',
+                // The killed replica's slot is cut this long after its last pull.
+                CRAWL_STALE_MS: '4000',
+              }
+            : {}),
         },
         { replicas: { scrape: 2, crawl: 2 }, only: ['billing', 'scrape', 'map', 'crawl', 'gateway'] },
       );
@@ -81,8 +91,8 @@ const killTest = (engine: 'paged' | 'leased') =>
       }
     };
 
-    /** The scrape replica holding a lease now (the one whose scrape-lease consumer has a message in flight). */
-    const leaseHolder = async (): Promise<number> => {
+    /** The scrape replicas holding a lease now (those whose scrape-lease consumer has a message in flight). */
+    const leaseHolders = async (): Promise<number[]> => {
       const bus = await Bus.connect({
         url: TEST_INFRA.natsUrl,
         prefix: t.fleet.env.NATS_PREFIX!,
@@ -91,12 +101,15 @@ const killTest = (engine: 'paged' | 'leased') =>
       });
       try {
         const members = await bus.fleetStatus(500);
-        const holder = members.find(
+        const holders = members.filter(
           (m) => m.service === 'scrape' && m.consumers.some((c) => c.durable === 'scrape-lease' && c.inFlight > 0),
         );
-        const replica = t.fleet.processes.find((p) => p.name === 'scrape' && p.pid === holder?.pid)?.replica;
-        if (replica === undefined) throw new Error(`no scrape replica holds the lease: ${JSON.stringify(members)}`);
-        return replica;
+        const replicas = holders.map(
+          (h) => t.fleet.processes.find((p) => p.name === 'scrape' && p.pid === h.pid)?.replica,
+        );
+        if (!replicas.length || replicas.includes(undefined))
+          throw new Error(`no scrape replica holds a lease: ${JSON.stringify(members)}`);
+        return replicas as number[];
       } finally {
         await bus.close();
       }
@@ -115,7 +128,10 @@ const killTest = (engine: 'paged' | 'leased') =>
       // SIGKILL: no graceful stop; its unacked pages (its lease) come back from JetStream after the
       // ack wait; a new lease holder is handed everything the lease held. gRPC callers of scrape
       // (crawl reading its rows) take turns between the replicas and skip it.
-      const killed = engine === 'leased' ? await leaseHolder() : 0;
+      const holders = engine === 'leased' ? await leaseHolders() : [0];
+      // Two slots: both replicas hold one (the crawl is shared); one slot: one holds the crawl.
+      expect(holders).toHaveLength(slots);
+      const killed = holders[0]!;
       await t.fleet.kill('scrape', killed, 'SIGKILL');
       const killedAt = Date.now();
       expect(t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === killed)!.child.signalCode).toBe(
@@ -167,9 +183,13 @@ const killTest = (engine: 'paged' | 'leased') =>
       const twice = [...byPath].filter(([, ats]) => ats.length > 1);
       expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
       expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
-      // The lease went to another holder (a later delivery of its message).
-      if (engine === 'leased')
-        expect((job.result as { lease?: { delivery: number } }).lease?.delivery).toBeGreaterThanOrEqual(2);
+      // The killed holder's slot went to another holder (a later delivery of its message) or, with
+      // two slots, was cut (a later generation) and its pages fetched by the other slot.
+      if (engine === 'leased') {
+        const leases = (job.result as { leases: { generation: number; delivery: number }[] }).leases;
+        expect(leases).toHaveLength(slots);
+        expect(leases.some((l) => l.delivery >= 2 || l.generation >= 1)).toBe(true);
+      }
       const root = web.hits.filter((h) => h.host === 'replicas.test' && h.path === '/');
       expect(root).toHaveLength(1);
 
@@ -182,3 +202,4 @@ const killTest = (engine: 'paged' | 'leased') =>
 
 killTest('paged');
 killTest('leased');
+killTest('leased', 2);

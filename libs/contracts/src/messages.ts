@@ -84,15 +84,17 @@ export const scrapeCrawlPageMessage = z.object({
 export type ScrapeCrawlPageMessage = z.infer<typeof scrapeCrawlPageMessage>;
 
 /**
- * A crawl's lease (ADR 14): the scrape worker that takes it fetches the crawl's pages, trading
- * with the crawl through CrawlLeaseService.PullCrawlWork until the crawl ends. One lease a crawl
- * at a time; a worker that dies leaves it to JetStream's redelivery, a silent one to the crawl's
- * next generation.
+ * A crawl's lease slot (ADR 14): the scrape worker that takes it fetches the slot's share of the
+ * crawl's pages, trading with the crawl through CrawlLeaseService.PullCrawlWork until the crawl
+ * ends. One holder a slot at a time; a worker that dies leaves it to JetStream's redelivery, a
+ * silent one to the slot's next generation.
  */
 export const scrapeCrawlLeaseMessage = z.object({
   jobId: z.string().min(1),
   runId: z.string().min(1),
   workspaceId: z.string().min(1),
+  /** Which of the crawl's lease slots (a message of a crawl started before slots has none: 0). */
+  slot: z.number().int().min(0).max(64).default(0),
   generation: z.number().int().min(0),
   /** The page options of the crawl's pages, and of its seed (which may keep more). */
   request: z.record(z.string(), z.unknown()),

@@ -63,6 +63,7 @@ export const buildApp = async (
       discoveryTimeoutMs: cfg.CRAWL_DISCOVERY_TIMEOUT_MS,
       engine: cfg.CRAWL_ENGINE,
       leaseBuffer: cfg.CRAWL_LEASE_BUFFER,
+      leaseSlots: cfg.CRAWL_LEASE_SLOTS,
     },
     logger.child({ module: 'crawl.engine' }),
   );

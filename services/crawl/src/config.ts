@@ -49,8 +49,15 @@ const schema = baseEnv
      * bulk through CrawlLeaseService (ADR 14). Read when a crawl starts; it keeps its engine.
      */
     CRAWL_ENGINE: z.enum(['paged', 'leased']).default('paged'),
-    /** URLs a lease holds at most (in flight at its worker and waiting there). */
+    /** URLs a lease slot holds at most (in flight at its worker and waiting there). */
     CRAWL_LEASE_BUFFER: z.coerce.number().int().min(1).max(2000).default(200),
+    /**
+     * Lease slots a leased crawl opens (ADR 14): as many scrape workers can share one crawl, each
+     * fetching its share of the crawl's concurrency. Set it to the scrape replicas one crawl
+     * should spread over (the Helm chart sets the scrape replica count); a crawl with a
+     * politeness delay has one, and none has more than its concurrency.
+     */
+    CRAWL_LEASE_SLOTS: z.coerce.number().int().min(1).max(16).default(1),
     ...secretsKeyEnv,
   })
   .superRefine(requireSecretsKey);

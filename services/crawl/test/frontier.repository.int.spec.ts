@@ -599,9 +599,30 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       expect(first).toEqual({
         inFlight: 0,
         picked: [
-          { url: 'http://a.test/1', host: 'a.test', position: 0, attempts: 0, foundVia: 'link' },
-          { url: 'http://b.test/1', host: 'b.test', position: 2, attempts: 0, foundVia: 'link' },
-          { url: 'http://c.test/1', host: 'c.test', position: 3, attempts: 0, foundVia: 'link' },
+          {
+            url: 'http://a.test/1',
+            host: 'a.test',
+            position: 0,
+            attempts: 0,
+            foundVia: 'link',
+            dispatchedBefore: false,
+          },
+          {
+            url: 'http://b.test/1',
+            host: 'b.test',
+            position: 2,
+            attempts: 0,
+            foundVia: 'link',
+            dispatchedBefore: false,
+          },
+          {
+            url: 'http://c.test/1',
+            host: 'c.test',
+            position: 3,
+            attempts: 0,
+            foundVia: 'link',
+            dispatchedBefore: false,
+          },
         ],
       });
       expect(second).toEqual({ inFlight: 3, picked: [] });
@@ -609,7 +630,16 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       expect(urls(third)).toEqual(['http://d.test/1', 'http://a.test/2']);
       expect(fourth).toEqual({
         inFlight: 5,
-        picked: [{ url: 'http://a.test/3', host: 'a.test', position: 4, attempts: 0, foundVia: 'link' }],
+        picked: [
+          {
+            url: 'http://a.test/3',
+            host: 'a.test',
+            position: 4,
+            attempts: 0,
+            foundVia: 'link',
+            dispatchedBefore: false,
+          },
+        ],
       });
       // What went out is dispatched, its attempt counted; the answer said the attempt it is.
       const flying = await step(runId, (tx) => frontier.inFlight(tx, runId));
@@ -770,7 +800,16 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       });
       expect(again).toEqual({
         inFlight: 0,
-        picked: [{ url: 'http://a.test/1', host: 'a.test', position: 0, attempts: 1, foundVia: 'link' }],
+        picked: [
+          {
+            url: 'http://a.test/1',
+            host: 'a.test',
+            position: 0,
+            attempts: 1,
+            foundVia: 'link',
+            dispatchedBefore: true,
+          },
+        ],
       });
     });
 

@@ -12,7 +12,7 @@ import type { Discovered, DiscoveryPort } from './engine/discovery-port.js';
 import { Dispatcher } from './engine/dispatcher.js';
 import { KeyedBatches } from './engine/keyed-batches.js';
 import { ResultSettler } from './engine/result-settler.js';
-import { answerOnly, CrawlLeases, type LeaseAnswer, type LeasePull } from './engine/crawl-leases.js';
+import { answerOnly, CrawlLeases, leasesOf, type LeaseAnswer, type LeasePull } from './engine/crawl-leases.js';
 import { Seeder } from './engine/seeder.js';
 import { FrontierStatistics } from '../frontier/frontier-statistics.js';
 
@@ -40,8 +40,10 @@ export interface EngineSettings {
    * leased: one scrape worker holds the crawl's lease and trades with it in bulk (ADR 14).
    */
   engine: 'paged' | 'leased';
-  /** A lease's URLs at most (leased): in flight at its worker and waiting there. */
+  /** A lease slot's URLs at most (leased): in flight at its worker and waiting there. */
   leaseBuffer: number;
+  /** Lease slots a crawl without a politeness delay opens (leased): workers that may share it. */
+  leaseSlots: number;
 }
 
 /** Most results settled in one step (one transaction). */
@@ -137,7 +139,7 @@ export class CrawlEngine {
       const seeded = await this.seeder.seed(tx, view, ctx, discovered, recrawl, useSitemap);
       const { total } = seeded;
       let first: CrawlJob;
-      if (this.settings.engine === 'leased') first = await this.leases.open(tx, seeded.job, ctx, 0);
+      if (this.settings.engine === 'leased') first = await this.leases.openAll(tx, seeded.job, ctx);
       else {
         const dispatched = await this.dispatcher.dispatch(tx, seeded.job, ctx);
         remember(this.inFlight, job.id, dispatched.inFlight);
@@ -188,15 +190,16 @@ export class CrawlEngine {
         if (pull.results.length) view = (await this.settler.settle(tx, view, ctx, pull.results)) ?? view;
         if (pull.returned.length) view = await this.leases.takeBack(tx, view, pull.returned);
         view = await this.leases.touch(tx, view, pull);
+        view = await this.cutSilentSlots(tx, view, ctx);
         const state = stateOf(view);
         const stopping = view.status !== 'running' || state.budgetHit || state.creditsExhausted === true;
         let urls: Dispatchable[] = [];
         if (!stopping && !pull.release) {
-          const filled = await this.leases.fill(tx, view, ctx);
+          const filled = await this.leases.fill(tx, view, ctx, pull.slot);
           view = filled.job;
           urls = filled.urls;
         }
-        if (pull.resync || newHolder) urls = await this.leases.held(tx, view);
+        if (pull.resync || newHolder) urls = await this.leases.held(tx, view, pull.slot);
         remember(this.steppedAt, job.id, Date.now());
         const end = await this.advance(tx, view, ctx);
         answer = end ? answerOnly('ended') : this.leases.answer(stopping ? 'stop' : 'go', ctx, urls, view);
@@ -336,21 +339,31 @@ export class CrawlEngine {
         if (!view || view.status !== 'running') return null;
         workspaceId = view.workspaceId;
         const ctx = await this.contextOf(tx, view);
-        const lease = stateOf(view).lease;
-        if (!lease) view = await this.settler.recoverLost(tx, view, ctx);
-        else if (lease.delivery > 0 && Date.now() - lease.pulledAt >= this.settings.staleMs) {
-          // Its holder went silent (a worker wedged, or the lease message given up): what it held
-          // counts as lost work, as a paged crawl's unanswered pages do, and a new generation
-          // goes out; a pull of the old holder is refused from now on. A lease nobody has taken
-          // yet is waiting for a free worker, not lost (the watchdog sees it waiting).
-          view = await this.settler.recoverLost(tx, view, ctx);
-          view = await this.leases.open(tx, view, ctx, lease.generation + 1);
-        }
+        if (!leasesOf(view).length) view = await this.settler.recoverLost(tx, view, ctx);
+        else view = await this.cutSilentSlots(tx, view, ctx);
         return this.advance(tx, view, ctx);
       },
       true,
     );
     if (ended && workspaceId) await this.events.publishEnd({ workspaceId }, ended);
+  }
+
+  /**
+   * A lease slot whose holder went silent (a worker wedged, or the lease message given up): what
+   * it held counts as lost work, as a paged crawl's unanswered pages do (queued again, for any
+   * slot to take), and a new generation goes out; a pull of the old holder is refused from now
+   * on. A slot nobody has taken yet is waiting for a free worker, not lost (the watchdog sees it
+   * waiting). Looked at by the ticker and by every pull (the other slots' pulls keep the ticker
+   * off a crawl).
+   */
+  private async cutSilentSlots(tx: Tx, current: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
+    let view = current;
+    for (const [slot, lease] of leasesOf(view).entries()) {
+      if (lease.delivery === 0 || Date.now() - lease.pulledAt < this.settings.staleMs) continue;
+      view = await this.settler.recoverLost(tx, view, ctx, slot);
+      view = await this.leases.open(tx, view, ctx, slot, lease.generation + 1);
+    }
+    return view;
   }
 
   /** Asks diff for the run's change record (a crawl kept after it ended). */
@@ -368,7 +381,7 @@ export class CrawlEngine {
     let job = current;
     const stopping = stateOf(job).budgetHit || stateOf(job).creditsExhausted === true;
     // A leased crawl's URLs go out in its holder's pulls.
-    if (job.status === 'running' && !stopping && !stateOf(job).lease) {
+    if (job.status === 'running' && !stopping && !leasesOf(job).length) {
       const dispatched = await this.dispatcher.dispatch(tx, job, ctx);
       remember(this.inFlight, job.id, dispatched.inFlight);
       job = dispatched.job;

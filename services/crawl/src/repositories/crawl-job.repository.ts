@@ -47,10 +47,20 @@ export interface CrawlState {
   /** What happened, oldest first (a run's log); a few lines per crawl. */
   log?: { at: string; message: string }[];
   /**
-   * A crawl fetched under a lease (ADR 14, CRAWL_ENGINE=leased): its current holder and when it
-   * last pulled (epoch ms). Absent on a crawl whose pages go out one message each.
+   * A crawl fetched under leases (ADR 14, CRAWL_ENGINE=leased): one entry a lease slot, its
+   * current holder and when it last pulled (epoch ms). Absent on a crawl whose pages go out one
+   * message each.
    */
-  lease?: { generation: number; delivery: number; pulledAt: number };
+  leases?: LeaseSlotState[];
+  /** A leased crawl started before slots: its one lease (read as slot 0). */
+  lease?: LeaseSlotState;
+}
+
+/** A lease slot's holder (generation, then the lease message's delivery) and its last pull. */
+export interface LeaseSlotState {
+  generation: number;
+  delivery: number;
+  pulledAt: number;
 }
 
 /** What a crawl read of the site's robots.txt at its start (status 0: no answer). */

@@ -38,7 +38,25 @@ export interface FrontierRow {
 }
 
 /** What a dispatch reads of a queued URL. */
-export type Dispatchable = Pick<FrontierRow, 'url' | 'host' | 'position' | 'attempts' | 'foundVia'>;
+export type Dispatchable = Pick<FrontierRow, 'url' | 'host' | 'position' | 'attempts' | 'foundVia'> & {
+  /**
+   * Handed out before (given back, or lost and queued again): a holder that may have fetched it
+   * then may have written its row. Set by a dispatch only.
+   */
+  dispatchedBefore?: boolean;
+};
+
+/** How many URLs may go out in a dispatch, and where to (dispatchNext). */
+export interface DispatchLimits {
+  /** Most URLs out at once: of the crawl, or of the lease slot when `slot` is given. */
+  maxInFlight: number;
+  /** Most URLs of one host out at once, in all the crawl's slots. */
+  perHost: number;
+  /** Hosts waiting on a delay or Retry-After. */
+  waitingHosts: string[];
+  /** A leased crawl's lease slot (ADR 14), `index` of `of`: the URLs picked are marked as its. */
+  slot?: { index: number; of: number };
+}
 
 /** A place in the settled pages: they are listed by (doneAt, position). */
 export interface PageCursor {
@@ -365,12 +383,13 @@ export class FrontierRepository {
     return row?.n ?? 0;
   }
 
-  /** Every dispatched page of the run, in crawl order of discovery (what a lease holds). */
-  async dispatched(tx: Tx, runId: string): Promise<Dispatchable[]> {
+  /** Every dispatched page of a lease slot, in crawl order of discovery (what the slot's holder holds). */
+  async dispatched(tx: Tx, runId: string, slot: number): Promise<Dispatchable[]> {
     return tx.$queryRawUnsafe<Dispatchable[]>(
       `SELECT url, host, position, attempts - 1 AS attempts, found_via AS "foundVia" FROM crawl_url
-        WHERE run_id = $1 AND state = 'dispatched' ORDER BY depth, position`,
+        WHERE run_id = $1 AND state = 'dispatched' AND COALESCE(lease_slot, 0) = $2 ORDER BY depth, position`,
       runId,
+      slot,
     );
   }
 
@@ -405,7 +424,7 @@ export class FrontierRepository {
     tx: Tx,
     runId: string,
     order: 'links' | 'sitemap_first',
-    limits: { maxInFlight: number; perHost: number; waitingHosts: string[] },
+    limits: DispatchLimits,
   ): Promise<{ inFlight: number; picked: Dispatchable[] }> {
     // The head of the queue is read first, in crawl order, with nothing but the index's own
     // conditions and a fixed limit, so that PostgreSQL reads it from the crawl-order index and
@@ -441,7 +460,7 @@ export class FrontierRepository {
     tx: Tx,
     runId: string,
     order: 'links' | 'sitemap_first',
-    limits: { maxInFlight: number; perHost: number; waitingHosts: string[] },
+    limits: DispatchLimits,
     window: number,
     fromStart: boolean,
   ): Promise<{ inFlight: number; picked: Dispatchable[] }> {
@@ -451,29 +470,34 @@ export class FrontierRepository {
     const atOrAfterStart = fromStart
       ? ' AND (depth, position) >= ((SELECT depth FROM start), (SELECT position FROM start))'
       : '';
+    const slots = limits.slot?.of ?? 0;
     const rows = await tx.$queryRawUnsafe<(Dispatchable & { busy: number })[]>(
       `WITH h AS (
          SELECT host, count(*)::int AS n FROM crawl_url WHERE run_id = $1 AND state = 'dispatched' GROUP BY host
        ), flying AS (
-         SELECT COALESCE(sum(n), 0)::int AS busy FROM h
+         -- A lease slot's limit is on what it holds; a paged crawl's on all it has out.
+         SELECT count(*)::int AS busy FROM crawl_url
+          WHERE run_id = $1 AND state = 'dispatched' AND ($6::int = 0 OR COALESCE(lease_slot, 0) = $7::int)
        ), start AS (
          SELECT queue_from_depth AS depth, queue_from_position AS position FROM run WHERE id = $1
        ), head AS MATERIALIZED (
-         ${headSql(order, `(SELECT busy FROM flying) < $2${atOrAfterStart}`, '$5', 'position, host, depth, in_sitemap')}
+         ${headSql(order, `(SELECT busy FROM flying) < $2${atOrAfterStart}`, '$5', 'position, host, depth, in_sitemap, dispatched_at')}
        ), candidates AS (
-         SELECT head.position, head.host, row_number() OVER (ORDER BY ${CRAWL_ORDER[order]}) AS ord FROM head
+         SELECT head.position, head.host, head.dispatched_at IS NOT NULL AS before,
+                row_number() OVER (ORDER BY ${CRAWL_ORDER[order]}) AS ord FROM head
           WHERE head.host <> ALL($4::text[])
        ), picked AS (
-         SELECT c.position, c.ord FROM (
+         SELECT c.position, c.ord, c.before FROM (
            SELECT c.*, row_number() OVER (PARTITION BY c.host ORDER BY c.ord) AS nth FROM candidates c
          ) c LEFT JOIN h ON h.host = c.host
           WHERE c.nth <= $3 - COALESCE(h.n, 0)
           ORDER BY c.ord LIMIT GREATEST($2 - (SELECT busy FROM flying), 0)
        ), marked AS (
          UPDATE crawl_url u SET state = 'dispatched', dispatched_at = (clock_timestamp() AT TIME ZONE 'utc'),
-                attempts = u.attempts + 1
+                attempts = u.attempts + 1, lease_slot = CASE WHEN $6::int = 0 THEN NULL ELSE $7::int END
            FROM picked p WHERE u.run_id = $1 AND u.position = p.position
-         RETURNING u.url, u.host, u.position, u.attempts - 1 AS attempts, u.found_via AS "foundVia", p.ord
+         RETURNING u.url, u.host, u.position, u.attempts - 1 AS attempts, u.found_via AS "foundVia",
+                   p.before AS "dispatchedBefore", p.ord
        ), first_queued AS (
          -- The queue's first URL as the statement began (one handed out now included: the start
          -- may lag a step, never lead), waiting on a clock or not.
@@ -483,13 +507,15 @@ export class FrontierRepository {
          UPDATE run r SET queue_from_depth = f.depth, queue_from_position = f.position
            FROM first_queued f WHERE r.id = $1 AND (f.depth, f.position) <> (r.queue_from_depth, r.queue_from_position)
        )
-       SELECT flying.busy, m.url, m.host, m.position, m.attempts, m."foundVia"
+       SELECT flying.busy, m.url, m.host, m.position, m.attempts, m."foundVia", m."dispatchedBefore"
          FROM flying LEFT JOIN marked m ON true ORDER BY m.ord`,
       runId,
       limits.maxInFlight,
       limits.perHost,
       limits.waitingHosts,
       window,
+      slots,
+      limits.slot?.index ?? 0,
     );
     return {
       inFlight: rows[0]?.busy ?? 0,
@@ -612,12 +638,14 @@ export class FrontierRepository {
   }
 
   /** Dispatched pages with no answer for `olderThanMs` (their work was lost): dispatched again. */
-  async stale(tx: Tx, runId: string, olderThanMs: number): Promise<FrontierRow[]> {
+  async stale(tx: Tx, runId: string, olderThanMs: number, slot: number | null = null): Promise<FrontierRow[]> {
     return tx.$queryRawUnsafe<FrontierRow[]>(
       `SELECT ${columns} FROM crawl_url WHERE run_id = $1 AND state = 'dispatched'
-          AND dispatched_at < (clock_timestamp() AT TIME ZONE 'utc') - make_interval(secs => $2::float8 / 1000)`,
+          AND dispatched_at < (clock_timestamp() AT TIME ZONE 'utc') - make_interval(secs => $2::float8 / 1000)
+          AND ($3::int IS NULL OR COALESCE(lease_slot, 0) = $3::int)`,
       runId,
       olderThanMs,
+      slot,
     );
   }
 

@@ -18,6 +18,7 @@ export const crawlLeaseRpc = (engine: CrawlEngine, stored: Pick<StoredPagesRepos
     );
     return engine.pull({
       jobId: req.jobId,
+      slot: req.slot,
       generation: req.generation,
       delivery: req.delivery,
       results,

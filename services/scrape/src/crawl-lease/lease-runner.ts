@@ -134,6 +134,7 @@ export class LeaseRunner {
         jobId: this.msg.jobId,
         runId: this.msg.runId,
         workspaceId: this.msg.workspaceId,
+        slot: this.msg.slot,
         generation: this.msg.generation,
         delivery: this.delivery,
         results,
@@ -164,8 +165,9 @@ export class LeaseRunner {
   private take(urls: crawlLeaseV1.LeasedUrl[]): void {
     for (const url of urls) {
       if (this.holding.has(url.position)) continue;
-      // A resync hands out what the lease held before: a page an earlier holder read may have its row.
-      if (this.resynced) this.maybeStored.add(url.position);
+      // A resync hands out what the lease held before, and a URL handed out before may have been
+      // read by that holder (given back, or lost with it): a page an earlier holder read may have its row.
+      if (this.resynced || url.dispatchedBefore) this.maybeStored.add(url.position);
       this.holding.add(url.position);
       let host = '';
       try {

@@ -1,14 +1,15 @@
 import type { Bus } from '@tidemark/bus';
 import type { CrawlPageResultMessage } from '@tidemark/contracts';
-import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
+import type { CrawlJob, CrawlJobRepository, LeaseSlotState } from '../../repositories/crawl-job.repository.js';
 import type { Dispatchable, FrontierRepository, Tx } from '../../repositories/frontier.repository.js';
 import { pageRequestFor } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
 import type { Dispatcher } from './dispatcher.js';
 import { ENDED, progressOf, stateOf } from './crawl-state.js';
 
-/** Who holds a crawl's lease: its generation, then the lease message's delivery. */
+/** Who holds a crawl's lease slot: its generation, then the lease message's delivery. */
 export interface LeaseHolder {
+  slot: number;
   generation: number;
   delivery: number;
 }
@@ -28,6 +29,7 @@ export interface LeasedUrl {
   attempt: number;
   robotsDisallowed: boolean;
   seed: boolean;
+  dispatchedBefore: boolean;
 }
 
 export interface LeaseAnswer {
@@ -46,18 +48,34 @@ export const answerOnly = (state: LeaseAnswer['state']): LeaseAnswer => ({
   pullAgainMs: 0,
 });
 
-/** Negative when `a` is an older holder than `b`. */
-export const compareHolders = (a: LeaseHolder, b: LeaseHolder): number =>
+/** Negative when `a` is an older holder (of one slot) than `b`. */
+export const compareHolders = (a: Omit<LeaseHolder, 'slot'>, b: Omit<LeaseHolder, 'slot'>): number =>
   a.generation - b.generation || a.delivery - b.delivery;
+
+/** A leased crawl's slots (a crawl started before slots had one lease, slot 0); empty when paged. */
+export const leasesOf = (view: CrawlJob): LeaseSlotState[] => {
+  const state = stateOf(view);
+  return state.leases ?? (state.lease ? [state.lease] : []);
+};
+
+/** A host's URLs out at once when the crawl sets no limit (the holders pace the host). */
+const NO_HOST_LIMIT = 1_000_000;
 
 /** How long a worker with nothing to do waits before it pulls again, at most. */
 const IDLE_PULL_MS = 250;
 
 /**
- * A crawl's lease (ADR 14): the crawl's side of it, inside a step's transaction. The lease is one
- * work.scrape.lease message a generation; the job's state says which holder is current
- * (`state.lease`), so a pull of a holder that lost it (a slow worker whose message went to
- * another) hands nothing out and settles nothing.
+ * A crawl's leases (ADR 14): the crawl's side of them, inside a step's transaction. A crawl has
+ * one lease slot, or several so that as many workers share it: each slot is one
+ * work.scrape.lease message a generation, and holds the URLs it was handed (their frontier rows
+ * name it). The job's state says which holder of each slot is current (`state.leases`), so a
+ * pull of a holder that lost its slot (a slow worker whose message went to another) hands
+ * nothing out and settles nothing.
+ *
+ * Slots split the crawl's concurrency: with two, each holder fetches at most half the crawl's
+ * pages of a host and in all. A crawl with a politeness delay has one slot: its pace is the
+ * delay's (one page of a host at a time), which one worker keeps for any number of hosts, and
+ * pacing a host stays inside that worker.
  */
 export class CrawlLeases {
   constructor(
@@ -70,45 +88,61 @@ export class CrawlLeases {
       leaseBuffer: number;
       /** Most pages of one crawl in flight at once, whatever the hosts. */
       maxInFlight: number;
+      /** Lease slots a crawl without a politeness delay opens (workers that may share it). */
+      leaseSlots: number;
     },
   ) {}
 
-  /** Opens the crawl's lease of `generation` (published with the step; a retried step publishes nothing twice). */
-  async open(tx: Tx, job: CrawlJob, ctx: CrawlContext, generation: number): Promise<CrawlJob> {
-    const after = await this.jobs.update(tx, job, {
-      state: { lease: { generation, delivery: 0, pulledAt: Date.now() } },
-    });
+  /** How many slots a crawl opens: one with a politeness delay, never more than its concurrency. */
+  slotsFor(ctx: CrawlContext): number {
+    if (ctx.delayMs > 0) return 1;
+    return Math.max(1, Math.min(this.settings.leaseSlots, ctx.options.config.fetch.concurrency));
+  }
+
+  /** Opens every slot of a crawl that starts, at generation 0. */
+  async openAll(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
+    let view = job;
+    for (let slot = 0; slot < this.slotsFor(ctx); slot++) view = await this.open(tx, view, ctx, slot, 0);
+    return view;
+  }
+
+  /** Opens a slot's lease of `generation` (published with the step; a retried step publishes nothing twice). */
+  async open(tx: Tx, job: CrawlJob, ctx: CrawlContext, slot: number, generation: number): Promise<CrawlJob> {
+    const leases = [...leasesOf(job)];
+    leases[slot] = { generation, delivery: 0, pulledAt: Date.now() };
+    const after = await this.jobs.update(tx, job, { state: { leases } });
     await this.bus.publishWork(
       'work.scrape.lease',
       {
         jobId: job.id,
         runId: job.runId,
         workspaceId: job.workspaceId,
+        slot,
         generation,
         request: pageRequestFor(ctx.options, false),
         seedRequest: pageRequestFor(ctx.options, true),
       },
-      { msgId: `${job.id}:lease:${generation}` },
+      { msgId: `${job.id}:lease:${slot}:${generation}` },
     );
     return after;
   }
 
-  /** The pull's holder is the lease's (or a newer delivery of it, which takes it over). */
+  /** The pull's holder is its slot's (or a newer delivery of it, which takes it over). */
   holds(view: CrawlJob, pull: LeaseHolder): boolean {
-    const lease = stateOf(view).lease;
+    const lease = leasesOf(view)[pull.slot];
     return lease !== undefined && compareHolders(pull, lease) >= 0;
   }
 
-  /** Records the holder and the time of its pull: the ticker reads a lease silent for long as lost. */
+  /** Records the holder and the time of its pull: the ticker reads a slot silent for long as lost. */
   touch(tx: Tx, view: CrawlJob, pull: LeaseHolder): Promise<CrawlJob> {
-    return this.jobs.update(tx, view, {
-      state: { lease: { generation: pull.generation, delivery: pull.delivery, pulledAt: Date.now() } },
-    });
+    const leases = [...leasesOf(view)];
+    leases[pull.slot] = { generation: pull.generation, delivery: pull.delivery, pulledAt: Date.now() };
+    return this.jobs.update(tx, view, { state: { leases } });
   }
 
-  /** A newer holder than the one the job names (redelivered: it must be sent all the lease holds). */
+  /** A newer holder than the one the job names (redelivered: it must be sent all its slot holds). */
   isNewHolder(view: CrawlJob, pull: LeaseHolder): boolean {
-    const lease = stateOf(view).lease;
+    const lease = leasesOf(view)[pull.slot];
     return lease === undefined || compareHolders(pull, lease) > 0;
   }
 
@@ -126,23 +160,47 @@ export class CrawlLeases {
   }
 
   /**
-   * The next URLs for the holder: the lease is filled up to its buffer. Within a host the worker
-   * paces the fetches (the crawl's concurrency); with a politeness delay the crawl hands out one
-   * URL of a host a time, as it does without a lease.
+   * The next URLs for a slot's holder: the slot is filled up to its buffer. Within a host the
+   * worker paces the fetches (its share of the crawl's concurrency); with a politeness delay the
+   * crawl hands out one URL of a host a time, as it does without a lease.
    */
-  async fill(tx: Tx, view: CrawlJob, ctx: CrawlContext): Promise<{ job: CrawlJob; urls: Dispatchable[] }> {
-    const buffer = this.settings.leaseBuffer;
-    const { job, picked } = await this.dispatcher.pick(tx, view, ctx, buffer, ctx.delayMs > 0 ? 1 : buffer);
+  async fill(
+    tx: Tx,
+    view: CrawlJob,
+    ctx: CrawlContext,
+    slot: number,
+  ): Promise<{ job: CrawlJob; urls: Dispatchable[] }> {
+    const of = Math.max(1, leasesOf(view).length);
+    const buffer = Math.min(this.settings.leaseBuffer, this.holdingCap(view, ctx, of));
+    // Without a delay the holders pace each host; the crawl puts no limit of its own on one.
+    const perHost = ctx.delayMs > 0 ? 1 : NO_HOST_LIMIT;
+    const { job, picked } = await this.dispatcher.pick(tx, view, ctx, buffer, perHost, {
+      index: slot,
+      of,
+    });
     return { job, urls: picked };
   }
 
-  /** What the lease holds now (every dispatched URL of the run is the lease's). */
-  held(tx: Tx, view: CrawlJob): Promise<Dispatchable[]> {
-    return this.frontier.dispatched(tx, view.runId);
+  /**
+   * What one of `of` slots may hold: its share of the crawl's open URLs, and never less than
+   * twice its share of the concurrency (so it has the next URL at hand). Without it the slot
+   * that pulls first holds the whole queue of a crawl smaller than its buffer, and the others
+   * have nothing to fetch. One slot may hold everything.
+   */
+  private holdingCap(view: CrawlJob, ctx: CrawlContext, of: number): number {
+    if (of === 1) return Infinity;
+    const share = Math.ceil(ctx.options.config.fetch.concurrency / of);
+    return Math.max(2 * share, Math.ceil(progressOf(view).queued / of));
   }
 
-  /** The answer to a pull of the current holder. */
+  /** What a slot holds now (the run's dispatched URLs marked as the slot's). */
+  held(tx: Tx, view: CrawlJob, slot: number): Promise<Dispatchable[]> {
+    return this.frontier.dispatched(tx, view.runId, slot);
+  }
+
+  /** The answer to a pull of a slot's current holder: its share of the crawl's concurrency. */
   answer(state: 'go' | 'stop', ctx: CrawlContext, urls: Dispatchable[], view: CrawlJob): LeaseAnswer {
+    const of = Math.max(1, leasesOf(view).length);
     const now = Date.now();
     const waits = Object.values(stateOf(view).hostNextAt ?? {})
       .filter((t) => t > now)
@@ -155,9 +213,10 @@ export class CrawlLeases {
         attempt: row.attempts,
         robotsDisallowed: ctx.robots !== null && !ctx.robots.isAllowed(row.url),
         seed: row.foundVia === 'seed',
+        dispatchedBefore: row.dispatchedBefore === true,
       })),
-      perHost: ctx.delayMs > 0 ? 1 : ctx.options.config.fetch.concurrency,
-      maxInFlight: this.settings.maxInFlight,
+      perHost: ctx.delayMs > 0 ? 1 : Math.ceil(ctx.options.config.fetch.concurrency / of),
+      maxInFlight: Math.ceil(this.settings.maxInFlight / of),
       pullAgainMs: Math.max(20, Math.min(IDLE_PULL_MS, ...waits)),
     };
   }

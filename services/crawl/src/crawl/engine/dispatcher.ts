@@ -5,6 +5,7 @@ import { normalizeUrl } from '../../frontier/normalize-url.js';
 import type { CrawlJob, CrawlJobRepository } from '../../repositories/crawl-job.repository.js';
 import type {
   Dispatchable,
+  DispatchLimits,
   FrontierRepository,
   FrontierRow,
   NewUrl,
@@ -69,6 +70,7 @@ export class Dispatcher {
     ctx: CrawlContext,
     maxInFlight: number,
     perHost: number,
+    slot?: DispatchLimits['slot'],
   ): Promise<{ job: CrawlJob; inFlight: number; picked: Dispatchable[] }> {
     const hostNextAt = { ...stateOf(job).hostNextAt };
     const now = Date.now();
@@ -76,6 +78,7 @@ export class Dispatcher {
       maxInFlight,
       perHost,
       waitingHosts: Object.keys(hostNextAt).filter((host) => hostNextAt[host]! > now),
+      ...(slot ? { slot } : {}),
     });
     if (!picked.length || ctx.delayMs <= 0) return { job, inFlight, picked };
     for (const row of picked) hostNextAt[row.host] = now + ctx.delayMs;

@@ -146,12 +146,13 @@ export class ResultSettler {
   }
 
   /**
-   * Pages dispatched and unanswered for `staleMs` (their work was lost): each counts as an
+   * Pages dispatched and unanswered for `staleMs` (their work was lost; of one lease slot when
+   * `slot` is given, the others' holders being alive): each counts as an
    * attempt, so one is dispatched again while it has tries left (`max_retries`) and is settled
    * as an error with nothing stored once it has none, rather than going round for ever.
    */
-  async recoverLost(tx: Tx, view: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
-    const stale = await this.frontier.stale(tx, view.runId, this.settings.staleMs);
+  async recoverLost(tx: Tx, view: CrawlJob, ctx: CrawlContext, slot: number | null = null): Promise<CrawlJob> {
+    const stale = await this.frontier.stale(tx, view.runId, this.settings.staleMs, slot);
     if (!stale.length) return view;
     const maxRetries = ctx.options.config.advanced.max_retries;
     const spent = stale.filter((row) => row.attempts > maxRetries);
