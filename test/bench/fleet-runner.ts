@@ -14,9 +14,14 @@ const replicas = Number(replicasArg);
 const concurrency = Number(concurrencyArg);
 const MB = 1024 * 1024;
 
+// BENCH_REPLICAS_ENGINE=leased: the crawl on the leased engine (ADR 14), a lease slot a scrape
+// replica (each worker takes one lease at a time, so two replicas hold one slot each).
+const leased = process.env.BENCH_REPLICAS_ENGINE === 'leased';
 const env = {
   FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
   SCRAPE_CONCURRENCY: String(concurrency * 2),
+  CRAWL_ENGINE: leased ? 'leased' : 'paged',
+  ...(leased ? { CRAWL_LEASE_SLOTS: String(replicas), SCRAPE_LEASES: '1' } : {}),
   // The browser pool is left out of both (FLEET_BROWSER_POOL=0): the bench site needs no browser.
 };
 const t0 = performance.now();

@@ -2,6 +2,7 @@
 // process tree of its own (test/bench/fleet-runner.ts): the fleet in one process, the fleet in
 // processes with one scrape and one crawl worker, and with two of each. Prints each fleet's
 // start time, its memory once started, its pages/s and its peak memory (processes summed).
+// BENCH_REPLICAS_ENGINE=leased crawls on the leased engine, a lease slot a replica (ADR 14).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -46,7 +47,7 @@ export async function benchReplicas(): Promise<string> {
   web.addSite('127.0.0.1', benchSite(Math.ceil(PAGES * 1.5)));
   const seed = `http://127.0.0.1:${web.port}/`;
   const lines = [
-    `crawl of ${PAGES + 1} pages of the crawl bench's site, ${CONCURRENCY} in flight, each fleet in its own process tree (no browser pool)`,
+    `crawl of ${PAGES + 1} pages of the crawl bench's site, ${CONCURRENCY} in flight, each fleet in its own process tree (no browser pool), ${process.env.BENCH_REPLICAS_ENGINE === 'leased' ? 'leased engine, a lease slot a replica' : 'paged engine'}`,
   ];
   try {
     for (let round = 1; round <= ROUNDS; round++) {

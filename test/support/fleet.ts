@@ -69,6 +69,8 @@ const testFleetEnv = (db: TestDatabase, prefix: string, extraEnv: Record<string,
   FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
   // TEST_CRAWL_ENGINE=leased runs the suite's crawls on the leased engine (ADR 14).
   ...(process.env.TEST_CRAWL_ENGINE ? { CRAWL_ENGINE: process.env.TEST_CRAWL_ENGINE } : {}),
+  // TEST_CRAWL_LEASE_SLOTS=2 splits those leased crawls over two lease slots.
+  ...(process.env.TEST_CRAWL_LEASE_SLOTS ? { CRAWL_LEASE_SLOTS: process.env.TEST_CRAWL_LEASE_SLOTS } : {}),
   ...extraEnv,
 });
 
