@@ -1739,6 +1739,53 @@ function inRepeatedItem(i: number, root: number, stats: Stats): boolean {
 
 const ITEM_TAGS = new Set(['li', 'article', 'tr']);
 
+/** Characters a post's body holds at least, outside a comment section, to be read as a post. */
+const POST_BODY_CHARS = 80;
+/** Characters each reply's body holds at least. */
+const REPLY_BODY_CHARS = 20;
+
+/**
+ * A comment section that continues the thread the winner opens: two or more of its bodies have
+ * the shape (tag and first class name) of a post's body outside it. A forum prints the opening
+ * post and its replies with one template ("Message userContent" in both), where a blog's
+ * comments have a template of their own ("entry-content" against "comment-content"): the
+ * replies are then what the page is, not an appendix of an article.
+ */
+function repliesOfThread(i: number, root: number, stats: Stats): boolean {
+  const { el, end, text, flags } = stats;
+  const shapeAt = (c: number): string | null => {
+    if (!el[c]!.getAttributeNode('class')) return null;
+    return (stats.shapes[c] ??= shapeOf(el[c]!));
+  };
+  const inside = new Map<string, number>();
+  for (let c = i + 1; c < end[i]!; c++) {
+    if (text[c]! < REPLY_BODY_CHARS) {
+      c = end[c]! - 1;
+      continue;
+    }
+    const shape = shapeAt(c);
+    if (shape) inside.set(shape, (inside.get(shape) ?? 0) + 1);
+  }
+  if (![...inside.values()].some((n) => n >= 2)) return false;
+  // The post's body: the one element of its shape outside comment sections, holding most of
+  // what is outside them (a class every element wears, a utility framework's, is no template).
+  const outside = new Map<string, { n: number; chars: number }>();
+  for (let c = root + 1; c < end[root]!; c++) {
+    if (flags[c]! & Flag.Comments || text[c]! < POST_BODY_CHARS) {
+      c = end[c]! - 1;
+      continue;
+    }
+    const shape = shapeAt(c);
+    if (!shape || (inside.get(shape) ?? 0) < 2) continue;
+    const seen = outside.get(shape) ?? { n: 0, chars: 0 };
+    seen.n++;
+    seen.chars = Math.max(seen.chars, text[c]!);
+    outside.set(shape, seen);
+  }
+  for (const seen of outside.values()) if (seen.n === 1 && 2 * seen.chars >= stats.besideComments) return true;
+  return false;
+}
+
 function shouldPrune(i: number, root: number, stats: Stats): boolean {
   const { text, link, flags } = stats;
   if (text[i] === 0 || stats.anchored.has(i)) return false; // images, rules and breaks stay
@@ -1747,6 +1794,7 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   if (isFurniture(i, stats, text[root]!)) return true;
   if (
     flags[i]! & Flag.Comments &&
+    !repliesOfThread(i, root, stats) &&
     (share < 0.5 ||
       stats.besideComments >= TUNING.articleBesideComments ||
       // Titled ("10 comments:", "Leave a reply"): the post's appendix however long, unless it is

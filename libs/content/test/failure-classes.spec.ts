@@ -1038,6 +1038,37 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('Comment 8: the study grew follicles');
     expect(r.text).not.toContain('Please read the rules');
   });
+  it("keeps a thread's replies printed with its opening post's template, not a blog's comments", () => {
+    // A forum (Vanilla here) prints the opening post and each reply in one template; the replies
+    // sit in a list named "Comments", which under an article would be its appendix.
+    const body = (text: string) =>
+      `<div class="Item-BodyWrap"><div class="Item-Body"><div class="Message userContent"><p>${text}</p></div></div></div>`;
+    const reply = (k: number) =>
+      `<li class="Item Comment" id="Comment_${k}"><div class="Comment"><div class="Item-Header"><a class="Username" href="/profile/u${k}">member${k}</a>
+      <time>March ${k + 2}</time></div>${body(`Reply ${k}: sad news, but the fork will carry on and the plugins still work.`)}</div></li>`;
+    const thread = `<!DOCTYPE html><html>${HEAD}<body>${NAV}
+      <main class="Content MainContent"><div class="Discussion"><h1>The open source edition has been discontinued</h1>
+      <div class="Item ItemDiscussion"><div class="Item-Header"><a class="Username" href="/profile/op">founder</a></div>
+      ${body(`The company has announced that the open source edition will no longer be maintained. ${'Existing installs keep working, security fixes stop at the end of the year, and the repository will be archived. '.repeat(3)}`)}</div>
+      <div class="CommentsWrap"><div class="DataBox DataBox-Comments"><ul class="MessageList DataList Comments">
+      ${Array.from({ length: 4 }, (_, k) => reply(k)).join('')}</ul></div></div></div></main>${FOOTER}</body></html>`;
+    const r = main(thread);
+    expect(r.text).toContain('will no longer be maintained');
+    expect(r.text).toContain('Reply 0: sad news');
+    expect(r.text).toContain('Reply 3: sad news');
+
+    // The same replies under a post whose body has a template of its own stay out.
+    const blog = thread.replace(
+      /<div class="Item ItemDiscussion">[\s\S]*?<\/div>\s*<div class="CommentsWrap">/,
+      `<div class="entry-content"><p>The company has announced that the open source edition will no longer be maintained.
+      ${'Existing installs keep working, security fixes stop at the end of the year, and the repository will be archived. '.repeat(3)}</p></div>
+      <div class="CommentsWrap">`,
+    );
+    expect(blog).toContain('entry-content');
+    const b = main(blog);
+    expect(b.text).toContain('will no longer be maintained');
+    expect(b.text).not.toContain('Reply 0: sad news');
+  });
   it('keeps a short docs index rather than the long sidebar menu beside it', () => {
     // The sidebar <nav> holds most of the page's text, in items long enough to read as cards;
     // it is still a menu, and the index (a few lines) is the page.
