@@ -20,14 +20,26 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   let bus: Bus;
   /** Each /p/N fetched from lease.test, in order. */
   const fetches: string[] = [];
+  /** How often refuse.test's /p/3 was fetched (its row can never be stored). */
+  let refusedFetches = 0;
 
   beforeAll(async () => {
     web = await startTestWeb();
     const tree = treeSite(PAGES);
     const page = tree['*'] as Extract<(typeof tree)[string], (req: IncomingMessage) => unknown>;
+    const small = treeSite(20);
+    const smallPage = small['*'] as Extract<(typeof small)[string], (req: IncomingMessage) => unknown>;
     const big = treeSite(2000);
     const bigPage = big['*'] as Extract<(typeof big)[string], (req: IncomingMessage) => unknown>;
     web.addSite('slow.test', { ...big, '*': (req: IncomingMessage) => ({ ...bigPage(req), delayMs: PAGE_DELAY_MS }) });
+    web.addSite('refuse.test', {
+      ...small,
+      '*': (req: IncomingMessage) => {
+        const path = new URL(req.url ?? '/', 'http://x').pathname;
+        if (path === '/p/3') refusedFetches++;
+        return smallPage(req);
+      },
+    });
     web.addSite('lease.test', {
       ...tree,
       '*': (req: IncomingMessage) => {
@@ -111,7 +123,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect((await bus.consumerInfo('scrape-crawl')).delivered).toBe(0);
   });
 
-  it("orders a slot's holders: an older one is refused, a newer one gets all the slot holds, a silent slot is cut again, and every page is fetched once", async () => {
+  it("orders a slot's holders: an older one is refused, a newer one gets all the slot holds, a silent slot is cut again; only a page in flight at the holder taken over may be fetched twice", async () => {
     const res = await t.call('POST', '/crawl', {
       key,
       body: { url: web.url('lease.test', '/'), limit: 2 * PAGES, concurrency: 2, useSitemap: false },
@@ -159,6 +171,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
           linksInRow: false,
           retryAfterMs: 0,
           creditsExhausted: false,
+          gaveUp: false,
         },
       ],
     });
@@ -204,16 +217,61 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect(ended).toMatchObject({ status: 'done', progress: { done: PAGES + 1, total: PAGES + 1, queued: 0 } });
     const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true } });
     expect(new Set(rows.map((r) => r.url)).size).toBe(PAGES + 1);
-    // The first holder's pages in flight were stored before it stopped: the next holder answered
-    // them from their rows. No page was fetched twice.
-    expect(fetches).toHaveLength(PAGES);
+    // Every page was fetched; the only ones fetched twice were in flight at slot 0's first holder
+    // when it was taken over (it was alive: the URLs given back went to slot 1, which fetches one
+    // itself when that holder's row is not written yet, else answers it from the row), at most
+    // its share of the concurrency (one).
     expect(new Set(fetches).size).toBe(PAGES);
+    const twice = [...new Set(fetches.filter((p, i) => fetches.indexOf(p) !== i))];
+    const heldAtTakeover = new Set(taken.urls.map((u) => new URL(u.url).pathname));
+    expect(twice.filter((p) => !heldAtTakeover.has(p))).toEqual([]);
+    expect(twice.length).toBeLessThanOrEqual(1);
+    expect(fetches.length).toBe(PAGES + twice.length);
     const charges = await t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
     // One charge a page (its reference is the page's), however many holders it went through.
     const ofThisCrawl = charges.filter((c) => c.reference.startsWith(`page:${id}:`));
     expect(ofThisCrawl).toHaveLength(PAGES + 1);
     expect(new Set(ofThisCrawl.map((c) => c.reference.split(':').slice(0, 3).join(':'))).size).toBe(PAGES + 1);
   }, 180_000);
+
+  it('settles a page whose row can never be stored as given up, fetched and charged once, and the crawl ends', async () => {
+    // A refusal like a value PostgreSQL cannot hold: every write of that page's read row fails.
+    await t.db.prisma.$executeRawUnsafe(
+      `ALTER TABLE page ADD CONSTRAINT refused_row CHECK (url NOT LIKE '%refuse.test%/p/3' OR status <> 'done')`,
+    );
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('refuse.test', '/'), limit: 50, concurrency: 2, useSitemap: false },
+    });
+    expect(res.status).toBe(202);
+    const job = await until(
+      'the end',
+      () => jobOf(res.body.id),
+      (j) => !['queued', 'running'].includes(j.status),
+    );
+    // (The refused page's links are not followed: nothing of it was kept.)
+    const progress = job.progress as { done: number; total: number; queued: number };
+    expect(job.status).toBe('done');
+    expect(progress.queued).toBe(0);
+    expect(progress.done).toBe(progress.total);
+    expect(progress.total).toBeGreaterThan(5);
+    const refused = await t.db.prisma.page.findFirstOrThrow({
+      where: { runId: job.runId!, url: { endsWith: '/p/3' } },
+    });
+    // What was read (its status code) and why it is not there.
+    expect(refused).toMatchObject({ status: 'error', httpStatus: 200 });
+    expect(JSON.stringify(refused.data)).toContain('the page was read but could not be stored (gave up after 3 tries)');
+    const row = await t.db.prisma.crawlUrl.findFirstOrThrow({
+      where: { runId: job.runId!, url: { endsWith: '/p/3' } },
+    });
+    expect(row).toMatchObject({ state: 'done', attempts: 1 });
+    expect(refusedFetches).toBe(1);
+    const charges = await t.db.prisma.ledgerEntry.findMany({
+      where: { workspaceId, kind: 'charge', reference: { startsWith: `page:${res.body.id}:` } },
+    });
+    // Every page charged once, the refused one too (it was read).
+    expect(charges).toHaveLength(progress.total);
+  });
 
   it('cancels: the lease stops at once, only the page in flight finishes', async () => {
     const res = await t.call('POST', '/crawl', {

@@ -20,7 +20,9 @@ describe('work that always fails ends, with its reason', () => {
 
   beforeAll(async () => {
     web = await startTestWeb();
-    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '100' });
+    // The paged engine: a lost dispatch (the last test) is its by construction; the leased
+    // engine's page that cannot be stored is test/e2e/crawl-lease.int.spec.ts's.
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '100', CRAWL_ENGINE: 'paged' });
     const ws = await t.createWorkspace('failing');
     key = ws.apiKey;
     await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });

@@ -19,6 +19,7 @@ export const leasedResultToProto = (r: CrawlPageResultMessage): LeasedPageResult
   linksInRow: r.linksInRow,
   retryAfterMs: r.retryAfterMs ?? 0,
   creditsExhausted: r.creditsExhausted,
+  gaveUp: r.gaveUp,
 });
 
 export const leasedResultFromProto = (
@@ -41,5 +42,5 @@ export const leasedResultFromProto = (
   linksInRow: r.linksInRow,
   retryAfterMs: r.retryAfterMs || null,
   creditsExhausted: r.creditsExhausted,
-  gaveUp: false,
+  gaveUp: r.gaveUp,
 });

@@ -7,6 +7,7 @@ import { emptyRow, robotsResult } from '../ladder/ladder.service.js';
 import type { LadderOptions } from '../ladder/options.js';
 import { storedBodies, type CrawlRowRef, type PageRepository } from '../repositories/page.repository.js';
 import { linkBytes } from '../batching/crawl-hand-off.js';
+import { gaveUpResult, PageNotStored } from '../work/give-up.js';
 import { invalidResult, toResultMessage } from '../work/scrape-crawl.handler.js';
 import type { LeaseRows } from './lease-rows.js';
 
@@ -29,6 +30,12 @@ export interface LeaseDeps {
 }
 
 type Held = crawlLeaseV1.LeasedUrl & { host: string };
+/** A page's outcome here: its result and links, given up when its row could never be written. */
+type Settled = { result: PageResult; links: string[]; gaveUp?: boolean };
+
+/** Writes of a page's row tried before it is given up (a refusal by the database repeats). */
+const STORE_TRIES = 3;
+const STORE_RETRY_MS = 100;
 
 /**
  * One crawl's lease at this worker (ADR 14). Its URLs are fetched at the crawl's concurrency per
@@ -217,7 +224,7 @@ export class LeaseRunner {
   private async fetchOne(url: Held): Promise<void> {
     this.inFlight += 1;
     this.hostsInFlight.set(url.host, (this.hostsInFlight.get(url.host) ?? 0) + 1);
-    let page: { result: PageResult; links: string[] } | null = null;
+    let page: Settled | null = null;
     try {
       page = await this.settle(url);
     } catch (err) {
@@ -245,7 +252,7 @@ export class LeaseRunner {
   }
 
   /** The page's row: read from an earlier holder's, or fetched, read and written now (the slot waits for it). */
-  private async settle(url: Held): Promise<{ result: PageResult; links: string[] }> {
+  private async settle(url: Held): Promise<Settled> {
     const ref: CrawlRowRef = {
       workspaceId: this.msg.workspaceId,
       jobId: this.msg.jobId,
@@ -276,24 +283,45 @@ export class LeaseRunner {
             },
             opts!,
           );
-    try {
-      if (url.attempt > 0) await this.deps.pages.rewriteCrawlRow(ref, result, url.attempt);
-      else await this.deps.rows.write(ref, result);
-    } catch (err) {
-      // Read and charged, not stored: its charge is seen through, and the crawl tries it again.
-      await result.charged?.catch(() => undefined);
-      throw err;
+    for (let tries = 1; ; tries++) {
+      try {
+        if (url.attempt > 0 || tries > 1) await this.deps.pages.rewriteCrawlRow(ref, result, url.attempt);
+        else await this.deps.rows.write(ref, result);
+        return { result, links: result.bodies.links ?? [] };
+      } catch (err) {
+        if (tries < STORE_TRIES) {
+          await new Promise((r) => setTimeout(r, STORE_RETRY_MS * tries));
+          continue;
+        }
+        // Read and charged, never stored (a value the database refuses): settled as given up,
+        // with what was read and its cost, rather than fetched and charged again by the crawl.
+        await result.charged?.catch(() => undefined);
+        const gaveUp = gaveUpResult(url.url, {
+          deliveryCount: tries,
+          error: asApiError(err),
+          cause: new PageNotStored(result, err),
+        });
+        this.deps.logger.error(
+          { err: asApiError(err), jobId: this.msg.jobId, position: url.position },
+          'a leased page could not be stored; given up',
+        );
+        // The row may be what cannot be written: the result reaches the crawl even then.
+        await this.deps.pages.giveUpCrawlRow(ref, gaveUp, url.attempt).catch(() => undefined);
+        return { result: gaveUp, links: [], gaveUp: true };
+      }
     }
-    return { result, links: result.bodies.links ?? [] };
   }
 
-  private handBack(url: Held, page: { result: PageResult; links: string[] } | null): void {
+  private handBack(url: Held, page: Settled | null): void {
     // A page nothing could settle goes back as an error without a code: the crawl tries it again.
     const result = page?.result ?? {
       row: { ...emptyRow(url.url), status: 'error' as const, crawledAt: new Date().toISOString() },
       bodies: {},
     };
-    const answer = toResultMessage({ ...this.msg, ...url }, result, page?.links ?? []);
+    const answer = {
+      ...toResultMessage({ ...this.msg, ...url }, result, page?.links ?? []),
+      gaveUp: page?.gaveUp === true,
+    };
     this.settled.push(leasedResultToProto(answer));
     this.settledLinkBytes += linkBytes(answer.links);
     this.signal();

@@ -29,7 +29,10 @@ export const storing = async <T>(result: PageResult, write: () => Promise<T>): P
  * failed, without the database's or a library's own words (those are in the log). A page that
  * was read keeps its status code, method and cost (it was charged); no body is kept.
  */
-export const gaveUpResult = (url: string, ctx: WorkContext & { error: ApiError; cause: unknown }): PageResult => {
+export const gaveUpResult = (
+  url: string,
+  ctx: Pick<WorkContext, 'deliveryCount'> & { error: ApiError; cause: unknown },
+): PageResult => {
   const tries = `${ctx.deliveryCount} ${ctx.deliveryCount === 1 ? 'try' : 'tries'}`;
   const base = { ...emptyRow(url), status: 'error' as const, crawledAt: new Date().toISOString() };
   if (ctx.cause instanceof PageNotStored) {
