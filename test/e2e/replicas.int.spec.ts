@@ -51,9 +51,9 @@ const killTest = (engine: 'paged' | 'leased', slots = 1) =>
           // a busy CI machine's queue is not handed out twice without a kill.
           SCRAPE_ACK_WAIT_MS: '5000',
           SCRAPE_CONCURRENCY: String(SCRAPE_CONCURRENCY),
+          CRAWL_LEASE_SLOTS: String(slots),
           ...(slots > 1
             ? {
-                CRAWL_LEASE_SLOTS: String(slots),
                 SCRAPE_LEASES: '1',
                 // The killed replica's slot is cut this long after its last pull.
                 CRAWL_STALE_MS: '4000',

@@ -33,6 +33,21 @@ type Held = crawlLeaseV1.LeasedUrl & { host: string };
 /** A page's outcome here: its result and links, given up when its row could never be written. */
 type Settled = { result: PageResult; links: string[]; gaveUp?: boolean };
 
+/**
+ * A row of an earlier attempt that the crawl never took in: a read the crawl would have settled
+ * (not a 429, no answer, a 5xx: those it tries again, and they are fetched again). The crawl
+ * queued the URL again because the holder that wrote it was lost before it handed the page
+ * back (a lease slot cut after its holder went silent counts that as an attempt).
+ */
+const answerLost = (
+  row: { attempt: number; status: string; httpStatus: number | null; errorCode: string | null },
+  attempt: number,
+) =>
+  row.attempt < attempt &&
+  row.status === 'done' &&
+  (row.httpStatus === null || row.httpStatus < 500) &&
+  !['RATE_LIMITED', 'NETWORK', 'TIMEOUT'].includes(row.errorCode ?? '');
+
 /** Writes of a page's row tried before it is given up (a refusal by the database repeats). */
 const STORE_TRIES = 3;
 const STORE_RETRY_MS = 100;
@@ -261,7 +276,7 @@ export class LeaseRunner {
     };
     if (this.maybeStored.delete(url.position)) {
       const found = await this.deps.pages.findAt(this.msg.jobId, url.position);
-      if (found && found.attempt === url.attempt) {
+      if (found && (found.attempt === url.attempt || (url.dispatchedBefore && answerLost(found, url.attempt)))) {
         const result: PageResult = { row: found.data as unknown as PageResult['row'], bodies: {} };
         // The earlier holder may have died before its charge was written: sent again (idempotent).
         result.charged = this.deps.ladder.chargeAgain(ref, result.row);
