@@ -3,7 +3,7 @@
 // second. Prints the rate over the first and the last 10% of the pages and the fleet's peak
 // memory up to 10% of the pages and up to the end: a frontier in PostgreSQL should leave both
 // flat. Not in `pnpm bench`'s default set (it takes half an hour here): `pnpm bench crawl-long`.
-// BENCH_LONG_ENGINE=leased runs it on the leased crawl engine (ADR 14); paged (the default) otherwise.
+// BENCH_LONG_ENGINE=paged runs it on the paged crawl engine (ADR 13); leased (the default, ADR 14) otherwise.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { benchSite, startTestWeb } from '@tidemark/testkit';
 
 const PAGES = Number(process.env.BENCH_LONG_PAGES ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 10);
-const ENGINE = process.env.BENCH_LONG_ENGINE ?? 'paged';
+const ENGINE = process.env.BENCH_LONG_ENGINE ?? 'leased';
 const runner = fileURLToPath(new URL('./crawl-runner.ts', import.meta.url));
 
 interface Sample {

@@ -107,8 +107,8 @@ export async function benchCrawl(): Promise<string> {
     checkpointed: 'floor + bulk checkpoints          ',
   };
   const notes: Record<(typeof modes)[number], string> = {
-    tidemark: 'the fleet as it runs by default, CRAWL_ENGINE=paged',
-    leased: 'the fleet with CRAWL_ENGINE=leased (ADR 14)',
+    tidemark: 'the fleet with CRAWL_ENGINE=paged (ADR 13)',
+    leased: 'the fleet as it runs by default, CRAWL_ENGINE=leased (ADR 14)',
     floor: 'no bus, database or ledger',
     checkpointed: 'rows and charges within 5 ms, frontier and an event every 100 pages at most',
   };

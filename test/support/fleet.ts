@@ -67,9 +67,10 @@ const testFleetEnv = (db: TestDatabase, prefix: string, extraEnv: Record<string,
   BILLING_ACK_WAIT_MS: '2000',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   FETCH_ALLOW_NETWORKS: '127.0.0.0/8',
-  // TEST_CRAWL_ENGINE=leased runs the suite's crawls on the leased engine (ADR 14).
+  // TEST_CRAWL_ENGINE=paged runs the suite's crawls on the paged engine (ADR 13; leased, ADR 14,
+  // is the default). Tests of one engine's own behaviour name it.
   ...(process.env.TEST_CRAWL_ENGINE ? { CRAWL_ENGINE: process.env.TEST_CRAWL_ENGINE } : {}),
-  // TEST_CRAWL_LEASE_SLOTS=2 splits those leased crawls over two lease slots.
+  // TEST_CRAWL_LEASE_SLOTS=2 splits the suite's leased crawls over two lease slots.
   ...(process.env.TEST_CRAWL_LEASE_SLOTS ? { CRAWL_LEASE_SLOTS: process.env.TEST_CRAWL_LEASE_SLOTS } : {}),
   ...extraEnv,
 });

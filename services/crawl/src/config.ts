@@ -44,11 +44,12 @@ const schema = baseEnv
     CRAWL_SCHEDULE_MS: z.coerce.number().int().min(100).default(30_000),
     CRAWL_ACK_WAIT_MS: z.coerce.number().int().min(100).default(60_000),
     /**
-     * How a crawl's pages go to the scrape workers. paged: a message a URL and its result back
-     * on its own (ADR 13). leased: one worker holds a crawl's lease and trades pages with it in
-     * bulk through CrawlLeaseService (ADR 14). Read when a crawl starts; it keeps its engine.
+     * How a crawl's pages go to the scrape workers. leased (the default): scrape workers hold the
+     * crawl's lease slots and trade pages with it in bulk through CrawlLeaseService (ADR 14).
+     * paged: a message a URL and its result back on its own (ADR 13). Read when a crawl starts;
+     * it keeps its engine.
      */
-    CRAWL_ENGINE: z.enum(['paged', 'leased']).default('paged'),
+    CRAWL_ENGINE: z.enum(['paged', 'leased']).default('leased'),
     /** URLs a lease slot holds at most (in flight at its worker and waiting there). */
     CRAWL_LEASE_BUFFER: z.coerce.number().int().min(1).max(2000).default(200),
     /**
