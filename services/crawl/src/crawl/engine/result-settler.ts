@@ -152,7 +152,10 @@ export class ResultSettler {
    * as an error with nothing stored once it has none, rather than going round for ever.
    */
   async recoverLost(tx: Tx, view: CrawlJob, ctx: CrawlContext, slot: number | null = null): Promise<CrawlJob> {
-    const stale = await this.frontier.stale(tx, view.runId, this.settings.staleMs, slot);
+    // A cut slot's holder is gone: all it held is lost, the URLs handed out at its last pull too
+    // (marked a few milliseconds after the pull's time, they may not be `staleMs` old yet, and
+    // no holder of the slot may come to take them while the crawl runs).
+    const stale = await this.frontier.stale(tx, view.runId, slot === null ? this.settings.staleMs : 0, slot);
     if (!stale.length) return view;
     const maxRetries = ctx.options.config.advanced.max_retries;
     const spent = stale.filter((row) => row.attempts > maxRetries);
