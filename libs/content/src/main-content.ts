@@ -289,6 +289,8 @@ class Stats {
   besideComments = 0;
   /** Each element's shape (`shapeOf`), once asked. */
   shapes: (string | undefined)[] = [];
+  /** Shapes of the winner's post body outside its comment sections (`postBodyShapes`), once asked. */
+  postBodies: Set<string> | null = null;
   /** Characters of each element's text in teasers of other stories (`teaserText`), once asked. */
   teasers: Float64Array | null = null;
   /** The element inside which teasers are counted (0 elsewhere): the winner's parent. */
@@ -1315,6 +1317,7 @@ function prune(root: number, stats: Stats): Set<Element> {
     } else c++;
   }
   stats.besideComments = text[root]! - comments;
+  stats.postBodies = null;
   // A winner found by the listing reading is a grid: its prices are its cards'.
   if (stats.product && !stats.listingChosen) purchaseWidgets(root, stats);
   // On one product's page a grid is other products, even when it is what the listing reading found.
@@ -1752,38 +1755,51 @@ const REPLY_BODY_CHARS = 20;
  * replies are then what the page is, not an appendix of an article.
  */
 function repliesOfThread(i: number, root: number, stats: Stats): boolean {
-  const { el, end, text, flags } = stats;
-  const shapeAt = (c: number): string | null => {
-    if (!el[c]!.getAttributeNode('class')) return null;
-    return (stats.shapes[c] ??= shapeOf(el[c]!));
-  };
+  const { end, text } = stats;
+  const posts = (stats.postBodies ??= postBodyShapes(root, stats));
+  if (!posts.size) return false;
   const inside = new Map<string, number>();
   for (let c = i + 1; c < end[i]!; c++) {
     if (text[c]! < REPLY_BODY_CHARS) {
       c = end[c]! - 1;
       continue;
     }
-    const shape = shapeAt(c);
-    if (shape) inside.set(shape, (inside.get(shape) ?? 0) + 1);
+    const shape = classShape(c, stats);
+    if (!shape || !posts.has(shape)) continue;
+    const n = (inside.get(shape) ?? 0) + 1;
+    if (n >= 2) return true;
+    inside.set(shape, n);
   }
-  if (![...inside.values()].some((n) => n >= 2)) return false;
-  // The post's body: the one element of its shape outside comment sections, holding most of
-  // what is outside them (a class every element wears, a utility framework's, is no template).
+  return false;
+}
+
+/** An element's shape when it has a class (a bare tag is no template). */
+const classShape = (c: number, stats: Stats): string | null =>
+  stats.el[c]!.getAttributeNode('class') ? (stats.shapes[c] ??= shapeOf(stats.el[c]!)) : null;
+
+/**
+ * The shapes a post's body may have, read once a page: each the one element of its shape outside
+ * the winner's comment sections, holding half or more of what is outside them (a class every
+ * element wears, a utility framework's, is no template).
+ */
+function postBodyShapes(root: number, stats: Stats): Set<string> {
+  const { end, text, flags } = stats;
   const outside = new Map<string, { n: number; chars: number }>();
   for (let c = root + 1; c < end[root]!; c++) {
     if (flags[c]! & Flag.Comments || text[c]! < POST_BODY_CHARS) {
       c = end[c]! - 1;
       continue;
     }
-    const shape = shapeAt(c);
-    if (!shape || (inside.get(shape) ?? 0) < 2) continue;
+    const shape = classShape(c, stats);
+    if (!shape) continue;
     const seen = outside.get(shape) ?? { n: 0, chars: 0 };
     seen.n++;
     seen.chars = Math.max(seen.chars, text[c]!);
     outside.set(shape, seen);
   }
-  for (const seen of outside.values()) if (seen.n === 1 && 2 * seen.chars >= stats.besideComments) return true;
-  return false;
+  const posts = new Set<string>();
+  for (const [shape, seen] of outside) if (seen.n === 1 && 2 * seen.chars >= stats.besideComments) posts.add(shape);
+  return posts;
 }
 
 function shouldPrune(i: number, root: number, stats: Stats): boolean {
@@ -1794,13 +1810,13 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   if (isFurniture(i, stats, text[root]!)) return true;
   if (
     flags[i]! & Flag.Comments &&
-    !repliesOfThread(i, root, stats) &&
     (share < 0.5 ||
       stats.besideComments >= TUNING.articleBesideComments ||
       // Titled ("10 comments:", "Leave a reply"): the post's appendix however long, unless it is
       // nearly the whole winner (then the page is the thread).
       (share < TUNING.titledCommentsMaxShare && opensWithAsideHeading(i, stats))) &&
-    !(flags[i]! & Flag.Content)
+    !(flags[i]! & Flag.Content) &&
+    !repliesOfThread(i, root, stats)
   )
     return true;
   if (flags[i]! & Flag.Reviews && share < TUNING.reviewsMaxShare) return true;

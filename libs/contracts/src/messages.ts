@@ -146,6 +146,23 @@ export const crawlPageResultMessage = z.object({
 });
 export type CrawlPageResultMessage = z.infer<typeof crawlPageResultMessage>;
 
+/** What a crawl reads of a page's result (or of its stored row) to try the page again. */
+export interface ResultOutcome {
+  status: string;
+  httpStatus: number | null;
+  errorCode: string | null;
+}
+
+/** No answer, or a server error: a crawl tries the page again while it has tries left. */
+export const transientResult = (r: ResultOutcome): boolean =>
+  r.errorCode === 'NETWORK' ||
+  r.errorCode === 'TIMEOUT' ||
+  (r.httpStatus !== null && r.httpStatus >= 500) ||
+  (r.status === 'error' && r.errorCode === null);
+
+/** A result a crawl tries again rather than settles: transient, or rate limited (after its wait). */
+export const crawlTriesAgain = (r: ResultOutcome): boolean => r.errorCode === 'RATE_LIMITED' || transientResult(r);
+
 /** Most crawl pages handed back in one message. */
 export const MAX_CRAWL_PAGES_A_MESSAGE = 64;
 

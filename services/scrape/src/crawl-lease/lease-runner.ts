@@ -1,4 +1,10 @@
-import { leasedResultToProto, type crawlLeaseV1, type ScrapeCrawlLeaseMessage } from '@tidemark/contracts';
+import {
+  crawlTriesAgain,
+  leasedResultToProto,
+  type crawlLeaseV1,
+  type ResultOutcome,
+  type ScrapeCrawlLeaseMessage,
+} from '@tidemark/contracts';
 import { asApiError } from '@tidemark/errors';
 import type { RpcClient } from '@tidemark/rpc';
 import type { Logger } from '@tidemark/telemetry';
@@ -39,18 +45,16 @@ type Settled = { result: PageResult; links: string[]; gaveUp?: boolean };
  * queued the URL again because the holder that wrote it was lost before it handed the page
  * back (a lease slot cut after its holder went silent counts that as an attempt).
  */
-const answerLost = (
-  row: { attempt: number; status: string; httpStatus: number | null; errorCode: string | null },
-  attempt: number,
-) =>
-  row.attempt < attempt &&
-  row.status === 'done' &&
-  (row.httpStatus === null || row.httpStatus < 500) &&
-  !['RATE_LIMITED', 'NETWORK', 'TIMEOUT'].includes(row.errorCode ?? '');
+const answerLost = (row: ResultOutcome & { attempt: number }, attempt: number) =>
+  row.attempt < attempt && row.status === 'done' && !crawlTriesAgain(row);
 
-/** Writes of a page's row tried before it is given up (a refusal by the database repeats). */
+/**
+ * Writes of a page's row tried before it is given up (a refusal by the database repeats), 0.5 s
+ * and then 2 s apart: a database that is away for a moment (a failover, a full pool) must not
+ * turn pages already read into given-up ones.
+ */
 const STORE_TRIES = 3;
-const STORE_RETRY_MS = 100;
+const STORE_RETRY_MS = 500;
 
 /**
  * One crawl's lease at this worker (ADR 14). Its URLs are fetched at the crawl's concurrency per
@@ -305,7 +309,7 @@ export class LeaseRunner {
         return { result, links: result.bodies.links ?? [] };
       } catch (err) {
         if (tries < STORE_TRIES) {
-          await new Promise((r) => setTimeout(r, STORE_RETRY_MS * tries));
+          await new Promise((r) => setTimeout(r, STORE_RETRY_MS * 4 ** (tries - 1)));
           continue;
         }
         // Read and charged, never stored (a value the database refuses): settled as given up,

@@ -1,4 +1,4 @@
-import type { CrawlPageResultMessage } from '@tidemark/contracts';
+import { transientResult, type CrawlPageResultMessage } from '@tidemark/contracts';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../../repositories/crawl-job.repository.js';
 import type { FrontierRepository, FrontierRow, Tx } from '../../repositories/frontier.repository.js';
 import type { CrawlContext } from './crawl-context.js';
@@ -62,12 +62,7 @@ export class ResultSettler {
         }
       }
       // No answer, or a server error: worth another try or two (the page's own, not the host's).
-      const transient =
-        msg.errorCode === 'NETWORK' ||
-        msg.errorCode === 'TIMEOUT' ||
-        (msg.httpStatus !== null && msg.httpStatus >= 500) ||
-        (msg.status === 'error' && msg.errorCode === null);
-      if (transient && view.status === 'running') {
+      if (transientResult(msg) && view.status === 'running') {
         const page = await this.frontier.at(tx, view.runId, msg.position);
         if (page && page.attempts <= ctx.options.config.advanced.max_retries) {
           const wait = TRANSIENT_RETRY_MS * 2 ** (page.attempts - 1);
