@@ -22,6 +22,9 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   const fetches: string[] = [];
   /** How often refuse.test's /p/3 was fetched (its row can never be stored). */
   let refusedFetches = 0;
+  /** When each page of wait.test was asked for, and when its one 429 was (ms since the epoch). */
+  const waitHits: number[] = [];
+  let askedToWaitAt = 0;
 
   beforeAll(async () => {
     web = await startTestWeb();
@@ -39,6 +42,35 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
         if (path === '/p/3') refusedFetches++;
         return smallPage(req);
       },
+    });
+    const waitTree = treeSite(120);
+    const waitPage = waitTree['*'] as Extract<(typeof waitTree)[string], (req: IncomingMessage) => unknown>;
+    web.addSite('wait.test', {
+      ...waitTree,
+      // Every page linked from the home page: the queue is long from the start, and both slots
+      // hold many URLs of the host (a slot holds its share of the queue).
+      '/': {
+        type: 'text/html',
+        body: `<h1>Wait</h1>${Array.from({ length: 120 }, (_, i) => `<a href="/p/${i}">${i}</a>`).join(' ')}`,
+      },
+      '*': (req: IncomingMessage) => {
+        const path = new URL(req.url ?? '/', 'http://x').pathname;
+        if (!/^\/p\/\d+$/.test(path)) return waitPage(req);
+        waitHits.push(Date.now());
+        // One 429 and only one (a rate limiter's bucket ran dry once): Retry-After still speaks
+        // for the whole host for its three seconds, whichever worker asks.
+        if (waitHits.length === 15) {
+          askedToWaitAt = Date.now();
+          return { status: 429, headers: { 'retry-after': '3' }, type: 'text/html', body: '<h1>Slow down</h1>' };
+        }
+        return { ...waitPage(req), delayMs: 100 };
+      },
+    });
+    // A host that asks for a year's wait.
+    web.addSite('year.test', {
+      '/': { type: 'text/html', body: '<h1>Year</h1><a href="/p/1">one</a>' },
+      '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' },
+      '/p/1': { status: 429, headers: { 'retry-after': String(365 * 24 * 3600) }, type: 'text/html', body: 'Later' },
     });
     web.addSite('lease.test', {
       ...tree,
@@ -121,6 +153,57 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect(hits).toHaveLength(new Set(hits).size);
     // The per-page lane carried nothing: the pages went out in the lease's pulls.
     expect((await bus.consumerInfo('scrape-crawl')).delivered).toBe(0);
+  });
+
+  it("keeps a host's Retry-After at every holder: the 429 one holder hears stops the other's fetches of that host too", async () => {
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('wait.test', '/'), limit: 100, concurrency: 4, useSitemap: false },
+    });
+    expect(res.status).toBe(202);
+    const job = await until(
+      'the end',
+      () => jobOf(res.body.id),
+      (j) => !['queued', 'running'].includes(j.status),
+    );
+    expect(job).toMatchObject({ status: 'done', progress: { done: 100, total: 100, queued: 0 } });
+    expect(askedToWaitAt).toBeGreaterThan(0);
+    // Both slots held pages of the host (each was fetching it when the 429 came).
+    const bySlot = await t.db.prisma.crawlUrl.groupBy({
+      by: ['leaseSlot'],
+      where: { runId: job.runId!, state: 'done' },
+      _count: true,
+    });
+    expect(bySlot.map((g) => g.leaseSlot).sort()).toEqual([0, 1]);
+    // The holder that heard the 429 stops at once; the other hears of it at its next pull (at
+    // most ~250 ms on, as it is handing pages back) and lets its pages in flight finish. From a
+    // second on, nothing goes to the host until its three seconds are over.
+    const during = waitHits.filter((at) => at >= askedToWaitAt + 1000 && at < askedToWaitAt + 2900);
+    expect(during).toEqual([]);
+    // Every page was fetched (the 429'd one again, after the wait), and the crawl went on after it.
+    expect(waitHits.filter((at) => at >= askedToWaitAt + 2900).length).toBeGreaterThan(10);
+    const limited = await t.db.prisma.crawlUrl.findFirstOrThrow({
+      where: { runId: job.runId!, attempts: { gt: 1 } },
+    });
+    expect(limited.state).toBe('done');
+  });
+
+  it('waits at most ten minutes for a Retry-After, whatever the host asks (a crawl must end)', async () => {
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('year.test', '/'), limit: 5, concurrency: 2, useSitemap: false },
+    });
+    expect(res.status).toBe(202);
+    const { runId } = await jobOf(res.body.id);
+    const limited = await until(
+      'the 429 settled',
+      () => t.db.prisma.crawlUrl.findFirst({ where: { runId: runId!, url: { endsWith: '/p/1' }, attempts: 1 } }),
+      (row) => row?.state === 'queued' && row.notBefore !== null,
+    );
+    const waitMs = limited!.notBefore!.getTime() - Date.now();
+    expect(waitMs).toBeGreaterThan(9 * 60_000);
+    expect(waitMs).toBeLessThanOrEqual(10 * 60_000);
+    expect((await t.call('DELETE', `/crawl/${res.body.id}`, { key })).status).toBe(200);
   });
 
   it("orders a slot's holders: an older one is refused, a newer one gets all the slot holds, a silent slot is cut again; only a page in flight at the holder taken over may be fetched twice", async () => {

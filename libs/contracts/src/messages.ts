@@ -163,6 +163,13 @@ export const transientResult = (r: ResultOutcome): boolean =>
 /** A result a crawl tries again rather than settles: transient, or rate limited (after its wait). */
 export const crawlTriesAgain = (r: ResultOutcome): boolean => r.errorCode === 'RATE_LIMITED' || transientResult(r);
 
+/**
+ * The longest Retry-After a crawl honours. A host may name any time (a year, say), and a crawl
+ * that waited it would never end; a longer ask is waited this long, and the page is then tried
+ * again like any rate-limited page (at most max_retries times, so the crawl ends).
+ */
+export const MAX_CRAWL_RETRY_AFTER_MS = 10 * 60_000;
+
 /** Most crawl pages handed back in one message. */
 export const MAX_CRAWL_PAGES_A_MESSAGE = 64;
 

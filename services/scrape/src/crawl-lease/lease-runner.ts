@@ -1,5 +1,6 @@
 import {
   crawlTriesAgain,
+  MAX_CRAWL_RETRY_AFTER_MS,
   leasedResultToProto,
   type crawlLeaseV1,
   type ResultOutcome,
@@ -76,6 +77,8 @@ export class LeaseRunner {
   private readonly hostPausedUntil = new Map<string, number>();
   private settled: crawlLeaseV1.LeasedPageResult[] = [];
   private settledLinkBytes = 0;
+  /** A page settled since the last pull was a 429: the crawl hears of it without waiting. */
+  private hostAskedToWait = false;
   private returned: number[] = [];
   private state: 'go' | 'stop' | 'lost' | 'ended' = 'go';
   private perHost = 1;
@@ -133,6 +136,7 @@ export class LeaseRunner {
         if ((this.releasing || this.halted) && this.state === 'go') this.state = 'stop';
         this.perHost = Math.max(1, answer.perHost);
         this.maxInFlight = Math.max(1, answer.maxInFlight);
+        this.waitHosts(answer.hostWaits);
         this.take(answer.urls);
         if (this.state !== 'go') this.giveBackWaiting();
         if (this.state !== 'go' && !this.holding.size && !this.returned.length)
@@ -152,6 +156,7 @@ export class LeaseRunner {
   private async pull(): Promise<crawlLeaseV1.PullCrawlWorkResponse | null> {
     const results = this.settled;
     const returned = this.returned;
+    this.hostAskedToWait = false;
     this.settled = [];
     this.settledLinkBytes = 0;
     this.returned = [];
@@ -203,6 +208,20 @@ export class LeaseRunner {
       }
       this.waiting.push({ ...url, host });
     }
+  }
+
+  /**
+   * Hosts the crawl says are waiting out a Retry-After, heard by this holder or another of the
+   * crawl's: nothing of theirs starts here until then. A wait heard here may end later than the
+   * crawl's reading of it, never earlier.
+   */
+  private waitHosts(waits: crawlLeaseV1.HostWait[]): void {
+    const now = Date.now();
+    for (const { host, waitMs } of waits) this.pauseHost(host, now + waitMs);
+  }
+
+  private pauseHost(host: string, until: number): void {
+    if (until > (this.hostPausedUntil.get(host) ?? 0)) this.hostPausedUntil.set(host, until);
   }
 
   private giveBackWaiting(): void {
@@ -261,9 +280,11 @@ export class LeaseRunner {
     }
     if (this.state === 'lost') return;
     if (page?.result.row.errorCode === 'RATE_LIMITED') {
-      // Retry-After speaks for the whole host: its URLs waiting here wait too.
-      const wait = page.result.row.retryAfter !== undefined ? page.result.row.retryAfter * 1000 : 30_000;
-      this.hostPausedUntil.set(url.host, Date.now() + wait);
+      // Retry-After speaks for the whole host: its URLs waiting here wait too, and the crawl is
+      // told at once (the next pull), so the crawl's other holders hear of it at theirs.
+      const asked = page.result.row.retryAfter !== undefined ? page.result.row.retryAfter * 1000 : 30_000;
+      this.pauseHost(url.host, Date.now() + Math.min(asked, MAX_CRAWL_RETRY_AFTER_MS));
+      this.hostAskedToWait = true;
     }
     // The page goes back once its charge is written: a settled page is a charged page.
     await page?.result.charged?.catch(() => undefined);
@@ -355,6 +376,7 @@ export class LeaseRunner {
       if ((this.releasing || this.halted) && this.state === 'go') return;
       if (this.returned.length) return;
       if (settled >= HAND_BACK_PAGES || this.settledLinkBytes >= HAND_BACK_LINK_BYTES) return;
+      if (settled && this.hostAskedToWait) return;
       if (settled && now - this.lastPullAt >= HAND_BACK_MS) return;
       // Running low: the next URLs are asked for while the slots still have work.
       if (settled && this.state === 'go' && this.waiting.length < 2 * this.maxInFlightHere()) return;

@@ -38,6 +38,8 @@ export interface LeaseAnswer {
   perHost: number;
   maxInFlight: number;
   pullAgainMs: number;
+  /** Hosts to leave alone for a while (Retry-After), in ms from the answer. */
+  hostWaits: { host: string; waitMs: number }[];
 }
 
 export const answerOnly = (state: LeaseAnswer['state']): LeaseAnswer => ({
@@ -46,6 +48,7 @@ export const answerOnly = (state: LeaseAnswer['state']): LeaseAnswer => ({
   perHost: 0,
   maxInFlight: 0,
   pullAgainMs: 0,
+  hostWaits: [],
 });
 
 /** Negative when `a` is an older holder (of one slot) than `b`. */
@@ -60,6 +63,9 @@ export const leasesOf = (view: CrawlJob): LeaseSlotState[] => {
 
 /** A host's URLs out at once when the crawl sets no limit (the holders pace the host). */
 const NO_HOST_LIMIT = 1_000_000;
+
+/** A wait a host asked for, as carried in an answer (an int32 of ms; Retry-After is capped well below). */
+const MAX_HOST_WAIT_MS = 2 ** 31 - 1;
 
 /** How long a worker with nothing to do waits before it pulls again, at most. */
 const IDLE_PULL_MS = 250;
@@ -198,13 +204,22 @@ export class CrawlLeases {
     return this.frontier.dispatched(tx, view.runId, slot);
   }
 
-  /** The answer to a pull of a slot's current holder: its share of the crawl's concurrency. */
+  /**
+   * The answer to a pull of a slot's current holder: its share of the crawl's concurrency, and
+   * the hosts still waiting out a Retry-After. A host's 429 reaches the crawl with the pull of the
+   * holder that heard it; every other holder of the crawl hears of it at its next pull, so the
+   * URLs of that host it already holds wait too (without it they would be fetched until that
+   * holder met a 429 of its own). Without a politeness delay the crawl's clock of a host is
+   * only ever a Retry-After; with one it is the delay's pace, kept by the crawl (one URL of a
+   * host handed out at a time), and the one holder heard any 429 itself.
+   */
   answer(state: 'go' | 'stop', ctx: CrawlContext, urls: Dispatchable[], view: CrawlJob): LeaseAnswer {
     const of = Math.max(1, leasesOf(view).length);
     const now = Date.now();
-    const waits = Object.values(stateOf(view).hostNextAt ?? {})
-      .filter((t) => t > now)
-      .map((t) => t - now);
+    const hostWaits = Object.entries(stateOf(view).hostNextAt ?? {})
+      .filter(([, t]) => t > now)
+      .map(([host, t]) => ({ host, waitMs: Math.min(MAX_HOST_WAIT_MS, t - now) }));
+    const waits = hostWaits.map((w) => w.waitMs);
     return {
       state,
       urls: urls.map((row) => ({
@@ -218,6 +233,7 @@ export class CrawlLeases {
       perHost: ctx.delayMs > 0 ? 1 : Math.ceil(ctx.options.config.fetch.concurrency / of),
       maxInFlight: Math.ceil(this.settings.maxInFlight / of),
       pullAgainMs: Math.max(20, Math.min(IDLE_PULL_MS, ...waits)),
+      hostWaits: ctx.delayMs > 0 ? [] : hostWaits,
     };
   }
 }

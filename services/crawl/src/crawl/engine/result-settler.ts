@@ -1,4 +1,4 @@
-import { transientResult, type CrawlPageResultMessage } from '@tidemark/contracts';
+import { MAX_CRAWL_RETRY_AFTER_MS, transientResult, type CrawlPageResultMessage } from '@tidemark/contracts';
 import type { CrawlJob, CrawlJobRepository, CrawlState } from '../../repositories/crawl-job.repository.js';
 import type { FrontierRepository, FrontierRow, Tx } from '../../repositories/frontier.repository.js';
 import type { CrawlContext } from './crawl-context.js';
@@ -51,7 +51,7 @@ export class ResultSettler {
       if (msg.errorCode === 'RATE_LIMITED' && view.status === 'running') {
         const page = await this.frontier.at(tx, view.runId, msg.position);
         if (page && page.attempts <= ctx.options.config.advanced.max_retries) {
-          const wait = msg.retryAfterMs ?? this.settings.defaultRetryAfterMs;
+          const wait = Math.min(msg.retryAfterMs ?? this.settings.defaultRetryAfterMs, MAX_CRAWL_RETRY_AFTER_MS);
           const notBefore = new Date(Date.now() + wait);
           if (await this.frontier.requeue(tx, view.runId, msg.position, notBefore)) {
             // Retry-After speaks for the whole host: nothing goes to it before then.
