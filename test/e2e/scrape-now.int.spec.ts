@@ -25,9 +25,9 @@ describe('one URL answered now: read where the call landed, queued when that rep
     });
   });
   afterAll(async () => {
-    await bus.close();
-    await t.stop();
-    await web.close();
+    await bus?.close();
+    await t?.stop();
+    await web?.close();
   });
 
   const queuedPages = async () => (await bus.consumerInfo('scrape-page')).delivered;

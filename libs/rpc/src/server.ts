@@ -85,13 +85,33 @@ export const serverStream =
     runWithIncomingContext(metadataCarrier(call.metadata), () => void pump());
   };
 
-/** Binds a server on `address` (host:port; port 0 picks one) and answers the bound port. */
-export const listen = (server: grpc.Server, address: string): Promise<number> =>
+const bind = (server: grpc.Server, address: string): Promise<number> =>
   new Promise((resolve, reject) => {
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) =>
       err ? reject(err) : resolve(port),
     );
   });
+
+/** Tries of a bind to a port the system picks. */
+const PICKED_PORT_TRIES = 5;
+
+/**
+ * Binds a server on `address` (host:port; port 0 picks one) and answers the bound port. Linux
+ * may pick, for a listening socket with SO_REUSEADDR (Node sets it), a port that a connection
+ * of this host already uses as its own end: the bind succeeds and the listen fails with
+ * EADDRINUSE (seen once in CI, where a fleet's many loopback connections to PostgreSQL, NATS
+ * and Redis hold ephemeral ports). A picked port is picked again; a port asked for is not.
+ */
+export const listen = async (server: grpc.Server, address: string): Promise<number> => {
+  const picked = /:0$/.test(address);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await bind(server, address);
+    } catch (err) {
+      if (!picked || tries >= PICKED_PORT_TRIES || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    }
+  }
+};
 
 export const shutdown = (server: grpc.Server): Promise<void> =>
   new Promise((resolve) => {
