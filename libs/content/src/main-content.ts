@@ -1856,8 +1856,40 @@ const RECIRCULATION_LABEL =
 
 function opensWithAsideHeading(i: number, stats: Stats): boolean {
   const first = firstHeading(i, 3, stats);
-  return !!first && ASIDE_HEADING.test(first.textContent ?? '');
+  if (first) return ASIDE_HEADING.test(first.textContent ?? '');
+  const line = firstLine(i, 3, stats);
+  return line >= 0 && RECIRCULATION_TITLE.test(stats.el[line]!.textContent ?? '');
 }
+
+/**
+ * The titles of sections that send the reader elsewhere, as a line that is no heading may
+ * spell them. Not reviews, comments, "popular" or "latest": a short bold line of such words
+ * opens a page's own content as often (a game's user reviews, an article about reviews).
+ */
+const RECIRCULATION_TITLE =
+  /^\s*(?:related (?:articles|stories|posts|content|reading)|recommended (?:for you|reading|articles|stories)|more (?:from|stories|articles|like this|to (?:read|explore))|you (?:may|might) (?:also )?(?:like|enjoy|be interested)|read (?:next|also|this next)|also read|keep reading|(?:what|more) to read|further reading|don'?t miss|editor'?s'? picks|(?:popular|trending) (?:posts|stories|articles|now)|(?:people|customers|shoppers) who\b|(?:similar|related|recommended|sponsored|featured) (?:items|products)|(?:explore|shop|see|discover) (?:related|similar)\b)/i;
+
+/** Characters of a line styled as a section's title (a bold <p>, a <div>) at most. */
+const TITLE_LINE_CHARS = 60;
+
+/**
+ * A section titled by a line that is no heading element: utility-class themes set "You might
+ * also be interested in…" as a large bold <p> above the teasers. The section's first text is
+ * such a line when it is a <p> or <div> of its own, short, holds no link and is followed by more
+ * of the section (a bold phrase opening a paragraph is not a title).
+ */
+function firstLine(i: number, depth: number, stats: Stats): number {
+  if (depth === 0 || stats.depth[i]! > MAX_DEPTH) return -1;
+  for (let c = i + 1; c < stats.end[i]!; c = stats.end[c]!) {
+    if (!stats.hasText[c]) continue;
+    if (stats.text[c]! <= TITLE_LINE_CHARS && stats.link[c] === 0 && stats.end[c]! < stats.end[i]!)
+      return TITLE_TAGS.has(stats.el[c]!.localName) ? c : -1;
+    return firstLine(c, depth - 1, stats);
+  }
+  return -1;
+}
+
+const TITLE_TAGS = new Set(['p', 'div']);
 
 /** The first heading among the first few elements at the top of element i (itself included). */
 function firstHeading(i: number, depth: number, stats: Stats): Element | null {

@@ -609,6 +609,30 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('National Airlines');
   });
 
+  it('leaves out reading suggestions titled by a bold line that is no heading ("You might also be interested in…")', () => {
+    // Utility-class themes: nothing is named, the section's title is a large bold <p>.
+    const para = (k: number) =>
+      `<p>Finding ${k}: people who walked, lifted or practised yoga for twelve weeks reported less
+      anxiety than those who did not, and the effect held across ages and levels of fitness.</p>`;
+    const teaser = (title: string) =>
+      `<div class="sm:grid sm:grid-cols-[270px,1fr] sm:gap-8"><div class="max-w-xs"><img src="/media/${title.length}.jpg" alt=""></div>
+      <div><h2 class="text-2xl font-serif">${title}</h2><p>${title} is more than it seems: a short account of it.</p>
+      <a href="/${title.toLowerCase().replace(/\W+/g, '-')}" class="uppercase">Read More</a></div></div>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main class="grow overflow-x-clip">
+      <div class="max-w-screen-md mx-auto"><h1 class="text-4xl">Regular physical activity can boost mood</h1>
+      ${Array.from({ length: 6 }, (_, k) => para(k)).join('')}
+      <p><strong>Bold opening:</strong> a paragraph whose first words are bold is part of the text.</p></div>
+      <div class="px-6 py-10 bg-gray-50"><div class="max-w-screen-xl mx-auto"><p class="text-2xl font-bold mb-8">You might also be interested in…</p>
+      <div class="flex flex-wrap gap-8">${['An Introduction to Yoga', 'Walking for Health'].map(teaser).join('')}</div></div></div>
+      </main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('Finding 5: people who walked');
+    expect(r.text).toContain('a paragraph whose first words are bold is part of the text');
+    expect(r.text).not.toContain('You might also be interested');
+    expect(r.text).not.toContain('An Introduction to Yoga');
+    expect(r.text).not.toContain('Walking for Health');
+  });
+
   it('leaves out a titled comment section under a short post, however long the comments', () => {
     const said = [
       'Focus is the hardest part for first-time founders: we tried to ship five things at once and learned nothing.',
