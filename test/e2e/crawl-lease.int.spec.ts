@@ -124,29 +124,32 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     }
   };
 
-  it('crawls every page once through two lease slots, none sent as a message of its own', async () => {
-    const res = await t.call('POST', '/crawl', {
-      key,
-      body: { url: web.url('tree.test', '/'), limit: 200, concurrency: 4, useSitemap: false },
-    });
+  /** Starts a crawl and waits for its end: the job as it ended, and its id. */
+  const crawlToEnd = async (body: Record<string, unknown>) => {
+    const res = await t.call('POST', '/crawl', { key, body: { useSitemap: false, ...body } });
     expect(res.status).toBe(202);
     const job = await until(
       'the end',
       () => jobOf(res.body.id),
       (j) => !['queued', 'running'].includes(j.status),
     );
+    return { id: res.body.id as string, job };
+  };
+  /** The lease slots whose holders read pages of a run, in order. */
+  const slotsThatRead = async (runId: string) =>
+    (await t.db.prisma.crawlUrl.groupBy({ by: ['leaseSlot'], where: { runId, state: 'done' }, _count: true }))
+      .filter((g) => g._count > 0)
+      .map((g) => g.leaseSlot)
+      .sort();
+
+  it('crawls every page once through two lease slots, none sent as a message of its own', async () => {
+    const { job } = await crawlToEnd({ url: web.url('tree.test', '/'), limit: 200, concurrency: 4 });
     expect(job).toMatchObject({ status: 'done', progress: { done: 200, total: 200, queued: 0 }, creditsUsed: 200 });
     // Both slots were taken and each held pages: the crawl's concurrency was split between them.
     const slots = (job.result as { leases: Slot[] }).leases;
     expect(slots).toHaveLength(2);
     expect(slots.every((s) => s.generation === 0 && s.delivery >= 1)).toBe(true);
-    const bySlot = await t.db.prisma.crawlUrl.groupBy({
-      by: ['leaseSlot'],
-      where: { runId: job.runId!, state: 'done' },
-      _count: true,
-    });
-    expect(bySlot.map((g) => g.leaseSlot).sort()).toEqual([0, 1]);
-    expect(bySlot.every((g) => g._count > 0)).toBe(true);
+    expect(await slotsThatRead(job.runId!)).toEqual([0, 1]);
     const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true } });
     expect(new Set(rows.map((r) => r.url)).size).toBe(200);
     const hits = web.hits.filter((h) => h.host === 'tree.test' && h.path !== '/robots.txt').map((h) => h.path);
@@ -156,25 +159,11 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   });
 
   it("keeps a host's Retry-After at every holder: the 429 one holder hears stops the other's fetches of that host too", async () => {
-    const res = await t.call('POST', '/crawl', {
-      key,
-      body: { url: web.url('wait.test', '/'), limit: 100, concurrency: 4, useSitemap: false },
-    });
-    expect(res.status).toBe(202);
-    const job = await until(
-      'the end',
-      () => jobOf(res.body.id),
-      (j) => !['queued', 'running'].includes(j.status),
-    );
+    const { job } = await crawlToEnd({ url: web.url('wait.test', '/'), limit: 100, concurrency: 4 });
     expect(job).toMatchObject({ status: 'done', progress: { done: 100, total: 100, queued: 0 } });
     expect(askedToWaitAt).toBeGreaterThan(0);
     // Both slots held pages of the host (each was fetching it when the 429 came).
-    const bySlot = await t.db.prisma.crawlUrl.groupBy({
-      by: ['leaseSlot'],
-      where: { runId: job.runId!, state: 'done' },
-      _count: true,
-    });
-    expect(bySlot.map((g) => g.leaseSlot).sort()).toEqual([0, 1]);
+    expect(await slotsThatRead(job.runId!)).toEqual([0, 1]);
     // The holder that heard the 429 stops at once; the other hears of it at its next pull (at
     // most ~250 ms on, as it is handing pages back) and lets its pages in flight finish. From a
     // second on, nothing goes to the host until its three seconds are over.
@@ -322,16 +311,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     await t.db.prisma.$executeRawUnsafe(
       `ALTER TABLE page ADD CONSTRAINT refused_row CHECK (url NOT LIKE '%refuse.test%/p/3' OR status <> 'done')`,
     );
-    const res = await t.call('POST', '/crawl', {
-      key,
-      body: { url: web.url('refuse.test', '/'), limit: 50, concurrency: 2, useSitemap: false },
-    });
-    expect(res.status).toBe(202);
-    const job = await until(
-      'the end',
-      () => jobOf(res.body.id),
-      (j) => !['queued', 'running'].includes(j.status),
-    );
+    const { id, job } = await crawlToEnd({ url: web.url('refuse.test', '/'), limit: 50, concurrency: 2 });
     // (The refused page's links are not followed: nothing of it was kept.)
     const progress = job.progress as { done: number; total: number; queued: number };
     expect(job.status).toBe('done');
@@ -350,7 +330,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect(row).toMatchObject({ state: 'done', attempts: 1 });
     expect(refusedFetches).toBe(1);
     const charges = await t.db.prisma.ledgerEntry.findMany({
-      where: { workspaceId, kind: 'charge', reference: { startsWith: `page:${res.body.id}:` } },
+      where: { workspaceId, kind: 'charge', reference: { startsWith: `page:${id}:` } },
     });
     // Every page charged once, the refused one too (it was read).
     expect(charges).toHaveLength(progress.total);
