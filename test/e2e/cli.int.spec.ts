@@ -163,9 +163,21 @@ describe('pnpm tidemark, the CLI on libs/sdk', () => {
       seed: handbook(),
       config: { delay: 10 },
     });
-    await new Tidemark({ apiKey: key, baseUrl: t.apiUrl }).runs.start(project.id);
+    const first = await new Tidemark({ apiKey: key, baseUrl: t.apiUrl }).runs.start(project.id);
     const busy = await cli('projects', 'run', project.id);
-    expect(busy.code).toBe(6);
+    if (busy.code !== 6) {
+      // The first run should still be going; if it ended, say how (a CI run once saw 0 here).
+      const job = await t.db.prisma.job.findFirst({ where: { runId: first.id } });
+      throw new Error(
+        `projects run answered ${busy.code} (${busy.stdout.trim()}); the first run: ${JSON.stringify({
+          status: job?.status,
+          stop: job?.stop,
+          error: job?.error,
+          progress: job?.progress,
+          result: job?.result,
+        }).slice(0, 1500)}`,
+      );
+    }
     expect(busy.stderr).toMatch(/\[conflict, request/);
     const unread = await cli('scrape', handbook('/nowhere'));
     expect(unread.code).toBe(11);
