@@ -99,6 +99,11 @@ export const scrapeCrawlLeaseMessage = z.object({
   /** The page options of the crawl's pages, and of its seed (which may keep more). */
   request: z.record(z.string(), z.unknown()),
   seedRequest: z.record(z.string(), z.unknown()),
+  /**
+   * How long a host that answered 429 without a Retry-After is left alone (the crawl's
+   * CRAWL_DEFAULT_RETRY_AFTER_MS; a message of a crawl started before it was carried: 30 s).
+   */
+  defaultRetryAfterMs: z.number().int().min(0).default(30_000),
 });
 export type ScrapeCrawlLeaseMessage = z.infer<typeof scrapeCrawlLeaseMessage>;
 

@@ -282,7 +282,8 @@ export class LeaseRunner {
     if (page?.result.row.errorCode === 'RATE_LIMITED') {
       // Retry-After speaks for the whole host: its URLs waiting here wait too, and the crawl is
       // told at once (the next pull), so the crawl's other holders hear of it at theirs.
-      const asked = page.result.row.retryAfter !== undefined ? page.result.row.retryAfter * 1000 : 30_000;
+      const row = page.result.row;
+      const asked = row.retryAfter !== undefined ? row.retryAfter * 1000 : this.msg.defaultRetryAfterMs;
       this.pauseHost(url.host, Date.now() + Math.min(asked, MAX_CRAWL_RETRY_AFTER_MS));
       this.hostAskedToWait = true;
     }

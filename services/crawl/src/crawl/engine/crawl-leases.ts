@@ -96,6 +96,8 @@ export class CrawlLeases {
       maxInFlight: number;
       /** Lease slots a crawl without a politeness delay opens (workers that may share it). */
       leaseSlots: number;
+      /** A 429's wait when the host names none: its holder pauses the host this long at once. */
+      defaultRetryAfterMs: number;
     },
   ) {}
 
@@ -127,6 +129,7 @@ export class CrawlLeases {
         generation,
         request: pageRequestFor(ctx.options, false),
         seedRequest: pageRequestFor(ctx.options, true),
+        defaultRetryAfterMs: this.settings.defaultRetryAfterMs,
       },
       { msgId: `${job.id}:lease:${slot}:${generation}` },
     );
