@@ -9,7 +9,9 @@ import {
   blocksToMarkdown,
   htmlBlocksToMarkdown,
   simpleBlockMarkdown,
+  tidyMarkdown,
   toMarkdown,
+  trimLineEnds,
 } from '../src/markdown.js';
 import { FIXTURES, FIXTURE_URL, expectedMarkdown, fixtureHtml } from './support/fixtures.js';
 import { stringWork } from './support/string-work.js';
@@ -135,6 +137,56 @@ describe('markdown rendering', () => {
     expect(render(`${'<div><b>'.repeat(3000)}Deep text that still reaches the user.`)).toBe(
       'Deep text that still reaches the user.',
     );
+  });
+});
+
+describe('tidying', () => {
+  // Both are rewrites of chains of regular expressions for speed: they must answer as those did.
+  const reference = (md: string): string =>
+    md
+      .replace(/^\|.*\|$/gm, (row) => row.replace(/ {2,}\|/g, ' |').replace(/\| {2,}/g, '| '))
+      .replace(/^\|(?:\s*:?-+:?\s*\|)+$/gm, (rule) => rule.replace(/-{4,}/g, '---'))
+      .replace(/(^|[^!\]])\[\s*\]\([^)]*\)/g, '$1')
+      .replace(/[ \t]+$/gm, '')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
+  // Random texts of the characters the rules turn on, seeded so a failure can be replayed.
+  const texts = (seed: number, count: number): string[] => {
+    let state = seed;
+    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pieces = [
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\n\n\n',
+      '\r\n',
+      '\u2028',
+      'a',
+      'word',
+      '|',
+      '---',
+      '[',
+      ']',
+      '(',
+      ')',
+      '!',
+      ':',
+      '[ ](x)',
+    ];
+    return Array.from({ length: count }, () =>
+      Array.from({ length: Math.floor(next() * 40) }, () => pieces[Math.floor(next() * pieces.length)]).join(''),
+    );
+  };
+
+  it('drops the spaces and tabs that end each line as /[ \\t]+$/gm does, whatever ends the lines', () => {
+    for (const text of [...texts(7, 3000), '', ' ', 'a \n b\t\n', ' \n \n', 'x  ']) {
+      expect(trimLineEnds(text)).toBe(text.replace(/[ \t]+$/gm, ''));
+    }
+  });
+
+  it('tidies as the chain of expressions it replaced', () => {
+    for (const text of texts(11, 3000)) expect(tidyMarkdown(text)).toBe(reference(text));
   });
 });
 
