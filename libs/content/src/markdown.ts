@@ -1015,24 +1015,22 @@ const EMPTY_LINK_TEXT = /\[\s*\]\(/;
 
 /**
  * md.replace(/[ \t]+$/gm, ''): spaces and tabs at the end of each line dropped. Markdown has few
- * lines and long ones, so the line ends are found with indexOf; a line ended by a character
- * other than \n (\r, U+2028, U+2029: rare here) sends the whole text to the expression.
+ * lines and long ones, so each is read from its end; a line ended by a character other than \n
+ * (\r, U+2028, U+2029: rare here) sends the whole text to the expression.
  */
 export function trimLineEnds(md: string): string {
   if (md.includes('\r') || md.includes('\u2028') || md.includes('\u2029')) return md.replace(/[ \t]+$/gm, '');
-  let out = '';
-  let copied = 0;
-  for (let start = 0; ;) {
-    const newline = md.indexOf('\n', start);
-    const end = newline < 0 ? md.length : newline;
-    let cut = end;
-    for (let c = md.charCodeAt(cut - 1); cut > start && (c === 32 || c === 9); c = md.charCodeAt(--cut - 1));
-    if (cut < end) {
-      out += md.slice(copied, cut);
-      copied = end;
+  // Cut into lines once: each line is then read from its end, never the whole text again.
+  const lines = md.split('\n');
+  let changed = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    let cut = line.length;
+    for (let c = line.charCodeAt(cut - 1); cut > 0 && (c === 32 || c === 9); c = line.charCodeAt(--cut - 1));
+    if (cut < line.length) {
+      lines[i] = line.slice(0, cut);
+      changed = true;
     }
-    if (newline < 0) break;
-    start = newline + 1;
   }
-  return copied === 0 ? md : out + md.slice(copied);
+  return changed ? lines.join('\n') : md;
 }
