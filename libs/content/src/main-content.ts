@@ -2209,14 +2209,17 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
     // screen-reader sentence instead) is no use to a reader.
     const tag = el[blocks[r]!]!.localName;
     if (HEADING.has(tag) || tag === 'pre') continue;
+    logit[r] = blockLogit(model, x, r);
+    if (logit[r]! < cut) continue;
+    // Asked only of the blocks the model would leave out: reading every block's text for a
+    // price cost more than the model on pages of prose, whose paragraphs share one shape.
     if (
       (context[r]! & C_CARD || shapes.get(shapeKey[r]!)! >= TUNING.repeatMin) &&
       PRICE.test(el[blocks[r]!]!.textContent ?? '')
     ) {
       continue;
     }
-    logit[r] = blockLogit(model, x, r);
-    if (logit[r]! >= cut) order.push(r);
+    order.push(r);
   }
   // The most certain first, until the share of the winner the model may leave out.
   order.sort((a, b) => logit[b]! - logit[a]!);
