@@ -73,6 +73,9 @@ describe('credits that run out mid-crawl', () => {
     const refused = end.data.filter((r: any) => r.errorCode === 'BUDGET_EXHAUSTED');
     expect(refused.every((r: any) => r.credits === 0 && r.method === null)).toBe(true);
     expect(end.counts.blocked ?? 0).toBe(refused.length);
+    // Only pages already under way when the first was refused (10 in flight at most): nothing
+    // starts after it, and the URLs a lease holder held but had not started are unfetched too.
+    expect(refused.length).toBeLessThanOrEqual(10);
     // Everything still queued was dropped, counted, and never fetched.
     expect(end.counts.unfetched).toBeGreaterThan(0);
     expect(end.progress).toEqual({

@@ -79,6 +79,14 @@ export class LeaseRunner {
   private settledLinkBytes = 0;
   /** A page settled since the last pull was a 429: the crawl hears of it without waiting. */
   private hostAskedToWait = false;
+  /**
+   * Billing refused a page because the workspace's credits ran out: nothing more starts here, and
+   * the crawl hears of it at once. It answers `stop`, and the URLs held here go back to be
+   * counted unfetched, as the crawl's queued URLs are, rather than each refused in turn.
+   */
+  private creditsOut = false;
+  /** The last pull handed the crawl a page refused for want of credits. */
+  private refusalReported = false;
   private returned: number[] = [];
   private state: 'go' | 'stop' | 'lost' | 'ended' = 'go';
   private perHost = 1;
@@ -133,6 +141,9 @@ export class LeaseRunner {
           return 'lost';
         }
         this.state = answer.state as typeof this.state;
+        // A crawl that heard of the refusal and goes on (the workspace has credits again): so do we.
+        // A `go` to a pull that did not carry it says nothing: the refused page is yet to go back.
+        if (this.state === 'go' && this.refusalReported) this.creditsOut = false;
         if ((this.releasing || this.halted) && this.state === 'go') this.state = 'stop';
         this.perHost = Math.max(1, answer.perHost);
         this.maxInFlight = Math.max(1, answer.maxInFlight);
@@ -178,6 +189,7 @@ export class LeaseRunner {
         const answer = await this.deps.crawl.call('pullCrawlWork', request, 30_000);
         this.resynced = this.resync;
         this.resync = false;
+        this.refusalReported = results.some((r) => r.creditsExhausted);
         for (const r of results) this.holding.delete(r.position);
         for (const p of returned) this.holding.delete(p);
         return answer;
@@ -231,7 +243,7 @@ export class LeaseRunner {
 
   /** Starts what may start: within the crawl's concurrency, each host's, and its Retry-After. */
   private startFetches(): void {
-    if (this.state !== 'go' || this.releasing || this.halted) return;
+    if (this.state !== 'go' || this.releasing || this.halted || this.creditsOut) return;
     const now = Date.now();
     let nextPauseEnd = Infinity;
     for (let i = 0; i < this.waiting.length && this.inFlight < this.maxInFlight;) {
@@ -324,6 +336,8 @@ export class LeaseRunner {
             },
             opts!,
           );
+    // Known now, before the row is written: pages that end meanwhile must not start others.
+    if (result.creditsExhausted) this.creditsOut = true;
     for (let tries = 1; ; tries++) {
       try {
         if (url.attempt > 0 || tries > 1) await this.deps.pages.rewriteCrawlRow(ref, result, url.attempt);
@@ -377,7 +391,7 @@ export class LeaseRunner {
       if ((this.releasing || this.halted) && this.state === 'go') return;
       if (this.returned.length) return;
       if (settled >= HAND_BACK_PAGES || this.settledLinkBytes >= HAND_BACK_LINK_BYTES) return;
-      if (settled && this.hostAskedToWait) return;
+      if (settled && (this.hostAskedToWait || this.creditsOut)) return;
       if (settled && now - this.lastPullAt >= HAND_BACK_MS) return;
       // Running low: the next URLs are asked for while the slots still have work.
       if (settled && this.state === 'go' && this.waiting.length < 2 * this.maxInFlightHere()) return;
