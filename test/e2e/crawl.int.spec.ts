@@ -376,6 +376,54 @@ describe('POST /v1/crawl through the fleet (map, crawl and scrape services over 
     expect(tries).toBe(2);
   });
 
+  it('reads robots.txt again on a new connection when the first broke before any answer, and logs why it could not, when it could not', async () => {
+    const html = (title: string, links: string[]) => ({
+      type: 'text/html; charset=utf-8',
+      body: `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${'Tide tables and berths. '.repeat(
+        30,
+      )}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main></body></html>`,
+    });
+    /** A site whose robots.txt loses its connection before any answer, the first `breaks` times. */
+    const site = (breaks: number) => {
+      let asked = 0;
+      return {
+        '/robots.txt': (req: import('node:http').IncomingMessage) => {
+          if (++asked <= breaks) req.socket.destroy();
+          return { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' };
+        },
+        '/': html('Home', ['/a']),
+        '/a': html('A', []),
+      };
+    };
+    const logOf = async (id: string) =>
+      (
+        ((await t.db.prisma.job.findUniqueOrThrow({ where: { id } })).result as { log: { message: string }[] }).log ??
+        []
+      )
+        .map((l) => l.message)
+        .join('\n');
+
+    // Broken once: read on the second try, the site crawled.
+    web.addSite('reset-once.test', site(1));
+    const once = await crawl({ url: web.url('reset-once.test', '/'), useSitemap: false });
+    const read = await finished(once.body.id);
+    expect(read).toMatchObject({ status: 'done', counts: { ok: 2 } });
+    expect(hitsOf('reset-once.test').filter((p) => p === '/robots.txt')).toHaveLength(2);
+    expect(await logOf(once.body.id)).toMatch(/robots\.txt answered 200/);
+
+    // Broken every time: no answer, so the site counts as disallowing everything (RFC 9309), and
+    // the log says why the crawl ended with its seed.
+    web.addSite('reset-always.test', site(Infinity));
+    const always = await crawl({ url: web.url('reset-always.test', '/'), useSitemap: false });
+    const refused = await finished(always.body.id);
+    expect(refused).toMatchObject({ progress: { done: 1, total: 1 }, counts: { robots: 1 } });
+    expect(hitsOf('reset-always.test').filter((p) => p === '/robots.txt')).toHaveLength(2);
+    expect(hitsOf('reset-always.test')).not.toContain('/');
+    expect(await logOf(always.body.id)).toMatch(
+      /robots\.txt unreachable \(ECONNRESET[^)]*\): the site counts as disallowing everything/,
+    );
+  });
+
   it('refuses bad requests in the error envelope and changes nothing', async () => {
     const jobs = await t.db.prisma.job.count({ where: { workspaceId, kind: 'crawl' } });
     for (const body of [

@@ -19,11 +19,16 @@ export class FileFetchError extends Error {
     /** The status of the last redirect when redirects ran out. */
     readonly redirectStatus: number | null = null,
     cause?: unknown,
+    /** The system's error code of a connection that failed (ECONNRESET, …). */
+    readonly code: string | null = null,
   ) {
     super(reason, { cause });
     this.name = 'FileFetchError';
   }
 }
+
+/** Codes of a connection that broke before its answer: tried once more (FileFetcher.open). */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
 const ACCEPT =
   'application/xml, text/xml;q=0.9, application/rss+xml, application/atom+xml, text/plain;q=0.8, */*;q=0.5';
@@ -39,7 +44,25 @@ export class FileFetcher {
     private readonly userAgent: string,
   ) {}
 
-  open(url: string, timeoutMs: number, accept = ACCEPT): Promise<OpenedFile> {
+  /**
+   * A connection that breaks before any answer (a kept-alive socket the site closed as it was
+   * reused: ECONNRESET, EPIPE) is tried once more on a new one, as HTTP clients do for a GET.
+   * Unanswered, robots.txt reads as disallowing everything (RFC 9309): a crawl of a site that
+   * answers must not be lost to one stale socket.
+   */
+  async open(url: string, timeoutMs: number, accept = ACCEPT): Promise<OpenedFile> {
+    const began = Date.now();
+    try {
+      return await this.openOnce(url, timeoutMs, accept);
+    } catch (err) {
+      const code = (err as FileFetchError).code;
+      const left = timeoutMs - (Date.now() - began);
+      if (!(err instanceof FileFetchError) || !STALE_CONNECTION.has(code ?? '') || left < 1) throw err;
+      return this.openOnce(url, left, accept);
+    }
+  }
+
+  private openOnce(url: string, timeoutMs: number, accept: string): Promise<OpenedFile> {
     return new Promise((resolve, reject) => {
       let stream: ReturnType<typeof got.stream>;
       try {
@@ -88,5 +111,10 @@ export const toFileFetchError = (err: unknown, timeoutMs: number): FileFetchErro
     return new FileFetchError(`no complete answer within ${timeoutMs} ms`, null, err);
   if (e.name === 'MaxRedirectsError')
     return new FileFetchError('more than 5 redirects', e.response?.statusCode ?? null, err);
-  return new FileFetchError(`${e.code ?? e.name ?? 'error'}: ${e.message ?? 'connection failed'}`, null, err);
+  return new FileFetchError(
+    `${e.code ?? e.name ?? 'error'}: ${e.message ?? 'connection failed'}`,
+    null,
+    err,
+    e.code ?? null,
+  );
 };

@@ -142,7 +142,16 @@ export class Seeder {
       : `${scope.url_list.length ? `, ${first.added - 1} from url_list` : ''}${
           discovered && useSitemap ? `, ${listed.length} more from sitemaps and feeds` : ''
         }${skipped.length ? `; ${skipped.length} listed URLs outside the site left out` : ''}`;
-    const robotsNote = discovered ? `; robots.txt answered ${robotsStatus || 'nothing'}` : '';
+    // Unanswered, robots.txt forbids the whole site (RFC 9309): the log says why, as the map
+    // service read it, since the crawl then ends with its seed.
+    const robotsNote = !discovered
+      ? ''
+      : robotsStatus
+        ? `; robots.txt answered ${robotsStatus}`
+        : `; robots.txt ${
+            discovered.errors?.find((e) => e.file.endsWith('/robots.txt'))?.reason ??
+            'answered nothing: the site counts as disallowing everything (RFC 9309)'
+          }`;
     const next: Partial<CrawlState> = {
       started: true,
       log: logLine(current, `started from ${request.url}${listedNote}${robotsNote}`),
