@@ -18,6 +18,9 @@ export interface Fetched {
   document?: { type: DocumentType; bytes: Uint8Array };
 }
 
+/** Codes of a connection that broke before its answer: tried once more. */
+const STALE_CONNECTION = ['ECONNRESET', 'EPIPE'];
+
 const CHARSET_IN_TYPE = /charset=["']?([\w-]+)/i;
 const CHARSET_IN_META = /<meta[^>]+charset=["']?([\w-]+)/i;
 
@@ -53,7 +56,16 @@ export class HttpRung {
         throwHttpErrors: false,
         decompress: true,
         responseType: 'buffer',
-        retry: { limit: 0 },
+        // A connection that breaks before any answer (a kept-alive socket the site closed as it
+        // was reused) is tried once more, at once, on a new one, as HTTP clients do for a GET;
+        // nothing else is retried here (a crawl tries a page again at its own pace).
+        retry: {
+          limit: 1,
+          methods: ['GET'],
+          statusCodes: [],
+          errorCodes: STALE_CONNECTION,
+          calculateDelay: ({ computedValue }) => (computedValue ? 1 : 0),
+        },
         timeout: { request: opts.timeoutMs },
         headers: {
           'user-agent': this.userAgent,
