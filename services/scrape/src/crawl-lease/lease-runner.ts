@@ -85,8 +85,8 @@ export class LeaseRunner {
    * counted unfetched, as the crawl's queued URLs are, rather than each refused in turn.
    */
   private creditsOut = false;
-  /** The last pull handed the crawl a page refused for want of credits. */
-  private refusalReported = false;
+  /** Pages refused for want of credits that no pull has carried yet: the crawl has not heard of them. */
+  private readonly refused = new Set<number>();
   private returned: number[] = [];
   private state: 'go' | 'stop' | 'lost' | 'ended' = 'go';
   private perHost = 1;
@@ -141,9 +141,10 @@ export class LeaseRunner {
           return 'lost';
         }
         this.state = answer.state as typeof this.state;
-        // A crawl that heard of the refusal and goes on (the workspace has credits again): so do we.
-        // A `go` to a pull that did not carry it says nothing: the refused page is yet to go back.
-        if (this.state === 'go' && this.refusalReported) this.creditsOut = false;
+        // A crawl that has heard of every refusal and goes on (the workspace has credits again, or
+        // the refused page went back without its reason): so do we. A `go` while a refused page
+        // is still here says nothing: the crawl has yet to hear of it.
+        if (this.state === 'go' && !this.refused.size) this.creditsOut = false;
         if ((this.releasing || this.halted) && this.state === 'go') this.state = 'stop';
         this.perHost = Math.max(1, answer.perHost);
         this.maxInFlight = Math.max(1, answer.maxInFlight);
@@ -189,8 +190,10 @@ export class LeaseRunner {
         const answer = await this.deps.crawl.call('pullCrawlWork', request, 30_000);
         this.resynced = this.resync;
         this.resync = false;
-        this.refusalReported = results.some((r) => r.creditsExhausted);
-        for (const r of results) this.holding.delete(r.position);
+        for (const r of results) {
+          this.holding.delete(r.position);
+          this.refused.delete(r.position);
+        }
         for (const p of returned) this.holding.delete(p);
         return answer;
       } catch (err) {
@@ -337,7 +340,10 @@ export class LeaseRunner {
             opts!,
           );
     // Known now, before the row is written: pages that end meanwhile must not start others.
-    if (result.creditsExhausted) this.creditsOut = true;
+    if (result.creditsExhausted) {
+      this.creditsOut = true;
+      this.refused.add(url.position);
+    }
     for (let tries = 1; ; tries++) {
       try {
         if (url.attempt > 0 || tries > 1) await this.deps.pages.rewriteCrawlRow(ref, result, url.attempt);
