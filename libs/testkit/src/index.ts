@@ -10,3 +10,4 @@ export { harbourSite, harbourState, type HarbourState } from './harbour-site.js'
 export * from './failure-server.js';
 export { chandlerySite, GUIDE_HEIGHT } from './chandlery-site.js';
 export { BUILT_PAGES_KEPT, benchSite } from './bench-site.js';
+export { startBreakingServer, type BreakingServer } from './breaking-server.js';
