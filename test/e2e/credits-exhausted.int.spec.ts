@@ -97,6 +97,32 @@ describe('credits that run out mid-crawl', () => {
     );
   }, 320_000);
 
+  it("spends no more than a crawl's own max_credits: stop budget at the budget, the rest unfetched", async () => {
+    const ws = await workspaceWith('budget', 500);
+    const hitsBefore = web.hits.length;
+    const res = await t.call('POST', '/crawl', {
+      key: ws.apiKey,
+      body: {
+        url: web.url('tree.test', '/'),
+        limit: 300,
+        concurrency: 10,
+        useSitemap: false,
+        config: { max_credits: 30 },
+      },
+    });
+    expect(res.status).toBe(202);
+    const end = await until(
+      'the crawl to end',
+      async () => (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body,
+      (b) => !open(b.status),
+    );
+    // A budget, not a point to stop after: a lease holder held at most what was left to spend
+    // (it spent 42 to 56 of 30 credits before, fetching what it held between two pulls).
+    expect(end).toMatchObject({ status: 'done', stop: 'budget', creditsUsed: 30 });
+    expect(end.counts.unfetched).toBeGreaterThan(0);
+    expect(pagesFetched('tree.test', hitsBefore)).toBe(30);
+  }, 320_000);
+
   it('ends a scrape batch that runs out: the pages past the credits refused, unfetched and free, the job done', async () => {
     const ws = await workspaceWith('batch', 5);
     const hitsBefore = web.hits.length;
