@@ -55,9 +55,8 @@ export class FileFetcher {
     try {
       return await this.openOnce(url, timeoutMs, accept);
     } catch (err) {
-      const code = (err as FileFetchError).code;
       const left = timeoutMs - (Date.now() - began);
-      if (!(err instanceof FileFetchError) || !STALE_CONNECTION.has(code ?? '') || left < 1) throw err;
+      if (!(err instanceof FileFetchError) || !STALE_CONNECTION.has(err.code ?? '') || left < 1) throw err;
       return this.openOnce(url, left, accept);
     }
   }

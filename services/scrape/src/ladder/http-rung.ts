@@ -18,8 +18,18 @@ export interface Fetched {
   document?: { type: DocumentType; bytes: Uint8Array };
 }
 
-/** Codes of a connection that broke before its answer: tried once more. */
-const STALE_CONNECTION = ['ECONNRESET', 'EPIPE'];
+/**
+ * A connection that breaks (ECONNRESET, EPIPE: most often a kept-alive socket the site closed as
+ * it was reused) is tried once more, at once, on a new one, as HTTP clients do for a GET; nothing
+ * else is retried here (a crawl tries a page again at its own pace). One object for every fetch.
+ */
+const BROKEN_CONNECTION_RETRY = {
+  limit: 1,
+  methods: ['GET' as const],
+  statusCodes: [],
+  errorCodes: ['ECONNRESET', 'EPIPE'],
+  calculateDelay: ({ computedValue }: { computedValue: number }) => (computedValue ? 1 : 0),
+};
 
 const CHARSET_IN_TYPE = /charset=["']?([\w-]+)/i;
 const CHARSET_IN_META = /<meta[^>]+charset=["']?([\w-]+)/i;
@@ -56,16 +66,7 @@ export class HttpRung {
         throwHttpErrors: false,
         decompress: true,
         responseType: 'buffer',
-        // A connection that breaks before any answer (a kept-alive socket the site closed as it
-        // was reused) is tried once more, at once, on a new one, as HTTP clients do for a GET;
-        // nothing else is retried here (a crawl tries a page again at its own pace).
-        retry: {
-          limit: 1,
-          methods: ['GET'],
-          statusCodes: [],
-          errorCodes: STALE_CONNECTION,
-          calculateDelay: ({ computedValue }) => (computedValue ? 1 : 0),
-        },
+        retry: BROKEN_CONNECTION_RETRY,
         timeout: { request: opts.timeoutMs },
         headers: {
           'user-agent': this.userAgent,
