@@ -20,11 +20,11 @@ describe('credits that run out mid-crawl', () => {
     await web.close();
   });
 
-  /** A workspace left with `credits` (its welcome credits in, the rest spent). */
-  const workspaceWith = async (name: string, credits: number) => {
-    const ws = await t.createWorkspace(name);
-    await t.call('GET', '/me', { key: ws.apiKey }); // the welcome credits (1,000)
-    await t.db.prisma.ledgerEntry.create({
+  /** A workspace left with `credits` on `fleet` (its welcome credits in, the rest spent). */
+  const workspaceWith = async (name: string, credits: number, fleet: TestFleet = t) => {
+    const ws = await fleet.createWorkspace(name);
+    await fleet.call('GET', '/me', { key: ws.apiKey }); // the welcome credits (1,000)
+    await fleet.db.prisma.ledgerEntry.create({
       data: {
         id: `led_${name}`,
         workspaceId: ws.workspaceId,
@@ -34,7 +34,7 @@ describe('credits that run out mid-crawl', () => {
         reference: `test:${name}`,
       },
     });
-    expect((await t.call('GET', '/me', { key: ws.apiKey })).body.credits.remaining).toBe(credits);
+    expect((await fleet.call('GET', '/me', { key: ws.apiKey })).body.credits.remaining).toBe(credits);
     return ws;
   };
   const until = async (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 300_000) => {
@@ -97,10 +97,11 @@ describe('credits that run out mid-crawl', () => {
     );
   }, 320_000);
 
-  it("spends no more than a crawl's own max_credits: stop budget at the budget, the rest unfetched", async () => {
-    const ws = await workspaceWith('budget', 500);
+  /** A max_credits 30 crawl of the tree site, 10 in flight, on `fleet`; answers its end. */
+  const budgetedCrawl = async (fleet: TestFleet, name: string) => {
+    const ws = await workspaceWith(name, 500, fleet);
     const hitsBefore = web.hits.length;
-    const res = await t.call('POST', '/crawl', {
+    const res = await fleet.call('POST', '/crawl', {
       key: ws.apiKey,
       body: {
         url: web.url('tree.test', '/'),
@@ -113,14 +114,33 @@ describe('credits that run out mid-crawl', () => {
     expect(res.status).toBe(202);
     const end = await until(
       'the crawl to end',
-      async () => (await t.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body,
+      async () => (await fleet.call('GET', `/crawl/${res.body.id}?formats=&limit=1`, { key: ws.apiKey })).body,
       (b) => !open(b.status),
     );
+    return { end, fetched: pagesFetched('tree.test', hitsBefore) };
+  };
+
+  it("spends no more than a crawl's own max_credits: stop budget at the budget, the rest unfetched", async () => {
+    const { end, fetched } = await budgetedCrawl(t, 'budget');
     // A budget, not a point to stop after: a lease holder held at most what was left to spend
     // (it spent 42 to 56 of 30 credits before, fetching what it held between two pulls).
     expect(end).toMatchObject({ status: 'done', stop: 'budget', creditsUsed: 30 });
     expect(end.counts.unfetched).toBeGreaterThan(0);
-    expect(pagesFetched('tree.test', hitsBefore)).toBe(30);
+    expect(fetched).toBe(30);
+  }, 320_000);
+
+  it('keeps max_credits on the paged engine too: no more pages in flight than what is left buys', async () => {
+    // The paged engine had its 10 pages in flight when the settled ones reached the budget, and
+    // spent 36 to 37 of 30.
+    const paged = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_TICK_MS: '100', CRAWL_ENGINE: 'paged' });
+    try {
+      const { end, fetched } = await budgetedCrawl(paged, 'budget-paged');
+      expect(end).toMatchObject({ status: 'done', stop: 'budget', creditsUsed: 30 });
+      expect(end.counts.unfetched).toBeGreaterThan(0);
+      expect(fetched).toBe(30);
+    } finally {
+      await paged.stop();
+    }
   }, 320_000);
 
   it('ends a scrape batch that runs out: the pages past the credits refused, unfetched and free, the job done', async () => {

@@ -38,7 +38,12 @@ export class Dispatcher {
   async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<{ job: CrawlJob; inFlight: number }> {
     // A politeness delay lets one page of a host go at a time.
     const perHost = ctx.delayMs > 0 ? 1 : ctx.options.config.fetch.concurrency;
-    const { job: after, inFlight, picked } = await this.pick(tx, job, ctx, this.maxInFlight, perHost);
+    // A run's max_credits is a budget, not a point to stop after: a page in flight is a page to
+    // be charged (a credit at least), so no more are out than what is left buys.
+    const budget = ctx.options.config.advanced.max_credits;
+    const affordable = budget === null ? Infinity : Math.max(0, budget - job.creditsUsed);
+    const maxInFlight = Math.min(this.maxInFlight, affordable);
+    const { job: after, inFlight, picked } = await this.pick(tx, job, ctx, maxInFlight, perHost);
     await Promise.all(
       picked.map((row) => {
         const msg: ScrapeCrawlPageMessage = {
