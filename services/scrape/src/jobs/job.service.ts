@@ -41,6 +41,9 @@ export const fanOutOrder = (urls: string[]): number[] => {
   return order;
 };
 
+/** How many jobs' formats JobService keeps: a few KB, the jobs being polled at once. */
+const FORMATS_REMEMBERED = 1024;
+
 export class JobService {
   constructor(
     private readonly jobs: JobRepository,
@@ -50,6 +53,9 @@ export class JobService {
     /** Seals the job's webhook secret at rest (delivery opens it). */
     private readonly box: SecretBox,
   ) {}
+
+  /** The formats of jobs whose rows were read lately, oldest first. */
+  private readonly formatsByJob = new Map<string, ScrapeFormat[]>();
 
   /**
    * Creates a job with a queued row per URL and puts every URL on the work stream. `raw` is the
@@ -215,7 +221,14 @@ export class JobService {
   /** The bodies a job's rows show: a playground job shows every body it kept and the evidence. */
   private formatsOf(job: Job): ScrapeFormat[] | 'all' {
     if (job.kind === 'playground') return 'all';
-    return resolveOptions(scrapeRequestSchema.parse(stripInternal(job.request))).formats;
+    // A job's request never changes, and a 500-URL batch's parse validates every URL (~0.5 ms):
+    // a client polling it would pay that on every poll.
+    const known = this.formatsByJob.get(job.id);
+    if (known) return known;
+    const formats = resolveOptions(scrapeRequestSchema.parse(stripInternal(job.request))).formats;
+    this.formatsByJob.set(job.id, formats);
+    if (this.formatsByJob.size > FORMATS_REMEMBERED) this.formatsByJob.delete(this.formatsByJob.keys().next().value!);
+    return formats;
   }
 
   /**
