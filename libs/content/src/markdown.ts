@@ -10,7 +10,7 @@ import { defaultTranslators } from 'node-html-markdown/dist/config.js';
 import { parseHTML, trimNewLines } from 'node-html-markdown/dist/utilities.js';
 import { Visitor, type NodeMetadata } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
-import { blockTree, type MdElement, type MdNode } from './markdown-tree.js';
+import { blockTree, type MdElement, type MdNode, type MdText } from './markdown-tree.js';
 import { COLLAPSIBLE, isSpace } from './text.js';
 import type { UrlResolver } from './urls.js';
 
@@ -46,23 +46,6 @@ function escapeInlineChar(c: string, i: number, s: string): string {
       const after = s[i + 1];
       return after === undefined || ASCII_PUNCTUATION.test(after) ? '\\\\' : c;
     }
-    case '*':
-    case '_': {
-      // A delimiter run is judged by what stands on either side of it: with whitespace on both
-      // sides it can neither open nor close emphasis, and an underscore run inside a word
-      // (snake_case identifiers) neither.
-      let start = i;
-      while (s[start - 1] === c) start--;
-      let end = i + 1;
-      while (s[end] === c) end++;
-      const before = s[start - 1];
-      const after = s[end];
-      if (before !== undefined && after !== undefined) {
-        if (WHITE.test(before) && WHITE.test(after)) return c;
-        if (c === '_' && ALNUM.test(before) && ALNUM.test(after)) return c;
-      }
-      return `\\${c}`;
-    }
     case '<': {
       const after = s[i + 1];
       return after === undefined || HTML_START.test(after) ? '\\<' : c;
@@ -72,6 +55,29 @@ function escapeInlineChar(c: string, i: number, s: string): string {
     default:
       return `\\${c}`; // ` [ ]
   }
+}
+
+/**
+ * The delimiter run of `*` or `_` that holds position i of s: where it ends, and whether its
+ * characters are escaped. A run is judged by what stands on either side of it: with whitespace
+ * on both sides it can neither open nor close emphasis, and an underscore run inside a word
+ * (snake_case identifiers) neither. Judged once for the whole run (escapeInline keeps it): read
+ * again for each of its characters, a page's long run of underscores took time in the square
+ * of its length (80,000 of them, 38 s).
+ */
+function delimiterRun(c: string, i: number, s: string): { end: number; escaped: boolean } {
+  let start = i;
+  while (s[start - 1] === c) start--;
+  let end = i + 1;
+  while (s[end] === c) end++;
+  const before = s[start - 1];
+  const after = s[end];
+  let escaped = true;
+  if (before !== undefined && after !== undefined) {
+    if (WHITE.test(before) && WHITE.test(after)) escaped = false;
+    else if (c === '_' && ALNUM.test(before) && ALNUM.test(after)) escaped = false;
+  }
+  return { end, escaped };
 }
 
 /** Markers a line may open with: list items, headings, quotes, rules, setext underlines, fences. */
@@ -105,9 +111,14 @@ export function escapeInline(text: string, inLink = false): string {
   // In a link's text GFM finds no autolink and reads escapes (an unescaped ] would end the text).
   const urls = !inLink && (text.includes('://') || text.includes('www.')) ? bareUrls(text) : NO_URLS;
   let u = 0;
+  let run = { end: -1, escaped: false };
   return text.replace(INLINE_SPECIAL, (c, i: number, s: string) => {
     while (u < urls.length && urls[u + 1]! <= i) u += 2;
     if (u < urls.length && urls[u]! <= i) return c;
+    if (c === '*' || c === '_') {
+      if (i >= run.end) run = delimiterRun(c, i, s);
+      return run.escaped ? `\\${c}` : c;
+    }
     return c === '~' ? (tildes ? '\\~' : c) : escapeInlineChar(c, i, s);
   });
 }
@@ -419,13 +430,16 @@ function listItemText(width: number): ListItemText {
     const text = content.trim();
     if (!text.includes('\n')) return text;
     const lines = text.split(/\r?\n/);
-    let out = hardBreakEnd(lines[0]!);
+    // The item is put together in parts, joined once: reading the end of a string built by
+    // concatenation copies all of it, once a line (a list nested hundreds deep took minutes).
+    let last = hardBreakEnd(lines[0]!);
+    const out = [last];
     let fence = FENCE.exec(lines[0]!)?.[1] ?? null;
     let breaks = 0;
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       if (fence) {
-        out += `\n${line && pad}${line}`;
+        out.push((last = `\n${line && pad}${line}`));
         if (line.trimStart().startsWith(fence) && !line.trim().slice(fence.length)) fence = null;
         continue;
       }
@@ -433,12 +447,12 @@ function listItemText(width: number): ListItemText {
         breaks++;
         continue;
       }
-      out += STRUCTURAL_LINE.test(line) ? '\n'.repeat(breaks + 1) : out.endsWith('  ') ? '\n' : '  \n';
-      out += pad + hardBreakEnd(line);
+      out.push(STRUCTURAL_LINE.test(line) ? '\n'.repeat(breaks + 1) : last.endsWith('  ') ? '\n' : '  \n');
+      out.push((last = pad + hardBreakEnd(line)));
       fence = FENCE.exec(line)?.[1] ?? null;
       breaks = 0;
     }
-    return out;
+    return out.join('');
   });
 }
 
@@ -549,14 +563,24 @@ class TailVisitor extends Visitor implements Output {
   }
 
   /**
-   * A list item or table row is written into an output of its own, then joined to what came
-   * before. NHM's item and cell translators rewrite what they wrote (a postprocess reads the
-   * output from the element's start and cuts it back there), and each cut flattens the string it
-   * cuts: on one output, a copy of everything so far per item or cell (2.4 s for a list of
-   * 20,000 items, 7 s for a table of 20,000 rows); on the item's or row's own, a copy of it.
+   * Once the output is long, each element is written into an output of its own, then joined to
+   * what came before. NHM's translators rewrite what they wrote (a postprocess reads the output
+   * from the element's start and cuts it back there: items, cells, links, emphasis), and each
+   * cut flattens the string it cuts: on one output, a copy of everything so far per element (2.4
+   * s for a list of 20,000 items, 7 s for a table of 20,000 rows, 5.4 s for 20,000 links in one
+   * cell); on the element's own, a copy of it.
    */
   override visitNode(node: Parameters<Visitor['visitNode']>[0], textOnly?: boolean, metadata?: NodeMetadata): void {
-    if (!WRITTEN_APART.has((node as { tagName?: string }).tagName ?? '') || this.result.text.length < ITEM_APART_FROM)
+    const text = node as unknown as MdText;
+    if (text.nodeType === 3 && text.preserve && text.isWhitespace && !metadata?.preserveWhitespace) {
+      // NHM's rule for blank text (a space, unless nothing is written yet or the output ends in
+      // whitespace), read from what was written before it here or before an element written apart.
+      if (this.tail && !this.result.trailingNewlineStats.whitespace) this.appendResult(' ');
+      return;
+    }
+    // After a "!" the element stays in place: a link there escapes it (appendPiece), which an
+    // output of its own could not reach.
+    if (node.nodeType !== 1 || this.result.text.length < ITEM_APART_FROM || endsInBang(this.tail ?? ''))
       return super.visitNode(node, textOnly, metadata);
     writeApart(this, () => super.visitNode(node, textOnly, metadata));
   }
@@ -586,7 +610,8 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
     tail = ((out.before ?? '') + result.text).slice(-TAIL);
   }
   // "!" right before a link's "[" would make it an image ("stronger![8](#note-8)").
-  if (s.charCodeAt(0) === 91 && result.text.endsWith('!') && !escapedEnd(tail)) {
+  // (The output's end read from its last characters: reading the output itself would flatten it.)
+  if (s.charCodeAt(0) === 91 && result.text.length && tail.endsWith('!') && !escapedEnd(tail)) {
     result.text = `${result.text.slice(0, -1)}\\!`;
     tail = `${tail.slice(0, -1)}\\!`.slice(-TAIL);
   }
@@ -595,6 +620,9 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
   trailingWhitespace(tail, result.trailingNewlineStats);
 }
+
+/** Whether the output ends with a "!" a link's "[" would make an image of. */
+const endsInBang = (tail: string): boolean => tail.endsWith('!') && !escapedEnd(tail);
 
 /**
  * Whether the output's last character is backslash-escaped ("\*"): an escaped "*" is no part of a
@@ -640,7 +668,6 @@ const DELIMITER_CHARS = new Set(['*', '_', '~', '`']);
 const TAIL = 10;
 /** An output this long has its next list item or table row written apart (below it, a cut copies little). */
 const ITEM_APART_FROM = 4096;
-const WRITTEN_APART = new Set(['LI', 'TR']);
 
 /** Where the output stands at the start of a line (after indentation, list and quote markers). */
 const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
@@ -774,7 +801,7 @@ export function simpleBlockMarkdown(tree: MdElement, keepDataImages: boolean): s
   if (kind === Simple.Paragraph) writer.paragraph(block);
   else if (kind === Simple.Heading) writer.heading(block);
   else writer.list(block);
-  return finishedMarkdown(writer.result.text);
+  return finishedMarkdown(writer.written());
 }
 
 const NOT_SIMPLE = -1;
@@ -839,11 +866,23 @@ class SimpleBlockWriter implements Output {
   readonly result = { text: '', trailingNewlineStats: { whitespace: 0, newLines: 0 } };
   tail: string | undefined = undefined;
   before: string | undefined = undefined;
+  /**
+   * What the output holds before result.text, in pieces: result.text is kept short so that what
+   * reads it (a link's "!" check, its cut) reads a few kilobytes, not the whole block. Read at
+   * once, by written(). Nothing here holds a place in the output to cut back to: an element that
+   * rewrites what its children wrote has them write apart (apart()).
+   */
+  private chunks: string[] = [];
 
   constructor(private readonly keepDataImages: boolean) {}
 
   get tailText(): string {
     return this.tail ?? '';
+  }
+
+  /** Everything written. */
+  written(): string {
+    return this.chunks.length ? this.chunks.join('') + this.result.text : this.result.text;
   }
 
   paragraph(node: MdElement): void {
@@ -853,14 +892,17 @@ class SimpleBlockWriter implements Output {
   }
 
   heading(node: MdElement): void {
-    const outer = this.result.text.length;
-    this.newlines(2);
-    this.append(`${'#'.repeat(+node.tagName.charAt(1))} `);
-    const start = this.result.text.length;
-    this.children(node, false, undefined);
-    const line = headingText({ content: this.result.text.substr(start) });
-    if (line === PostProcessResult.RemoveNode) return this.append('', outer);
-    this.append(line as string, start);
+    let opening = '';
+    let line: string | PostProcessResult = PostProcessResult.RemoveNode;
+    this.apart(() => {
+      this.newlines(2);
+      this.append(`${'#'.repeat(+node.tagName.charAt(1))} `);
+      opening = this.written();
+      line = headingText({ content: this.apart(() => this.children(node, false, undefined)) });
+    });
+    if (line === PostProcessResult.RemoveNode) return;
+    this.append(opening);
+    this.append(line as string);
     this.newlines(2);
   }
 
@@ -879,26 +921,44 @@ class SimpleBlockWriter implements Output {
 
   /** Whether the item was written (NHM's postprocess removes a blank one). */
   private item(node: MdElement, marker: string): boolean {
-    if (this.result.text.length < ITEM_APART_FROM) return this.itemInPlace(node, marker);
-    let written = false;
-    writeApart(this, () => (written = this.itemInPlace(node, marker)));
-    return written;
-  }
-
-  private itemInPlace(node: MdElement, marker: string): boolean {
-    const outer = this.result.text.length;
-    this.newlines(1);
-    this.append(marker);
-    const start = this.result.text.length;
-    this.children(node, false, undefined);
-    const written = listItemText(marker.length)({ content: this.result.text.substr(start) });
-    if (written === PostProcessResult.RemoveNode) {
-      this.append('', outer);
-      return false;
-    }
-    this.append(written as string, start);
+    let opening = '';
+    let content: string | PostProcessResult = PostProcessResult.RemoveNode;
+    this.apart(() => {
+      this.newlines(1);
+      this.append(marker);
+      opening = this.written();
+      content = listItemText(marker.length)({ content: this.apart(() => this.children(node, false, undefined)) });
+    });
+    if (content === PostProcessResult.RemoveNode) return false;
+    this.append(opening);
+    this.append(content as string);
     this.newlines(1);
     return true;
+  }
+
+  /**
+   * Runs `write` into an output of its own and answers what it wrote; the output is then as it
+   * was before. What is written apart sees the output's last characters as if it followed them.
+   */
+  private apart(write: () => void): string {
+    const result = this.result;
+    const { text } = result;
+    const { whitespace, newLines } = result.trailingNewlineStats;
+    const { chunks, tail, before } = this;
+    this.before = tail ?? '';
+    this.chunks = [];
+    result.text = '';
+    try {
+      write();
+      return this.written();
+    } finally {
+      result.text = text;
+      result.trailingNewlineStats.whitespace = whitespace;
+      result.trailingNewlineStats.newLines = newLines;
+      this.chunks = chunks;
+      this.tail = tail;
+      this.before = before;
+    }
   }
 
   private visit(node: MdNode, inLink: boolean, metadata: NodeMetadata | undefined): void {
@@ -929,7 +989,8 @@ class SimpleBlockWriter implements Output {
   /** NHM's visit of a text node. */
   private text(text: string, inLink: boolean, metadata: NodeMetadata | undefined): void {
     if (!NOT_BLANK.test(text)) {
-      if (this.result.text.length && !this.result.trailingNewlineStats.whitespace) this.append(' ');
+      // Anything written (here or before an element written apart) leaves its last characters.
+      if (this.tail && !this.result.trailingNewlineStats.whitespace) this.append(' ');
       return;
     }
     let processed = processText.call(this, text, metadata, inLink);
@@ -950,26 +1011,20 @@ class SimpleBlockWriter implements Output {
     const encoded = markdownUrl(href);
     if (text === href && AUTOLINK.test(encoded)) return this.append(`<${encoded}>`);
     this.append('[');
-    const start = this.result.text.length;
-    this.children(node, true, undefined);
-    this.append(linkText({ content: this.result.text.substr(start) }), start);
+    this.append(linkText({ content: this.apart(() => this.children(node, true, undefined)) }));
     this.append(`](${encoded}${markdownTitle(node.getAttribute('title'))})`);
   }
 
   private emphasised(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {
-    const start = this.result.text.length;
-    this.children(node, inLink, metadata);
-    const content = this.result.text.substr(start);
+    const content = this.apart(() => this.children(node, inLink, metadata));
     const written = metadata?.noEscape ? content : emphasis(content, DELIMITER[node.tagName]!);
-    if (written === PostProcessResult.RemoveNode) return this.append('', start);
-    this.append(written as string, start, true);
+    if (written === PostProcessResult.RemoveNode) return;
+    this.append(written as string, undefined, true);
   }
 
   /** NHM's translator of inline code: a delimiter longer than any run of backticks inside. */
   private inlineCode(node: MdElement): void {
-    const start = this.result.text.length;
-    this.children(node, false, IN_CODE);
-    this.append(codeSpan(this.result.text.substr(start)), start, true);
+    this.append(codeSpan(this.apart(() => this.children(node, false, IN_CODE))), undefined, true);
   }
 
   private newlines(count: number): void {
@@ -978,8 +1033,17 @@ class SimpleBlockWriter implements Output {
 
   private append(s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
     appendPiece(this, s, startPos, spaceIfRepeatingChar);
+    const { text } = this.result;
+    // Its last characters stay: a "!" before a link is escaped where it stands.
+    if (text.length >= CHUNK_CHARS) {
+      this.chunks.push(text.slice(0, -TAIL));
+      this.result.text = text.slice(-TAIL);
+    }
   }
 }
+
+/** SimpleBlockWriter's output is set aside in pieces of about this many characters. */
+const CHUNK_CHARS = 4096;
 
 /** The same as blocksToMarkdown, from each block's HTML through translate() (the reference). */
 export function htmlBlocksToMarkdown(blocks: string[], keepDataImages: boolean): string {

@@ -430,3 +430,78 @@ describe('long lists and tables', () => {
     );
   });
 });
+
+describe('markdown of hostile sizes', () => {
+  // What a page holds many of must cost about as much again for twice as many: work is counted
+  // as the characters String methods read (a read of the whole output per element shows as
+  // four times the work for twice the elements), not as time. Failures print counts and flags,
+  // not the megabytes of markdown.
+  const work = (html: (n: number) => string, n: number) => {
+    const blocks = contentBlocks([parseDocument(`<html><body>${html(n)}</body></html>`).body]);
+    return stringWork(() => blocksToMarkdown(blocks, false));
+  };
+  const linear = (html: (n: number) => string, n: number) => {
+    const [half, full] = [work(html, n / 2), work(html, n)];
+    expect(full.chars / half.chars).toBeLessThan(2.5);
+    return full.result;
+  };
+  const link = (i: number) => `<a href="/t/${i}">tide ${i}</a> `;
+  const links = (n: number) => Array.from({ length: n }, (_, i) => link(i)).join('');
+  const linkCount = (md: string) => md.match(/\[tide \d+\]\(\/t\/\d+\)/g)?.length;
+
+  it('writes a paragraph of 20,000 links in linear time, every link kept', () => {
+    expect(linkCount(linear((n) => `<p>${links(n)}</p>`, 20_000))).toBe(20_000);
+    // The same inside emphasis, in a heading and beside inline code.
+    const em = linear((n) => `<p><em>lead ${links(n)}tail</em></p>`, 20_000);
+    expect([em.startsWith('*lead [tide 0](/t/0) '), em.endsWith(' [tide 19999](/t/19999) tail*')]).toEqual([
+      true,
+      true,
+    ]);
+    const heading = linear((n) => `<h2>${links(n)}</h2>`, 20_000);
+    expect([heading.startsWith('## [tide 0](/t/0) '), linkCount(heading)]).toEqual([true, 20_000]);
+    const code = linear((n) => `<p>${links(n).replaceAll('</a> ', '</a> <code>x</code> ')}</p>`, 20_000);
+    expect(code.endsWith('[tide 19999](/t/19999) `x`')).toBe(true);
+  });
+
+  it('writes 20,000 links in a table cell, a list item and a quote in linear time', () => {
+    for (const [open, close] of [
+      ['<table><tr><td>', '</td></tr></table>'],
+      ['<ul><li><p>first</p><p>', '</p></li></ul>'],
+      ['<blockquote><p>', '</p></blockquote>'],
+    ]) {
+      expect([open, linkCount(linear((n) => `${open}${links(n)}${close}`, 20_000))]).toEqual([open, 20_000]);
+    }
+  });
+
+  it('escapes a "!" before a link however long the output, so no link becomes an image', () => {
+    const bangs = (n: number) => Array.from({ length: n }, (_, i) => `!${link(i)}`).join('');
+    for (const [open, close] of [
+      ['<p>', '</p>'],
+      ['<p><b>', '</b></p>'],
+      ['<table><tr><td>', '</td></tr></table>'],
+      ['<ul><li><p>first</p><p>', '</p></li></ul>'],
+    ]) {
+      const md = toMarkdown(`${open}${bangs(2000)}${close}`, false);
+      expect([open, md.match(/\\!\[tide/g)?.length, /(?<!\\)!\[/.test(md)]).toEqual([open, 2000, false]);
+    }
+  });
+
+  it('judges a long run of underscores or stars as a whole', () => {
+    // (Judged once a character, 80,000 underscores took 38 s; the scan is indexing, which the
+    // work count does not see, so only what it gives is checked here.)
+    for (const c of ['_', '*']) {
+      const md = work((n) => `<p>a ${c.repeat(n)} b x${c.repeat(n)}y</p>`, 40_000).result;
+      // Spaces on both sides: not emphasis, as written; between letters an underscore run is
+      // part of the word, a star run is escaped.
+      const inWord = c === '_' ? c.repeat(40_000) : `\\${c}`.repeat(40_000);
+      expect([c, md.startsWith(`a ${c.repeat(40_000)} b x`), md.endsWith(`x${inWord}y`)]).toEqual([c, true, true]);
+    }
+  });
+
+  it('writes lists nested as deep as a page may nest them in linear time, every item kept', () => {
+    // Unclosed lists nest down to the parse's depth limit (MAX_TREE_DEPTH), then go on as
+    // siblings at the deepest level; each item's later lines were read again at every level.
+    const md = linear((n) => '<ul><li>x'.repeat(n), 2000);
+    expect(md.match(/x/g)?.length).toBe(2000);
+  });
+});
