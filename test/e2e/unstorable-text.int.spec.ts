@@ -1,6 +1,13 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { GUESTBOOK_ENTRIES, LINK_FARM_LINKS, startTestWeb, type TestWeb } from '@tidemark/testkit';
+import {
+  GUESTBOOK_ENTRIES,
+  LINK_FARM_LINKS,
+  TAG_CLOUD_LINKS,
+  TAG_SOUP_REPEATS,
+  startTestWeb,
+  type TestWeb,
+} from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 import { expectStorable } from '../support/storable.js';
 
@@ -94,6 +101,19 @@ describe('text that PostgreSQL cannot hold, from pages and from callers', () => 
       expect(row.markdown).toContain('Signed by every visitor since 1999.');
       for (const i of [0, 1, 511, 512, 10_000, GUESTBOOK_ENTRIES - 1]) expect(row.text).toContain(`entry ${i} tide`);
       expect(row.markdown).toContain('Last entry of the guestbook.');
+    });
+
+    it('reads tag soup and a tag cloud whole: pages that cost a reader the square of their size', async () => {
+      // 300,000 elements open at once took the parser 69 s, and 40,000 links in one paragraph
+      // the markdown ~18 s: both ended as TIMEOUT at the reading budget (15 s), not read.
+      const soup = (await t.call('POST', '/scrape', { key, body: { url: url('/tag-soup'), formats: 'markdown,text' } }))
+        .body.data[0];
+      expect(soup).toMatchObject({ status: 'done', verdict: 'ok', tier: 'http' });
+      for (const i of [0, 511, 512, TAG_SOUP_REPEATS - 1]) expect(soup.text).toContain(`e${i}`);
+      const cloud = (await t.call('POST', '/scrape', { key, body: { url: url('/tag-cloud'), formats: 'markdown' } }))
+        .body.data[0];
+      expect(cloud).toMatchObject({ status: 'done', verdict: 'ok', tier: 'http' });
+      expect(cloud.markdown.match(/\[tag\d+\]\(http:\/\/hostile\.test:\d+\/tag\/\d+\)/g)?.length).toBe(TAG_CLOUD_LINKS);
     });
 
     it('finishes a batch of such pages, every row readable', async () => {

@@ -7,12 +7,19 @@ import type { Page, Site } from './test-web.js';
  * UTF-16 with a stray surrogate, a robots.txt and a sitemap with NULs, and a link far longer than
  * any URL should be, and a guestbook whose entries each open a <font> they never close (markup
  * nested 40,000 deep, past any recursive walk's stack), and an archive index whose links alone
- * are more bytes than a message may carry (`/link-farm`, not linked from the other pages). Each
- * page is the size of a real one (nav, article, scripts, footer).
+ * are more bytes than a message may carry (`/link-farm`, not linked from the other pages). Two
+ * more, not linked either, cost a reader the square of their size unless it is written for them:
+ * tag soup whose elements are never closed (`/tag-soup`, 2.8 MB) and a tag cloud of 40,000 links
+ * in one paragraph (`/tag-cloud`). Each page is the size of a real one (nav, article, scripts,
+ * footer) or more.
  */
 export const GUESTBOOK_ENTRIES = 40_000;
 /** Links on `/link-farm`: ~1.3 MB of absolute URLs, past NATS's 1 MB max_payload on their own. */
 export const LINK_FARM_LINKS = 12_000;
+/** Repeats on `/tag-soup` of a paragraph, span and link never closed: 300,000 elements open at once. */
+export const TAG_SOUP_REPEATS = 100_000;
+/** Links in the one paragraph of `/tag-cloud`. */
+export const TAG_CLOUD_LINKS = 40_000;
 
 export const hostileSite = (origin: string, articles = 20): Site => {
   const nav = [
@@ -95,6 +102,22 @@ ${paragraphs(7)}
       '</ul></article>',
   );
 
+  // Tag soup: every entry opens a paragraph, a span and a link and closes only the link (a <p>
+  // closes only a <p> on top), so the parse holds 300,000 elements open at once.
+  const tagSoup = page(
+    'Tag soup',
+    '<article><h1>Tag soup</h1><p class="lede">Every entry of the old board, as its software wrote them.</p>' +
+      Array.from({ length: TAG_SOUP_REPEATS }, (_, i) => `<p><span><a href="/p/${i % articles}">e${i}</a>`).join('') +
+      '</article>',
+  );
+  // A tag cloud: every tag the blog ever used, linked, in one paragraph.
+  const tagCloud = page(
+    'All tags',
+    `<article><h1>All tags</h1>${paragraphs(13, 4)}<p class="cloud">` +
+      Array.from({ length: TAG_CLOUD_LINKS }, (_, i) => `<a href="/tag/${i}">tag${i}</a> `).join('') +
+      '</p></article>',
+  );
+
   const site: Site = {
     '/': htmlPage(page('Hostile Test Web', `<h1>Front page</h1>${paragraphs(1, 20)}`)),
     '/nul-article': htmlPage(nulArticle),
@@ -107,6 +130,8 @@ ${paragraphs(7)}
     ),
     '/guestbook': htmlPage(guestbook),
     '/link-farm': htmlPage(linkFarm),
+    '/tag-soup': htmlPage(tagSoup),
+    '/tag-cloud': htmlPage(tagCloud),
     '/poison': htmlPage(page('Press', `<article><h1>Press room</h1>${paragraphs(5, 20)}</article>`)),
     '/robots.txt': {
       type: 'text/plain',

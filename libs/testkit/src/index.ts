@@ -3,7 +3,7 @@ export * from './test-database.js';
 export * from './test-web.js';
 export { treeSite } from './crawl-site.js';
 export { HANDBOOK, handbookSite } from './handbook-site.js';
-export { GUESTBOOK_ENTRIES, hostileSite, LINK_FARM_LINKS } from './hostile-site.js';
+export { GUESTBOOK_ENTRIES, hostileSite, LINK_FARM_LINKS, TAG_CLOUD_LINKS, TAG_SOUP_REPEATS } from './hostile-site.js';
 export * from './map-site.js';
 export * from './patterns-site.js';
 export { harbourSite, harbourState, type HarbourState } from './harbour-site.js';
