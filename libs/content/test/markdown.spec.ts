@@ -4,6 +4,7 @@ import { compactHtml, compactHtmlBlocks, contentBlocks } from '../src/compact-ht
 import { extractContent, parseDocument } from '../src/index.js';
 import { blockTree } from '../src/markdown-tree.js';
 import {
+  MAX_LIST_DEPTH,
   NHM_OPTIONS,
   NHM_TRANSLATORS,
   blocksToMarkdown,
@@ -503,5 +504,14 @@ describe('markdown of hostile sizes', () => {
     // siblings at the deepest level; each item's later lines were read again at every level.
     const md = linear((n) => '<ul><li>x'.repeat(n), 2000);
     expect(md.match(/x/g)?.length).toBe(2000);
+    // Past MAX_LIST_DEPTH the items are the deepest list's: 255 levels of indentation made the
+    // markdown 40 times the page.
+    const lines = md.split('\n');
+    const indents = lines.map((line) => line.length - line.trimStart().length);
+    expect([Math.max(...indents), lines.length, lines.every((line) => /^(?:- )?x$/.test(line.trim()))]).toEqual([
+      2 * (MAX_LIST_DEPTH - 1),
+      2000,
+      true,
+    ]);
   });
 });
