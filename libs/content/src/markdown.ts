@@ -586,7 +586,7 @@ class TailVisitor extends Visitor implements Output {
     }
     // After a "!" the element stays in place: a link there escapes it (appendPiece), which an
     // output of its own could not reach.
-    if (node.nodeType !== 1 || this.result.text.length < ITEM_APART_FROM || endsInBang(this.tail ?? ''))
+    if (node.nodeType !== 1 || this.result.text.length < WRITE_APART_FROM || endsInBang(this.tail ?? ''))
       return super.visitNode(node, textOnly, metadata);
     writeApart(this, () => super.visitNode(node, textOnly, metadata));
   }
@@ -672,8 +672,8 @@ const DELIMITER_CHARS = new Set(['*', '_', '~', '`']);
 
 /** getTrailingWhitespaceInfo reads this many characters. */
 const TAIL = 10;
-/** An output this long has its next list item or table row written apart (below it, a cut copies little). */
-const ITEM_APART_FROM = 4096;
+/** An output this long has its next element written apart (TailVisitor; below it, a cut copies little). */
+const WRITE_APART_FROM = 4096;
 
 /** Where the output stands at the start of a line (after indentation, list and quote markers). */
 const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
@@ -871,7 +871,8 @@ function markChildren(node: MdElement, inLink: boolean, inCode: boolean): number
 class SimpleBlockWriter implements Output {
   readonly result = { text: '', trailingNewlineStats: { whitespace: 0, newLines: 0 } };
   tail: string | undefined = undefined;
-  before: string | undefined = undefined;
+  /** Nothing here cuts the output back to a place in it (see chunks), which is what this is for. */
+  readonly before = undefined;
   /**
    * What the output holds before result.text, in pieces: result.text is kept short so that what
    * reads it (a link's "!" check, its cut) reads a few kilobytes, not the whole block. Read at
@@ -950,8 +951,7 @@ class SimpleBlockWriter implements Output {
     const result = this.result;
     const { text } = result;
     const { whitespace, newLines } = result.trailingNewlineStats;
-    const { chunks, tail, before } = this;
-    this.before = tail ?? '';
+    const { chunks, tail } = this;
     this.chunks = [];
     result.text = '';
     try {
@@ -963,7 +963,6 @@ class SimpleBlockWriter implements Output {
       result.trailingNewlineStats.newLines = newLines;
       this.chunks = chunks;
       this.tail = tail;
-      this.before = before;
     }
   }
 
@@ -1025,20 +1024,20 @@ class SimpleBlockWriter implements Output {
     const content = this.apart(() => this.children(node, inLink, metadata));
     const written = metadata?.noEscape ? content : emphasis(content, DELIMITER[node.tagName]!);
     if (written === PostProcessResult.RemoveNode) return;
-    this.append(written as string, undefined, true);
+    this.append(written as string, true);
   }
 
   /** NHM's translator of inline code: a delimiter longer than any run of backticks inside. */
   private inlineCode(node: MdElement): void {
-    this.append(codeSpan(this.apart(() => this.children(node, false, IN_CODE))), undefined, true);
+    this.append(codeSpan(this.apart(() => this.children(node, false, IN_CODE))), true);
   }
 
   private newlines(count: number): void {
     this.append('\n'.repeat(Math.max(0, count - this.result.trailingNewlineStats.newLines)));
   }
 
-  private append(s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
-    appendPiece(this, s, startPos, spaceIfRepeatingChar);
+  private append(s: string, spaceIfRepeatingChar?: boolean): void {
+    appendPiece(this, s, undefined, spaceIfRepeatingChar);
     const { text } = this.result;
     // Its last characters stay: a "!" before a link is escaped where it stands.
     if (text.length >= CHUNK_CHARS) {

@@ -180,12 +180,8 @@ export class CrawlLeases {
     slot: number,
   ): Promise<{ job: CrawlJob; urls: Dispatchable[] }> {
     const of = Math.max(1, leasesOf(view).length);
-    // A run's max_credits is a budget, not a point to stop after: no slot holds more URLs than
-    // its share of what is left buys at a credit a page (a URL held is a page to be charged), so
-    // a holder cannot spend past it between two pulls.
-    const budget = ctx.options.config.advanced.max_credits;
-    const affordable = budget === null ? Infinity : Math.ceil(Math.max(0, budget - view.creditsUsed) / of);
-    const buffer = Math.min(this.settings.leaseBuffer, this.holdingCap(view, ctx, of), affordable);
+    // (The run's max_credits bounds it too, in pick: a holder cannot spend past it between pulls.)
+    const buffer = Math.min(this.settings.leaseBuffer, this.holdingCap(view, ctx, of));
     // Without a delay the holders pace each host; the crawl puts no limit of its own on one.
     const perHost = ctx.delayMs > 0 ? 1 : NO_HOST_LIMIT;
     const { job, picked } = await this.dispatcher.pick(tx, view, ctx, buffer, perHost, {

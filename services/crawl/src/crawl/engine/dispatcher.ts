@@ -16,6 +16,16 @@ import type { CrawlContext } from './crawl-context.js';
 import { logLine, progressOf, stateOf } from './crawl-state.js';
 
 /**
+ * How many URLs one of `of` takers (the crawl, or a lease slot) may have out: a run's
+ * max_credits is a budget, not a point to stop after, and a URL handed out is a page to be
+ * charged (a credit at least), so no more are out than each one's share of what is left buys.
+ */
+const affordable = (job: CrawlJob, ctx: CrawlContext, of: number): number => {
+  const budget = ctx.options.config.advanced.max_credits;
+  return budget === null ? Infinity : Math.ceil(Math.max(0, budget - job.creditsUsed) / of);
+};
+
+/**
  * What goes out and what comes into a crawl's frontier, inside a step's transaction: URLs handed
  * to scrape within the crawl's concurrency and each host's politeness, links taken in, queued
  * URLs dropped when money stops the crawl.
@@ -38,12 +48,7 @@ export class Dispatcher {
   async dispatch(tx: Tx, job: CrawlJob, ctx: CrawlContext): Promise<{ job: CrawlJob; inFlight: number }> {
     // A politeness delay lets one page of a host go at a time.
     const perHost = ctx.delayMs > 0 ? 1 : ctx.options.config.fetch.concurrency;
-    // A run's max_credits is a budget, not a point to stop after: a page in flight is a page to
-    // be charged (a credit at least), so no more are out than what is left buys.
-    const budget = ctx.options.config.advanced.max_credits;
-    const affordable = budget === null ? Infinity : Math.max(0, budget - job.creditsUsed);
-    const maxInFlight = Math.min(this.maxInFlight, affordable);
-    const { job: after, inFlight, picked } = await this.pick(tx, job, ctx, maxInFlight, perHost);
+    const { job: after, inFlight, picked } = await this.pick(tx, job, ctx, this.maxInFlight, perHost);
     await Promise.all(
       picked.map((row) => {
         const msg: ScrapeCrawlPageMessage = {
@@ -65,9 +70,10 @@ export class Dispatcher {
   }
 
   /**
-   * Marks the next URLs dispatched, at most `maxInFlight` of the crawl and `perHost` of a host
-   * out at once, none to a host whose delay or Retry-After has not passed; a delay starts for
-   * each host handed a URL. Answers them with the job and how many were out before.
+   * Marks the next URLs dispatched, at most `maxInFlight` of the crawl (of a lease slot: what it
+   * holds) and `perHost` of a host out at once, none to a host whose delay or Retry-After has not
+   * passed; a delay starts for each host handed a URL. Answers them with the job and how many
+   * were out before.
    */
   async pick(
     tx: Tx,
@@ -80,7 +86,7 @@ export class Dispatcher {
     const hostNextAt = { ...stateOf(job).hostNextAt };
     const now = Date.now();
     const { inFlight, picked } = await this.frontier.dispatchNext(tx, job.runId, ctx.options.config.scope.crawl_mode, {
-      maxInFlight,
+      maxInFlight: Math.min(maxInFlight, affordable(job, ctx, slot?.of ?? 1)),
       perHost,
       waitingHosts: Object.keys(hostNextAt).filter((host) => hostNextAt[host]! > now),
       ...(slot ? { slot } : {}),
