@@ -145,6 +145,8 @@ export const TUNING = {
   storiesMaxShare: 0.3,
   storiesAfterShare: 0.5,
   storiesLinkDensity: 0.3,
+  /** …or at most this share when their excerpts are cut off with an ellipsis (`excerptsCut`). */
+  cutStoriesMaxShare: 0.7,
   /**
    * A stream of teasers beside a story ("latest posts"): an element whose text is this share
    * teasers does not join the story, and the story (a prose element, its score at least
@@ -1090,9 +1092,10 @@ function teaserText(stats: Stats): Float64Array {
  * Two thirds or more of the cards open by a teaser (a card whose image or title did not load, an
  * empty heading link, is still one of the grid), and under half show prices.
  */
-function mostlyTeasers(g: number[], stats: Stats): boolean {
+function mostlyTeasers(g: number[], stats: Stats, cut = false): boolean {
   let misses = 0;
-  for (const c of g) if (!opensByTeaser(stats.el[c]!) && 3 * ++misses > g.length) return false;
+  for (const c of g)
+    if (!(cut ? linksAway(stats.el[c]!) : opensByTeaser(stats.el[c]!)) && 3 * ++misses > g.length) return false;
   let prices = 0;
   for (const c of g) if (PRICE.test(stats.el[c]!.textContent ?? '') && 2 * ++prices >= g.length) return false;
   return true;
@@ -1583,11 +1586,15 @@ function otherStories(root: number, stats: Stats): void {
   forEachSiblingGroup(root, stats, (p, g) => {
     let sum = 0;
     for (const c of g) sum += text[c]!;
-    if (sum > TUNING.storiesMaxShare * total) return;
     if (!g.every((c) => text[c]! <= TUNING.purchaseCardChars)) return;
+    // Excerpts cut off mid-sentence ("…with the distribution of 1,500 Christmas hampers on
+    // Tuesday, December 1...") are other stories' openings whatever their share of a short story's
+    // page: the story is then looked for in what the cards leave.
+    const cut = excerptsCut(g, stats);
+    if (sum > (cut ? TUNING.cutStoriesMaxShare : TUNING.storiesMaxShare) * total) return;
     // Cards that show prices are products (a category's grid below its introduction), not
     // stories; a comment's "$5k" does not make a thread a grid.
-    if (!afterStory(g[0]!, root, stats) || !mostlyTeasers(g, stats)) return;
+    if (!afterStory(g[0]!, root, stats, cut ? sum : 0) || !mostlyTeasers(g, stats, cut)) return;
     for (const c of g) stats.otherCards.add(c);
     titleOf(p, g[0]!, root, stats);
   });
@@ -1618,9 +1625,9 @@ function titleOf(p: number, first: number, root: number, stats: Stats): void {
  * the elements around it, inside the winner) holds most of the winner as prose, not links. On a
  * landing page's sections or a grid no element does.
  */
-function afterStory(i: number, root: number, stats: Stats): boolean {
+function afterStory(i: number, root: number, stats: Stats, besides = 0): boolean {
   const { end, text, link, parent } = stats;
-  const least = TUNING.storiesAfterShare * text[root]!;
+  const least = TUNING.storiesAfterShare * (text[root]! - besides);
   for (let a = i; a !== root && a >= 0; a = parent[a]!) {
     for (let c = parent[a]! + 1; c < a; c = end[c]!) {
       if (text[c]! >= least && link[c]! < TUNING.storiesLinkDensity * text[c]!) return true;
@@ -1684,6 +1691,36 @@ function isAuthorLink(a: Element): boolean {
   const rel = a.getAttribute('rel');
   if (rel && /(?:^|\s)author(?:\s|$)/i.test(rel)) return true;
   return AUTHOR_PATH.test(a.getAttribute('href') ?? '');
+}
+
+/**
+ * Two thirds or more of the cards end in an excerpt cut off with an ellipsis ("December 1...",
+ * "a new […]"): openings of other stories.
+ */
+function excerptsCut(g: number[], stats: Stats): boolean {
+  let cut = 0;
+  for (const c of g) {
+    const card = stats.el[c]!;
+    const t = card.textContent ?? '';
+    if (CUT_EXCERPT.test(t) && (DATED.test(t) || card.getElementsByTagName('time').length > 0)) cut++;
+  }
+  return 3 * cut >= 2 * g.length;
+}
+
+/**
+ * A date as story cards show one: "December 19, 2025", "19 Dec 2025", "2025-12-19", "3 days ago".
+ * (A hub's own list of its sections, excerpts cut as well, shows none.)
+ */
+const DATED =
+  /(?:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}|(?<!\d)\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{4}|(?<!\d)\d{4}-\d{2}-\d{2}|(?<!\d)\d{1,2}[./]\d{1,2}[./]\d{2,4}|(?<!\d)\d+ (?:minutes?|hours?|days?|weeks?|months?) ago)(?!\d)/i;
+
+/** Text that ends in an ellipsis right after a word, a bracketed one included, then blanks. */
+const CUT_EXCERPT = /[\p{L}\p{N},;]\s?(?:\.\.\.|…|\[(?:\.\.\.|…)\])\s*$/u;
+
+/** A card with a link to another page (not a permalink of a section here). */
+function linksAway(card: Element): boolean {
+  for (const a of card.getElementsByTagName('a')) if (!(a.getAttribute('href') ?? '#').startsWith('#')) return true;
+  return false;
 }
 
 /** A card that links to its story by an image or a heading (a teaser), not by a word of a sentence. */

@@ -821,6 +821,58 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('From our kitchen');
   });
 
+  it('leaves out dated teasers whose excerpts are cut off, however long beside a short story', () => {
+    // A news theme's "latest" widget under a short press release: each card a title link, a
+    // date and the other story's opening cut off with "...", together as long as the release.
+    const release = [
+      'The Institute for Culture and Cooperation has begun enrolment for new students interested in joining its Spanish language courses this winter.',
+      'The enrolment period, which opened on Wednesday, runs until the sixth of January. Classes begin the following Monday, marking the start of a new term of learning and cultural exchange.',
+      'Prospective students complete their registration through the enrolment form the Institute publishes, and may call its office for more information.',
+    ];
+    const others = [
+      [
+        'Hampers handed out at the harbour',
+        'THE SALVATION ARMY continued its long-standing tradition of community outreach with the distribution of 1,500 hampers on Tuesday, December 1...',
+      ],
+      [
+        'Clerk recalled to the House',
+        'NICOLE HERBERT, who served as Clerk of the House of Assembly for 25 years, has been called out of retirement for active service. A notice dated Decembe...',
+      ],
+      [
+        'Festival launched with a parade',
+        'THE national Christmas festival was launched on Sunday, December 14, with a colourful parade through the streets of the capital in front of...',
+      ],
+      [
+        'Police mount a crime prevention exhibition',
+        'THE police force mounted an exhibition on Wednesday, December 17, as part of its annual crime prevention week, inviting schools and...',
+      ],
+    ];
+    const cards = (dated: boolean) =>
+      others
+        .map(
+          (
+            [title, excerpt],
+            i,
+          ) => `<article class="article article_${i}"><div class="feature_image"><img src="/icons/spinner.gif" alt="${title}"></div>
+          <div class="content"><div class="title"><a href="/front-page/2025/12/19/story-${i}/">${title}</a></div>
+          ${dated ? '<div class="date">December 19, 2025</div>' : ''}<div class="body">${excerpt}</div></div></article>`,
+        )
+        .join('');
+    const page = (dated: boolean) =>
+      main(`<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="central-column"><div class="post">
+      <h1>Enrolment now open for Spanish classes</h1>${release.map((p) => `<p>${p}</p>`).join('')}</div>
+      <div class="template-content">${cards(dated)}</div></div>${FOOTER}</body></html>`);
+    const r = page(true);
+    for (const p of release) expect(r.text).toContain(p);
+    for (const [title, excerpt] of others) {
+      expect(r.text).not.toContain(title);
+      expect(r.text).not.toContain(excerpt);
+    }
+    // Undated, the cards are a hub's list of what it introduces (excerpts cut all the same): kept.
+    const hub = page(false);
+    for (const [, excerpt] of others) expect(hub.text).toContain(excerpt);
+  });
+
   it('leaves out the "Also read: …" lines dropped between paragraphs, not a sentence that links', () => {
     const prose = [
       'The new rail pass covers every regional line in the country for seven, fourteen or twenty-one days, and it can now be bought on the operator’s own site rather than only through agents abroad.',
