@@ -1,5 +1,5 @@
 import type { PageErrorCode, Verdict } from '@tidemark/contracts';
-import type { PageFeatures } from './features.js';
+import { LITTLE_WORDS, type PageFeatures } from './features.js';
 import { CHALLENGE_TEXT, GEO_TEXT, includesAny, LOGIN_TEXT, NEEDS_JS_TEXT, says404, SOFT_404_TEXT } from './markers.js';
 
 export type Shape = 'listing' | 'table' | 'form' | 'empty';
@@ -92,7 +92,7 @@ export const decideVerdict = (
   const head = `${f.title} ${f.h1} ${f.text.slice(0, 400)}`.toLowerCase();
   const status = fetch.status;
   const words = content.words;
-  const little = f.words < 150;
+  const little = f.words < LITTLE_WORDS;
 
   if (status === 429) {
     const retryAfter = parseRetryAfter(fetch.headers['retry-after']);
@@ -116,7 +116,7 @@ export const decideVerdict = (
   if (f.words < 200 && includesAny(head, GEO_TEXT)) {
     return result('blocked', 'GEO_RESTRICTED', f, { signals: ['geo block'], climb: true });
   }
-  if ((f.passwordInputs > 0 && f.words < 150) || (f.words < 200 && includesAny(head, LOGIN_TEXT))) {
+  if ((f.passwordInputs > 0 && f.words < LITTLE_WORDS) || (f.words < 200 && includesAny(head, LOGIN_TEXT))) {
     return result('blocked', 'LOGIN_REQUIRED', f, { signals: ['login wall'] });
   }
   const needsJs = includesAny(`${f.noscriptText} ${f.text.slice(0, 400)}`.toLowerCase(), NEEDS_JS_TEXT);

@@ -108,18 +108,28 @@ const openingOf = (raw: string): string => {
   return collapse(raw).slice(0, TEXT_KEPT);
 };
 
+/** Words under which a page says little: its challenge and captcha markup may be what it is. */
+export const LITTLE_WORDS = 150;
+
+export interface FeatureOptions {
+  /**
+   * The answer's status, when known: the challenge and captcha markup, which decide a verdict
+   * only on a page that says little or answered an error (decideVerdict), is then looked for
+   * only there. (Unknown: always.)
+   */
+  status?: number;
+  /** linkedom's links to follow; null: the DOM's getters (the way any other DOM is walked). */
+  links?: DocumentLinks | null;
+}
+
 /**
  * What the page says, in one walk over the document. (It was a querySelectorAll per feature:
  * linkedom matches every element of the page against each selector, fifteen walks a page, which
  * cost more than parsing it.) Like querySelectorAll, the walk does not look into <template>
  * contents; the visible text is the body's, without scripts, styles, templates and noscript.
  */
-export const pageFeatures = (
-  doc: Document,
-  html: string,
-  /** linkedom's links to follow; null: the DOM's getters (the way any other DOM is walked). */
-  links: DocumentLinks | null = linksOf(doc),
-): PageFeatures => {
+export const pageFeatures = (doc: Document, html: string, opts: FeatureOptions = {}): PageFeatures => {
+  const links = opts.links === undefined ? linksOf(doc) : opts.links;
   const textRoot: Node | null = doc.body ?? doc.documentElement;
   const head = html.length > 400_000 ? html.slice(0, 400_000) : html;
   const counts = { links: 0, scripts: 0, listItems: 0, tableRows: 0, forms: 0, inputs: 0, passwordInputs: 0 };
@@ -293,7 +303,9 @@ export const pageFeatures = (
   };
   // One pass over the markup says whether any marker is there (almost never); only then is it
   // lowered and searched for each (twenty searches of the page cost more than the rest of this).
-  if (ANY_MARKUP.test(head)) {
+  // A page of many words that answered 2xx/3xx is judged without them: the pass is skipped.
+  const markersMatter = opts.status === undefined || opts.status >= 400 || features.words < LITTLE_WORDS;
+  if (markersMatter && ANY_MARKUP.test(head)) {
     const lowerHtml = head.toLowerCase();
     const challenge = includesAny(lowerHtml, CHALLENGE_MARKUP);
     if (challenge) features.challengeMarkup = challenge;

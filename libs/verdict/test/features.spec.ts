@@ -4,7 +4,14 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
 import { parseHTML } from 'linkedom';
 import { CAPTCHA_MARKUP, CHALLENGE_MARKUP } from '../src/markers.js';
-import { pageFeatures, TEXT_KEPT, WORDS_COUNTED, type PageFeatures } from '../src/index.js';
+import {
+  decideVerdict,
+  LITTLE_WORDS,
+  pageFeatures,
+  TEXT_KEPT,
+  WORDS_COUNTED,
+  type PageFeatures,
+} from '../src/index.js';
 
 /**
  * The features as they were first written, one querySelectorAll per feature: the oracle the
@@ -75,7 +82,7 @@ const agree = (html: string) => {
   const doc = document as unknown as Document;
   const { challengeMarkup: _c, captchaMarkup: _k, ...walked } = pageFeatures(doc, html);
   // The walk through the DOM's getters, kept for a document without linkedom's links, agrees too.
-  expect(pageFeatures(doc, html, null)).toEqual(pageFeatures(doc, html));
+  expect(pageFeatures(doc, html, { links: null })).toEqual(pageFeatures(doc, html));
   expect(walked).toEqual(bySelectors(doc, html));
 };
 
@@ -140,6 +147,29 @@ describe('challenge and captcha markup', () => {
 
   it('lists markers in ASCII, which the one pass that looks for any of them folds for letter case', () => {
     for (const marker of [...CHALLENGE_MARKUP, ...CAPTCHA_MARKUP]) expect(marker).toMatch(/^[\x20-\x7e]+$/);
+  });
+
+  it('looks for them, when the status is known, only where they can decide the verdict', () => {
+    const page = (words: number) =>
+      `<html><head><script src="https://www.google.com/recaptcha/api.js"></script></head><body><form>
+      <div class="g-recaptcha" data-sitekey="k"></div></form><p>${'tide '.repeat(words)}</p></body></html>`;
+    const long = page(LITTLE_WORDS + 50);
+    const short = page(20);
+    // A long page that answered 200: not looked for, and the verdict is what it was with them.
+    const f = pageFeatures(doc(long), long, { status: 200 });
+    expect(f.captchaMarkup).toBeUndefined();
+    const facts = { tier: 'http' as const, status: 200, headers: {} };
+    const content = { words: LITTLE_WORDS + 50, language: null };
+    const opts = { minWords: 0, languages: [] };
+    expect(decideVerdict(facts, f, content, opts)).toEqual(
+      decideVerdict(facts, pageFeatures(doc(long), long), content, opts),
+    );
+    // A page that says little, or answered an error: looked for.
+    expect(pageFeatures(doc(short), short, { status: 200 }).captchaMarkup).toBe('g-recaptcha');
+    expect(pageFeatures(doc(long), long, { status: 403 }).captchaMarkup).toBe('g-recaptcha');
+    expect(
+      decideVerdict(facts, pageFeatures(doc(short), short, { status: 200 }), { words: 20, language: null }, opts),
+    ).toMatchObject({ verdict: 'blocked', errorCode: 'CAPTCHA' });
   });
 
   it('finds none on a page without them', () => {

@@ -34,7 +34,7 @@ export const readPage = (
     ? fetched.html
     : `<html><body><pre>${fetched.html.replace(/[<&]/g, (ch) => (ch === '<' ? '&lt;' : '&amp;'))}</pre></body></html>`;
   const doc = parseDocument(html);
-  const features = pageFeatures(doc, html);
+  const features = pageFeatures(doc, html, { status: fetched.status });
   const content = extractContent(
     doc,
     {
