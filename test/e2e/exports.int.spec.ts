@@ -1,6 +1,6 @@
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type Page, type Site, type TestWeb } from '@tidemark/testkit';
+import { decodeBodies } from '@tidemark/page-store';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 import { parseCsv } from '../support/csv.js';
 import { MB, readJsonlSlowly } from '../support/memory.js';
@@ -269,9 +269,7 @@ describe('exports: datasets of a run streamed as files', () => {
       url: r.url,
       verdict: r.verdict,
       data: r.data as Record<string, any>,
-      markdown: r.bodies
-        ? ((JSON.parse(gunzipSync(r.bodies).toString()) as { markdown?: string }).markdown ?? null)
-        : null,
+      markdown: decodeBodies(r.bodies).markdown ?? null,
     }));
   };
 

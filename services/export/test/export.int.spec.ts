@@ -72,6 +72,7 @@ describe('ExportService over stored rows, two rows per batch', () => {
           url: pg.url,
           verdict: pg.verdict,
           data: { head: { title: pg.title, description: pg.description ?? null }, attempts: [{ rung: 'http' }] },
+          // Gzip, as rows written before the brotli encoding hold: exports read those too.
           bodies: pg.markdown ? gzipSync(JSON.stringify({ markdown: pg.markdown })) : null,
         },
       });
