@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseHTML } from 'linkedom';
 import { CAPTCHA_MARKUP, CHALLENGE_MARKUP } from '../src/markers.js';
 import {
+  countWords,
   decideVerdict,
   LITTLE_WORDS,
   pageFeatures,
@@ -126,6 +127,33 @@ describe('pageFeatures (one walk)', () => {
     : [];
   (files.length ? it : it.skip)(`agrees with a selector per feature on ${files.length} real pages`, () => {
     for (const f of files) agree(gunzipSync(readFileSync(new URL(f, dir))).toString('utf8'));
+  });
+});
+
+describe('countWords', () => {
+  const byExpression = (text: string, bound = Infinity) =>
+    Math.min((text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).length, bound);
+  it('counts as the expression does, character by character', () => {
+    const samples = [
+      '',
+      "tide's high-water mark -- at 06:12, isn't it? 'quoted' ’tis ’n’ -x- a--b ’’",
+      'Ünïcode naïve café 東京の潮 Привет мир ١٢٣ ४५६',
+      'astral 𝐀𝐁𝐂 letters, an emoji 🌊 between, 𝟏𝟐 digits',
+      'lone \ud800 high and \udc00 low surrogates, \ud83c at the end \ud800',
+      '_under_score_ and tabs\tand\nlines\u00a0nbsp\u2028sep',
+    ];
+    // Random strings over the characters that decide a word's edges.
+    const pieces = ['a', 'Z', '7', "'", '’', '-', ' ', '_', 'é', '東', '🌊', '𝐀', '\ud800', '\udc00', '.', '\n'];
+    let seed = 7;
+    for (let i = 0; i < 500; i++) {
+      let s = '';
+      for (let k = 0; k < 30; k++) s += pieces[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % pieces.length];
+      samples.push(s);
+    }
+    for (const s of samples) {
+      expect([s, countWords(s)]).toEqual([s, byExpression(s)]);
+      expect([s, countWords(s, 3)]).toEqual([s, byExpression(s, 3)]);
+    }
   });
 });
 
