@@ -1587,14 +1587,19 @@ function otherStories(root: number, stats: Stats): void {
     let sum = 0;
     for (const c of g) sum += text[c]!;
     if (!g.every((c) => text[c]! <= TUNING.purchaseCardChars)) return;
-    // Excerpts cut off mid-sentence ("…with the distribution of 1,500 Christmas hampers on
-    // Tuesday, December 1...") are other stories' openings whatever their share of a short story's
-    // page: the story is then looked for in what the cards leave.
-    const cut = excerptsCut(g, stats);
-    if (sum > (cut ? TUNING.cutStoriesMaxShare : TUNING.storiesMaxShare) * total) return;
     // Cards that show prices are products (a category's grid below its introduction), not
     // stories; a comment's "$5k" does not make a thread a grid.
-    if (!afterStory(g[0]!, root, stats, cut ? sum : 0) || !mostlyTeasers(g, stats, cut)) return;
+    const teasers =
+      (sum <= TUNING.storiesMaxShare * total && afterStory(g[0]!, root, stats) && mostlyTeasers(g, stats)) ||
+      // Excerpts cut off mid-sentence ("…with the distribution of 1,500 Christmas hampers on
+      // Tuesday, December 1...") are other stories' openings whatever their share of a short
+      // story's page: the story is then looked for in what the cards leave. (Every condition is
+      // looser than the above, so it is asked only of a group the above refused.)
+      (sum <= TUNING.cutStoriesMaxShare * total &&
+        excerptsCut(g, stats) &&
+        afterStory(g[0]!, root, stats, sum) &&
+        mostlyTeasers(g, stats, true));
+    if (!teasers) return;
     for (const c of g) stats.otherCards.add(c);
     titleOf(p, g[0]!, root, stats);
   });
@@ -1698,13 +1703,42 @@ function isAuthorLink(a: Element): boolean {
  * "a new […]"): openings of other stories.
  */
 function excerptsCut(g: number[], stats: Stats): boolean {
-  let cut = 0;
+  let misses = 0;
   for (const c of g) {
     const card = stats.el[c]!;
-    const t = card.textContent ?? '';
-    if (CUT_EXCERPT.test(t) && (DATED.test(t) || card.getElementsByTagName('time').length > 0)) cut++;
+    // The ending is read from the card's last characters (a group of a story's own paragraphs
+    // is asked too); the date, from its whole text only when it ends so.
+    const cut =
+      CUT_EXCERPT.test(textEnding(card)) &&
+      (DATED.test(card.textContent ?? '') || card.getElementsByTagName('time').length > 0);
+    if (!cut && 3 * ++misses > g.length) return false;
   }
-  return 3 * cut >= 2 * g.length;
+  return true;
+}
+
+/**
+ * The end of an element's text, as long as CUT_EXCERPT can look back (a word's last character, a
+ * space and a bracketed ellipsis: 7 characters that are not blank): its text nodes read from the
+ * last, not its whole textContent.
+ */
+function textEnding(el: Element): string {
+  let ending = '';
+  let solid = 0;
+  for (let n: Node | null = el.lastChild; n && n !== el;) {
+    if (n.nodeType === 1 && n.lastChild) {
+      n = n.lastChild;
+      continue;
+    }
+    if (n.nodeType === 3 || n.nodeType === 4) {
+      const data = (n as CharacterData).data;
+      ending = data + ending;
+      for (let i = data.length - 1; i >= 0 && solid < 7; i--) if (!isSpace(data.charCodeAt(i))) solid++;
+      if (solid >= 7) return ending;
+    }
+    while (n && n !== el && !n.previousSibling) n = n.parentNode;
+    n = n && n !== el ? n.previousSibling : null;
+  }
+  return ending;
 }
 
 /**
