@@ -1699,8 +1699,8 @@ function isAuthorLink(a: Element): boolean {
 }
 
 /**
- * Two thirds or more of the cards end in an excerpt cut off with an ellipsis ("December 1...",
- * "a new […]"): openings of other stories.
+ * Two thirds or more of the cards show a date and end in an excerpt cut off with an ellipsis
+ * ("December 1...", "a new […]"): openings of other stories.
  */
 function excerptsCut(g: number[], stats: Stats): boolean {
   let misses = 0;

@@ -98,11 +98,10 @@ export const countWords = (text: string, bound = Infinity): number => {
     const c = text.charCodeAt(i);
     let letter: boolean;
     if (c < 128) letter = (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const low = text.charCodeAt(i + 1);
+    else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
       // A code point beyond the BMP: the expression (u flag) reads the pair as one character.
-      letter = low >= 0xdc00 && low <= 0xdfff && LETTER_OR_DIGIT.test(text.slice(i, i + 2));
-      if (low >= 0xdc00 && low <= 0xdfff) i++;
+      letter = LETTER_OR_DIGIT.test(text.slice(i, i + 2));
+      i++;
     } else {
       let known = letters[c]!;
       if (known === 0) letters[c] = known = LETTER_OR_DIGIT.test(String.fromCharCode(c)) ? 1 : 2;
@@ -116,6 +115,7 @@ export const countWords = (text: string, bound = Infinity): number => {
   return n;
 };
 
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 /** Per UTF-16 unit from 128: 0 not looked up yet, 1 a letter or digit, 2 not. */
 const letters = new Uint8Array(0x10000);
