@@ -111,9 +111,40 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   });
 
   const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
-  type Slot = { generation: number; delivery: number };
+  type Slot = { generation: number; delivery: number; pulledAt?: number; released?: boolean };
   const leasesOf = async (id: string) => ((await jobOf(id)).result as { leases?: Slot[] }).leases ?? [];
   const leaseOf = async (id: string) => (await leasesOf(id))[0];
+  /** A pull of a slot as a holder of the test's making. */
+  const pullAs =
+    (ref: { jobId: string; runId: string; slot: number }) => (over: Partial<crawlLeaseV1.PullCrawlWorkRequest>) =>
+      crawl.call('pullCrawlWork', {
+        ...ref,
+        workspaceId,
+        generation: 0,
+        delivery: 0,
+        results: [],
+        returned: [],
+        resync: false,
+        release: false,
+        ...over,
+      });
+  /** A page settled as read and stored, as a holder hands it back. */
+  const doneResult = (position: number): crawlLeaseV1.LeasedPageResult => ({
+    position,
+    attempt: 0,
+    method: 'http',
+    status: 'done',
+    verdict: 'ok',
+    errorCode: '',
+    httpStatus: 200,
+    credits: 1,
+    finalUrl: '',
+    links: [],
+    linksInRow: false,
+    retryAfterMs: 0,
+    creditsExhausted: false,
+    gaveUp: false,
+  });
   const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000) => {
     const end = Date.now() + timeoutMs;
     for (;;) {
@@ -195,7 +226,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect((await t.call('DELETE', `/crawl/${res.body.id}`, { key })).status).toBe(200);
   });
 
-  it("orders a slot's holders: an older one is refused, a newer one gets all the slot holds, a silent slot is cut again; only a page in flight at the holder taken over may be fetched twice", async () => {
+  it("orders a slot's holders: an older one is refused, a newer one waits while the slot's lease runs; no page is fetched twice", async () => {
     const res = await t.call('POST', '/crawl', {
       key,
       body: { url: web.url('lease.test', '/'), limit: 2 * PAGES, concurrency: 2, useSitemap: false },
@@ -209,77 +240,36 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
         ((j.result as { leases?: Slot[] }).leases?.[0]?.delivery ?? 0) >= 1 &&
         (j.progress as { done: number }).done >= 4,
     );
+    const holder = (await leaseOf(id))!;
     // Slot 0's holders; slot 1's goes on fetching meanwhile.
-    const ref = { jobId: id, runId: job.runId!, workspaceId, slot: 0, generation: 0 };
-    const pull = (over: Partial<crawlLeaseV1.PullCrawlWorkRequest>) =>
-      crawl.call('pullCrawlWork', {
-        ...ref,
-        delivery: 0,
-        results: [],
-        returned: [],
-        resync: false,
-        release: false,
-        ...over,
-      });
+    const pull = pullAs({ jobId: id, runId: job.runId!, slot: 0 });
 
     // A holder older than the lease's: refused, and what it hands back is not taken in.
     const heldOne = await t.db.prisma.crawlUrl.findFirstOrThrow({
       where: { runId: job.runId!, state: 'dispatched', leaseSlot: 0 },
       orderBy: { position: 'desc' },
     });
-    const older = await pull({
-      results: [
-        {
-          position: heldOne.position,
-          attempt: 0,
-          method: 'http',
-          status: 'done',
-          verdict: 'ok',
-          errorCode: '',
-          httpStatus: 200,
-          credits: 1,
-          finalUrl: '',
-          links: [],
-          linksInRow: false,
-          retryAfterMs: 0,
-          creditsExhausted: false,
-          gaveUp: false,
-        },
-      ],
-    });
+    const older = await pull({ delivery: 0, results: [doneResult(heldOne.position)] });
     expect(older).toMatchObject({ state: 'lost', urls: [] });
     const after = await t.db.prisma.crawlUrl.findFirstOrThrow({
       where: { runId: job.runId!, position: heldOne.position },
     });
     expect(after.state).not.toBe('done');
 
-    // A newer delivery takes the slot over and is handed every URL it holds (not slot 1's).
-    const taken = await pull({ delivery: 1000 });
-    expect(taken.state).toBe('go');
-    const dispatched = await t.db.prisma.crawlUrl.findMany({
-      where: { runId: job.runId!, state: 'dispatched', leaseSlot: 0 },
-    });
-    expect(taken.urls.map((u) => u.position).sort((a, b) => a - b)).toEqual(
-      dispatched.map((d) => d.position).sort((a, b) => a - b),
-    );
-    expect(taken.urls.every((u) => dispatched.find((d) => d.position === u.position)!.attempts === u.attempt + 1)).toBe(
-      true,
-    );
-    expect(await leaseOf(id)).toMatchObject({ generation: 0, delivery: 1000 });
-
-    // It lets the lease go, giving every URL back unfetched: queued again, no attempt counted.
-    const released = await pull({ delivery: 1000, release: true, returned: taken.urls.map((u) => u.position) });
-    expect(released).toMatchObject({ state: 'go', urls: [] });
-    expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'dispatched', leaseSlot: 0 } })).toBe(
-      0,
-    );
-
-    // Nobody pulls: after CRAWL_STALE_MS a new generation goes out, a worker takes it, the crawl ends.
-    await until(
-      'a new generation',
+    // A newer delivery while the holder pulls (it is alive, and may be starting pages): told to
+    // wait, handed nothing, and the slot stays the holder's, which goes on pulling.
+    const newer = await pull({ delivery: 1000, resync: true });
+    expect(newer).toMatchObject({ state: 'wait', urls: [], leaseMs: 0 });
+    expect(newer.pullAgainMs).toBeGreaterThan(0);
+    expect(newer.pullAgainMs).toBeLessThanOrEqual(1000);
+    const renewed = await until(
+      'the holder to pull again',
       () => leaseOf(id),
-      (lease) => (lease?.generation ?? 0) >= 1,
+      (lease) => (lease?.pulledAt ?? 0) > holder.pulledAt!,
     );
+    expect(renewed).toMatchObject({ generation: 0, delivery: holder.delivery });
+    expect(await pull({ delivery: 1000, resync: true })).toMatchObject({ state: 'wait', urls: [] });
+
     const ended = await until(
       'the end',
       () => jobOf(id),
@@ -287,23 +277,14 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
       120_000,
     );
     expect(ended).toMatchObject({ status: 'done', progress: { done: PAGES + 1, total: PAGES + 1, queued: 0 } });
-    const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true } });
-    expect(new Set(rows.map((r) => r.url)).size).toBe(PAGES + 1);
-    // Every page was fetched; the only ones fetched twice were in flight at slot 0's first holder
-    // when it was taken over (it was alive: the URLs given back went to slot 1, which fetches one
-    // itself when that holder's row is not written yet, else answers it from the row), at most
-    // its share of the concurrency (one).
+    expect(await leaseOf(id)).toMatchObject({ generation: 0, delivery: holder.delivery });
+    // Nobody took the slot over: every page was fetched once and charged once.
+    expect(fetches).toHaveLength(PAGES);
     expect(new Set(fetches).size).toBe(PAGES);
-    const twice = [...new Set(fetches.filter((p, i) => fetches.indexOf(p) !== i))];
-    const heldAtTakeover = new Set(taken.urls.map((u) => new URL(u.url).pathname));
-    expect(twice.filter((p) => !heldAtTakeover.has(p))).toEqual([]);
-    expect(twice.length).toBeLessThanOrEqual(1);
-    expect(fetches.length).toBe(PAGES + twice.length);
-    const charges = await t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
-    // One charge a page (its reference is the page's), however many holders it went through.
-    const ofThisCrawl = charges.filter((c) => c.reference.startsWith(`page:${id}:`));
-    expect(ofThisCrawl).toHaveLength(PAGES + 1);
-    expect(new Set(ofThisCrawl.map((c) => c.reference.split(':').slice(0, 3).join(':'))).size).toBe(PAGES + 1);
+    const charges = await t.db.prisma.ledgerEntry.findMany({
+      where: { workspaceId, kind: 'charge', reference: { startsWith: `page:${id}:` } },
+    });
+    expect(charges).toHaveLength(PAGES + 1);
   }, 180_000);
 
   it('settles a page whose row can never be stored as given up, fetched and charged once, and the crawl ends', async () => {
@@ -360,4 +341,66 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
       await t.db.prisma.crawlUrl.count({ where: { runId: end.runId!, state: { in: ['dispatched', 'queued'] } } }),
     ).toBe(0);
   });
+
+  // Last: it stops this fleet's scrape service.
+  it('a holder that lets its slot go (its worker stops) leaves it free at once: a newer holder is handed everything it holds; a slot nobody pulls is cut again', async () => {
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('slow.test', '/'), limit: 2000, concurrency: 2, useSitemap: false },
+    });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    const job = await until(
+      'both slots taken and pages settled',
+      () => jobOf(id),
+      (j) =>
+        ((j.result as { leases?: Slot[] }).leases ?? []).filter((l) => l.delivery >= 1).length === 2 &&
+        (j.progress as { done: number }).done >= 4,
+    );
+    // The worker stops: each holder hands back what was in flight, gives back what waited, and
+    // says it lets its slot go.
+    await t.fleet.stopService('scrape');
+    const released = await leasesOf(id);
+    expect(released.map((l) => l.released)).toEqual([true, true]);
+    expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'dispatched' } })).toBe(0);
+
+    // A newer holder takes slot 0 at once (no lease runs), is handed its share, and lets it go
+    // again, handing every URL back unfetched: queued again, no attempt counted.
+    const pull = pullAs({ jobId: id, runId: job.runId!, slot: 0 });
+    const taken = await pull({ delivery: released[0]!.delivery + 1, resync: true });
+    expect(taken.state).toBe('go');
+    expect(taken.leaseMs).toBe(2500);
+    expect(taken.urls.length).toBeGreaterThan(0);
+    const dispatched = await t.db.prisma.crawlUrl.findMany({
+      where: { runId: job.runId!, state: 'dispatched', leaseSlot: 0 },
+    });
+    expect(taken.urls.map((u) => u.position).sort((a, b) => a - b)).toEqual(
+      dispatched.map((d) => d.position).sort((a, b) => a - b),
+    );
+    expect(await leaseOf(id)).toMatchObject({ generation: 0, delivery: released[0]!.delivery + 1 });
+    const back = await pull({
+      delivery: released[0]!.delivery + 1,
+      release: true,
+      returned: taken.urls.map((u) => u.position),
+    });
+    expect(back).toMatchObject({ state: 'go', urls: [] });
+    const queuedAgain = await t.db.prisma.crawlUrl.findMany({
+      where: { runId: job.runId!, position: { in: taken.urls.map((u) => u.position) } },
+    });
+    expect(queuedAgain.every((row) => row.state === 'queued')).toBe(true);
+    expect(
+      queuedAgain.every((row) => row.attempts === taken.urls.find((u) => u.position === row.position)!.attempt),
+    ).toBe(true);
+
+    // Nobody pulls (no worker is left): after CRAWL_STALE_MS each slot goes out as a new generation.
+    await until(
+      'new generations',
+      () => leasesOf(id),
+      (leases) => leases.every((l) => l.generation >= 1),
+      30_000,
+    );
+    const cancelled = await t.call('DELETE', `/crawl/${id}`, { key });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+  }, 120_000);
 });

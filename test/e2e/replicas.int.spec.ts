@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Bus } from '@tidemark/bus';
@@ -20,8 +21,8 @@ const SCRAPE_CONCURRENCY = 8;
  * one; with two each replica holds a slot (a worker takes one lease at a time here), both fetch,
  * and one is killed: its slot goes silent, what it held is queued again and the other fetches it.
  */
-const killTest = (engine: 'paged' | 'leased', slots = 1) =>
-  describe(`two replicas of the scrape and crawl workers, each in its own process (${engine} engine${slots > 1 ? `, ${slots} lease slots` : ''})`, () => {
+const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' = 'kill') =>
+  describe(`two replicas of the scrape and crawl workers, each in its own process (${engine} engine${slots > 1 ? `, ${slots} lease slots` : ''}${how === 'freeze' ? ', the holder frozen' : ''})`, () => {
     let web: TestWeb;
     let t: TestProcessFleet;
     let key: string;
@@ -59,6 +60,9 @@ const killTest = (engine: 'paged' | 'leased', slots = 1) =>
                 CRAWL_STALE_MS: '4000',
               }
             : {}),
+          // A frozen holder's lease runs out 2 s after its last pull (half of this), and only then
+          // may its slot go to another holder.
+          ...(how === 'freeze' ? { CRAWL_STALE_MS: '4000' } : {}),
         },
         { replicas: { scrape: 2, crawl: 2 }, only: ['billing', 'scrape', 'map', 'crawl', 'gateway'] },
       );
@@ -115,91 +119,137 @@ const killTest = (engine: 'paged' | 'leased', slots = 1) =>
       }
     };
 
-    it('shares one crawl; a scrape replica killed mid-crawl (the lease holder, leased) loses no page, and only pages in flight at the kill are fetched again', async () => {
-      const res = await t.call('POST', '/crawl', {
-        key,
-        body: { url: web.url('replicas.test', '/'), limit: 2 * PAGES, concurrency: 8, useSitemap: false },
-      });
-      expect(res.status).toBe(202);
-      const id = res.body.id as string;
-      const total = PAGES + 1;
-      await waitFor('150 pages', async () => ((await jobOf(id)).progress as { done: number }).done >= 150, 120_000);
+    const title =
+      how === 'kill'
+        ? 'shares one crawl; a scrape replica killed mid-crawl (the lease holder, leased) loses no page, and only pages in flight at the kill are fetched again'
+        : 'a lease holder frozen mid-crawl (SIGSTOP) loses its slot to the other replica; woken, it starts nothing more: only its pages in flight at the freeze are fetched twice';
+    it(
+      title,
+      async () => {
+        const res = await t.call('POST', '/crawl', {
+          key,
+          body: { url: web.url('replicas.test', '/'), limit: 2 * PAGES, concurrency: 8, useSitemap: false },
+        });
+        expect(res.status).toBe(202);
+        const id = res.body.id as string;
+        const total = PAGES + 1;
+        await waitFor('150 pages', async () => ((await jobOf(id)).progress as { done: number }).done >= 150, 120_000);
 
-      // SIGKILL: no graceful stop; its unacked pages (its lease) come back from JetStream after the
-      // ack wait; a new lease holder is handed everything the lease held. gRPC callers of scrape
-      // (crawl reading its rows) take turns between the replicas and skip it.
-      const holders = engine === 'leased' ? await leaseHolders() : [0];
-      // Two slots: both replicas hold one (the crawl is shared); one slot: one holds the crawl.
-      expect(holders).toHaveLength(slots);
-      const killed = holders[0]!;
-      await t.fleet.kill('scrape', killed, 'SIGKILL');
-      const killedAt = Date.now();
-      expect(t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === killed)!.child.signalCode).toBe(
-        'SIGKILL',
-      );
-      expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
+        // SIGKILL: no graceful stop; its unacked pages (its lease) come back from JetStream after the
+        // ack wait; a new lease holder is handed everything the lease held. gRPC callers of scrape
+        // (crawl reading its rows) take turns between the replicas and skip it.
+        const holders = engine === 'leased' ? await leaseHolders() : [0];
+        // Two slots: both replicas hold one (the crawl is shared); one slot: one holds the crawl.
+        expect(holders).toHaveLength(slots);
+        const killed = holders[0]!;
+        let killedAt: number;
+        if (how === 'kill') {
+          await t.fleet.kill('scrape', killed, 'SIGKILL');
+          killedAt = Date.now();
+          expect(t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === killed)!.child.signalCode).toBe(
+            'SIGKILL',
+          );
+          expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
+        } else {
+          // Frozen, not dead: its heartbeat stops, JetStream hands its lease message to the other
+          // replica, whose pulls take the slot once the frozen holder's lease has run out (or the
+          // slot is cut). The frozen one is woken once the other has fetched for a while: its pages
+          // in flight finish, and it must start none of the URLs it still held (the other holds them now).
+          const frozen = t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === killed)!;
+          frozen.child.kill('SIGSTOP');
+          await waitFor(
+            'the holder to stop',
+            async () => / T /.test(readFileSync(`/proc/${frozen.pid}/stat`, 'utf8')),
+            5000,
+          );
+          // What it sent before it stopped reaches the site meanwhile; nobody else fetches the
+          // crawl for seconds (the lease has yet to run out).
+          await new Promise((r) => setTimeout(r, 200));
+          killedAt = Date.now();
+          try {
+            const before = ((await jobOf(id)).progress as { done: number }).done;
+            await waitFor(
+              'the other replica to take the slot and fetch',
+              async () => {
+                const job = await jobOf(id);
+                const lease = (job.result as { leases: { generation: number; delivery: number }[] }).leases[0]!;
+                return (
+                  (lease.delivery >= 2 || lease.generation >= 1) &&
+                  (job.progress as { done: number }).done >= before + 50
+                );
+              },
+              120_000,
+            );
+            expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
+          } finally {
+            frozen.child.kill('SIGCONT');
+          }
+        }
 
-      await waitFor('the end', async () => !['queued', 'running'].includes((await jobOf(id)).status), 180_000);
-      const job = await jobOf(id);
-      expect(job).toMatchObject({
-        status: 'done',
-        stop: 'exhausted',
-        creditsUsed: total,
-        progress: { done: total, total, queued: 0 },
-      });
+        await waitFor('the end', async () => !['queued', 'running'].includes((await jobOf(id)).status), 180_000);
+        const job = await jobOf(id);
+        expect(job).toMatchObject({
+          status: 'done',
+          stop: 'exhausted',
+          creditsUsed: total,
+          progress: { done: total, total, queued: 0 },
+        });
 
-      // No page lost: every URL has exactly one row, and the frontier settled each.
-      const rows = await t.db.prisma.page.findMany({
-        where: { runId: job.runId! },
-        select: { url: true, crawledAt: true },
-      });
-      expect(rows).toHaveLength(total);
-      expect(new Set(rows.map((r) => r.url)).size).toBe(total);
-      expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'done' } })).toBe(total);
+        // No page lost: every URL has exactly one row, and the frontier settled each.
+        const rows = await t.db.prisma.page.findMany({
+          where: { runId: job.runId! },
+          select: { url: true, crawledAt: true },
+        });
+        expect(rows).toHaveLength(total);
+        expect(new Set(rows.map((r) => r.url)).size).toBe(total);
+        expect(await t.db.prisma.crawlUrl.count({ where: { runId: job.runId!, state: 'done' } })).toBe(total);
 
-      // Credits exact: one charge of one credit per page, whoever fetched it and however often.
-      // Waited for: a crawl page is charged after its result is handed back to the crawl (which may
-      // end first), and a charge lost with the killed replica is written again from the page's row
-      // only when its message comes back after the ack wait.
-      const chargesNow = () => t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
-      let charges: Awaited<ReturnType<typeof chargesNow>> = [];
-      await waitFor('every page to be charged', async () => (charges = await chargesNow()).length >= total, 120_000);
-      expect(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')).sort()).toEqual(
-        [...new Set(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')))].sort(),
-      );
-      expect(charges).toHaveLength(total);
-      expect(charges.reduce((sum, c) => sum + Math.abs(c.credits), 0)).toBe(total);
+        // Credits exact: one charge of one credit per page, whoever fetched it and however often.
+        // Waited for: a crawl page is charged after its result is handed back to the crawl (which may
+        // end first), and a charge lost with the killed replica is written again from the page's row
+        // only when its message comes back after the ack wait.
+        const chargesNow = () => t.db.prisma.ledgerEntry.findMany({ where: { workspaceId, kind: 'charge' } });
+        let charges: Awaited<ReturnType<typeof chargesNow>> = [];
+        await waitFor('every page to be charged', async () => (charges = await chargesNow()).length >= total, 120_000);
+        expect(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')).sort()).toEqual(
+          [...new Set(charges.map((c) => c.reference.split(':').slice(0, 3).join(':')))].sort(),
+        );
+        expect(charges).toHaveLength(total);
+        expect(charges.reduce((sum, c) => sum + Math.abs(c.credits), 0)).toBe(total);
 
-      // What is fetched twice: only pages that were in flight in the killed replica. A page is
-      // never fetched after its row was written (a redelivered page whose row exists answers from
-      // the row), so every fetch of a page came before its row's crawledAt; a page fetched twice
-      // was first fetched before the kill; and there are at most as many as the killed replica
-      // had in flight.
-      const crawledAt = new Map(rows.map((r) => [new URL(r.url).pathname, r.crawledAt!.getTime()]));
-      const byPath = new Map<string, number[]>();
-      for (const f of fetches) byPath.set(f.path, [...(byPath.get(f.path) ?? []), f.at]);
-      expect(byPath.size).toBe(PAGES);
-      expect([...byPath].filter(([path, ats]) => ats.some((at) => at > crawledAt.get(path)!))).toEqual([]);
-      const twice = [...byPath].filter(([, ats]) => ats.length > 1);
-      expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
-      expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
-      // The killed holder's slot went to another holder (a later delivery of its message) or, with
-      // two slots, was cut (a later generation) and its pages fetched by the other slot.
-      if (engine === 'leased') {
-        const leases = (job.result as { leases: { generation: number; delivery: number }[] }).leases;
-        expect(leases).toHaveLength(slots);
-        expect(leases.some((l) => l.delivery >= 2 || l.generation >= 1)).toBe(true);
-      }
-      const root = web.hits.filter((h) => h.host === 'replicas.test' && h.path === '/');
-      expect(root).toHaveLength(1);
+        // What is fetched twice: only pages that were in flight in the killed replica. A page is
+        // never fetched after its row was written (a redelivered page whose row exists answers from
+        // the row), so every fetch of a page came before its row's crawledAt; a page fetched twice
+        // was first fetched before the kill; and there are at most as many as the killed replica
+        // had in flight.
+        const crawledAt = new Map(rows.map((r) => [new URL(r.url).pathname, r.crawledAt!.getTime()]));
+        const byPath = new Map<string, number[]>();
+        for (const f of fetches) byPath.set(f.path, [...(byPath.get(f.path) ?? []), f.at]);
+        expect(byPath.size).toBe(PAGES);
+        expect([...byPath].filter(([path, ats]) => ats.some((at) => at > crawledAt.get(path)!))).toEqual([]);
+        const twice = [...byPath].filter(([, ats]) => ats.length > 1);
+        expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
+        expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
+        // The killed holder's slot went to another holder (a later delivery of its message) or, with
+        // two slots, was cut (a later generation) and its pages fetched by the other slot.
+        if (engine === 'leased') {
+          const leases = (job.result as { leases: { generation: number; delivery: number }[] }).leases;
+          expect(leases).toHaveLength(slots);
+          expect(leases.some((l) => l.delivery >= 2 || l.generation >= 1)).toBe(true);
+        }
+        const root = web.hits.filter((h) => h.host === 'replicas.test' && h.path === '/');
+        expect(root).toHaveLength(1);
 
-      // The crawl's rows are read from scrape over gRPC: its callers moved on to the live replica.
-      const read = await t.call('GET', `/crawl/${id}?limit=5`, { key });
-      expect(read.status).toBe(200);
-      expect(read.body.data).toHaveLength(5);
-    }, 600_000);
+        // The crawl's rows are read from scrape over gRPC: its callers moved on to the live replica.
+        const read = await t.call('GET', `/crawl/${id}?limit=5`, { key });
+        expect(read.status).toBe(200);
+        expect(read.body.data).toHaveLength(5);
+      },
+      600_000,
+    );
   });
 
 killTest('paged');
 killTest('leased');
 killTest('leased', 2);
+killTest('leased', 1, 'freeze');

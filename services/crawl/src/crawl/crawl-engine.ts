@@ -186,6 +186,13 @@ export class CrawlEngine {
           return null;
         }
         const newHolder = this.leases.isNewHolder(view, pull);
+        // A newer holder while the current one's lease runs: nothing changes (a new holder has
+        // nothing to hand back), and it asks again.
+        const waitMs = newHolder ? this.leases.waitForSlot(view, pull) : 0;
+        if (waitMs > 0) {
+          answer = this.leases.waitAnswer(waitMs);
+          return null;
+        }
         const ctx = await this.contextOf(tx, view);
         if (pull.results.length) view = (await this.settler.settle(tx, view, ctx, pull.results)) ?? view;
         if (pull.returned.length) view = await this.leases.takeBack(tx, view, pull.returned);

@@ -61,6 +61,8 @@ export interface LeaseSlotState {
   generation: number;
   delivery: number;
   pulledAt: number;
+  /** Its holder let it go (a worker stopping): a newer holder may take it at once. */
+  released?: boolean;
 }
 
 /** What a crawl read of the site's robots.txt at its start (status 0: no answer). */

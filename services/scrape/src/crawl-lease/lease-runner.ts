@@ -25,6 +25,13 @@ const HAND_BACK_MS = 250;
 const HAND_BACK_LINK_BYTES = 1024 * 1024;
 /** A pull that failed is tried again after this long, doubling, up to 5 s. */
 const PULL_RETRY_MS = 200;
+/**
+ * Of the lease the crawl grants from a pull's sending (lease_ms): the share in which pages may
+ * start here (the rest is margin for the two clocks), and the share after which a holder with
+ * nothing else to say pulls to renew it.
+ */
+const LEASE_USABLE = 0.8;
+const LEASE_RENEW = 0.4;
 
 export interface LeaseDeps {
   crawl: RpcClient<crawlLeaseV1.CrawlLeaseServiceClient>;
@@ -95,6 +102,9 @@ export class LeaseRunner {
   /** The last answer was to a resync: what it lists may have been read before. */
   private resynced = false;
   private lastPullAt = 0;
+  /** When the last answered pull was sent, and the lease it granted (0: no limit). */
+  private leaseFrom = 0;
+  private leaseMs = 0;
   private releasing = false;
   private halted = false;
   private wake: (() => void) | null = null;
@@ -134,6 +144,15 @@ export class LeaseRunner {
         const answer = await this.pull();
         // Letting go and the crawl does not answer (it stops too): the next holder resyncs.
         if (!answer) return 'released';
+        if (answer.state === 'wait') {
+          // An older holder's lease still runs: nothing is ours yet, and what we are handed once
+          // the slot is ours is everything it holds (a resync).
+          this.resync = true;
+          if (this.releasing) return 'released';
+          if (this.halted) return 'ended';
+          await this.untilPullDue(answer.pullAgainMs);
+          continue;
+        }
         if (answer.state === 'lost' || this.state === 'lost') {
           this.state = 'lost';
           this.waiting = [];
@@ -185,9 +204,14 @@ export class LeaseRunner {
         resync: this.resync,
         release: this.releasing,
       };
-      this.lastPullAt = performance.now();
+      const sentAt = performance.now();
+      this.lastPullAt = sentAt;
       try {
         const answer = await this.deps.crawl.call('pullCrawlWork', request, 30_000);
+        // The lease runs from the pull's sending: the crawl counts it from its taking the pull in,
+        // which is later, so what starts here never outlasts what the crawl grants.
+        this.leaseFrom = sentAt;
+        this.leaseMs = answer.leaseMs;
         this.resynced = this.resync;
         this.resync = false;
         for (const r of results) {
@@ -244,9 +268,23 @@ export class LeaseRunner {
     this.waiting = [];
   }
 
+  /**
+   * Whether the lease of the last answered pull still lets pages start. Past it the crawl may
+   * have handed what waits here to a newer holder (this one was silent: wedged, frozen, cut
+   * off), which would fetch it too: nothing starts until a pull says the slot is still ours.
+   */
+  private leaseRuns(): boolean {
+    return this.leaseMs <= 0 || performance.now() < this.leaseFrom + this.leaseMs * LEASE_USABLE;
+  }
+
   /** Starts what may start: within the crawl's concurrency, each host's, and its Retry-After. */
   private startFetches(): void {
     if (this.state !== 'go' || this.releasing || this.halted || this.creditsOut) return;
+    if (!this.leaseRuns()) {
+      // The pull that renews it is due now (untilPullDue).
+      this.signal();
+      return;
+    }
     const now = Date.now();
     let nextPauseEnd = Infinity;
     for (let i = 0; i < this.waiting.length && this.inFlight < this.maxInFlight;) {
@@ -317,7 +355,9 @@ export class LeaseRunner {
     };
     if (this.maybeStored.delete(url.position)) {
       const found = await this.deps.pages.findAt(this.msg.jobId, url.position);
-      if (found && (found.attempt === url.attempt || (url.dispatchedBefore && answerLost(found, url.attempt)))) {
+      // (A resync's URLs may have been read by a holder of an earlier attempt as well: a slot cut
+      // after its holder went silent is queued again and handed out anew, attempt counted.)
+      if (found && (found.attempt === url.attempt || answerLost(found, url.attempt))) {
         const result: PageResult = { row: found.data as unknown as PageResult['row'], bodies: {} };
         // The earlier holder may have died before its charge was written: sent again (idempotent).
         result.charged = this.deps.ladder.chargeAgain(ref, result.row);
@@ -399,15 +439,22 @@ export class LeaseRunner {
       if (settled >= HAND_BACK_PAGES || this.settledLinkBytes >= HAND_BACK_LINK_BYTES) return;
       if (settled && (this.hostAskedToWait || this.creditsOut)) return;
       if (settled && now - this.lastPullAt >= HAND_BACK_MS) return;
+      // The lease ran out with URLs waiting, or is due to be renewed while pages are held.
+      const renews = this.holding.size > 0 && this.state === 'go' && this.leaseMs > 0;
+      const renewAt = renews ? this.leaseFrom + this.leaseMs * LEASE_RENEW : Infinity;
+      if (renews && (now >= renewAt || !this.leaseRuns())) return;
       // Running low: the next URLs are asked for while the slots still have work.
       if (settled && this.state === 'go' && this.waiting.length < 2 * this.maxInFlightHere()) return;
       // Nothing here at all: asked again after the crawl's pause (a delay, Retry-After, the end).
       if (!this.holding.size && now - idleSince >= pullAgainMs) return;
-      const timeout = settled
-        ? HAND_BACK_MS - (now - this.lastPullAt)
-        : !this.holding.size
-          ? pullAgainMs - (now - idleSince)
-          : HAND_BACK_MS;
+      const timeout = Math.min(
+        settled
+          ? HAND_BACK_MS - (now - this.lastPullAt)
+          : !this.holding.size
+            ? pullAgainMs - (now - idleSince)
+            : HAND_BACK_MS,
+        renewAt - now,
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.max(1, timeout));
         function done() {

@@ -33,13 +33,15 @@ export interface LeasedUrl {
 }
 
 export interface LeaseAnswer {
-  state: 'go' | 'stop' | 'lost' | 'ended';
+  state: 'go' | 'stop' | 'lost' | 'ended' | 'wait';
   urls: LeasedUrl[];
   perHost: number;
   maxInFlight: number;
   pullAgainMs: number;
   /** Hosts to leave alone for a while (Retry-After), in ms from the answer. */
   hostWaits: { host: string; waitMs: number }[];
+  /** How long from its pull the holder may start pages (0: no limit). */
+  leaseMs: number;
 }
 
 export const answerOnly = (state: LeaseAnswer['state']): LeaseAnswer => ({
@@ -49,6 +51,7 @@ export const answerOnly = (state: LeaseAnswer['state']): LeaseAnswer => ({
   maxInFlight: 0,
   pullAgainMs: 0,
   hostWaits: [],
+  leaseMs: 0,
 });
 
 /** Negative when `a` is an older holder (of one slot) than `b`. */
@@ -69,6 +72,16 @@ const MAX_HOST_WAIT_MS = 2 ** 31 - 1;
 
 /** How long a worker with nothing to do waits before it pulls again, at most. */
 const IDLE_PULL_MS = 250;
+
+/**
+ * A holder's lease, at most: it starts no page later than this after its last pull was sent,
+ * and its slot goes to a newer holder only after this long without a pull. Under the ack wait
+ * of the lease message (60 s), so a dead holder's redelivered slot is taken at once.
+ */
+const LEASE_MS = 30_000;
+
+/** How often a newer holder kept waiting asks again, at most. */
+const WAIT_PULL_MS = 1000;
 
 /**
  * A crawl's leases (ADR 14): the crawl's side of them, inside a step's transaction. A crawl has
@@ -98,8 +111,17 @@ export class CrawlLeases {
       leaseSlots: number;
       /** A 429's wait when the host names none: its holder pauses the host this long at once. */
       defaultRetryAfterMs: number;
+      /** A slot whose holder has not pulled for this long is cut (a new generation). */
+      staleMs: number;
     },
-  ) {}
+  ) {
+    // Half the cut's time: a holder that went silent has stopped starting pages well before its
+    // slot is cut and handed out again.
+    this.leaseMs = Math.min(LEASE_MS, Math.floor(settings.staleMs / 2));
+  }
+
+  /** How long a holder may start pages after it sent a pull (the answer's lease_ms). */
+  readonly leaseMs: number;
 
   /** How many slots a crawl opens: one with a politeness delay, never more than its concurrency. */
   slotsFor(ctx: CrawlContext): number {
@@ -142,11 +164,36 @@ export class CrawlLeases {
     return lease !== undefined && compareHolders(pull, lease) >= 0;
   }
 
-  /** Records the holder and the time of its pull: the ticker reads a slot silent for long as lost. */
-  touch(tx: Tx, view: CrawlJob, pull: LeaseHolder): Promise<CrawlJob> {
+  /**
+   * Records the holder and the time of its pull (the ticker reads a slot silent for long as
+   * lost), and whether it let the slot go.
+   */
+  touch(tx: Tx, view: CrawlJob, pull: LeaseHolder & { release: boolean }): Promise<CrawlJob> {
     const leases = [...leasesOf(view)];
-    leases[pull.slot] = { generation: pull.generation, delivery: pull.delivery, pulledAt: Date.now() };
+    leases[pull.slot] = {
+      generation: pull.generation,
+      delivery: pull.delivery,
+      pulledAt: Date.now(),
+      ...(pull.release ? { released: true } : {}),
+    };
     return this.jobs.update(tx, view, { state: { leases } });
+  }
+
+  /**
+   * How long a newer holder must wait for the slot (0: it may take it now). The current holder
+   * may be alive and starting pages until its lease runs out; handed the slot before that, the
+   * new holder would fetch what the old one starts meanwhile. A slot nobody has pulled yet (a
+   * new generation) or whose holder let it go is free at once.
+   */
+  waitForSlot(view: CrawlJob, pull: LeaseHolder): number {
+    const lease = leasesOf(view)[pull.slot];
+    if (!lease || lease.delivery === 0 || lease.released) return 0;
+    return Math.max(0, lease.pulledAt + this.leaseMs - Date.now());
+  }
+
+  /** The answer to a newer holder kept waiting: nothing yet, ask again when the lease may have run out. */
+  waitAnswer(waitMs: number): LeaseAnswer {
+    return { ...answerOnly('wait'), pullAgainMs: Math.max(20, Math.min(WAIT_PULL_MS, waitMs)) };
   }
 
   /** A newer holder than the one the job names (redelivered: it must be sent all its slot holds). */
@@ -238,6 +285,7 @@ export class CrawlLeases {
       maxInFlight: Math.ceil(this.settings.maxInFlight / of),
       pullAgainMs: Math.max(20, Math.min(IDLE_PULL_MS, ...waits)),
       hostWaits: ctx.delayMs > 0 ? [] : hostWaits,
+      leaseMs: this.leaseMs,
     };
   }
 }
