@@ -19,7 +19,10 @@ const schema = baseEnv
     CRAWL_SETTLE_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),
     /** How often the ticker looks at running crawls (delays, Retry-After, crawl.page, lost work). */
     CRAWL_TICK_MS: z.coerce.number().int().min(20).default(250),
-    /** A dispatched page unanswered this long is dispatched again. */
+    /**
+     * A dispatched page unanswered this long is dispatched again; a lease slot whose holder has
+     * not pulled this long is cut. A holder's lease (ADR 14) is half of it, at most 30 s.
+     */
     CRAWL_STALE_MS: z.coerce
       .number()
       .int()
