@@ -21,8 +21,8 @@ const SCRAPE_CONCURRENCY = 8;
  * one; with two each replica holds a slot (a worker takes one lease at a time here), both fetch,
  * and one is killed: its slot goes silent, what it held is queued again and the other fetches it.
  */
-const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' = 'kill') =>
-  describe(`two replicas of the scrape and crawl workers, each in its own process (${engine} engine${slots > 1 ? `, ${slots} lease slots` : ''}${how === 'freeze' ? ', the holder frozen' : ''})`, () => {
+const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' | 'kill crawl' = 'kill') =>
+  describe(`two replicas of the scrape and crawl workers, each in its own process (${engine} engine${slots > 1 ? `, ${slots} lease slots` : ''}${how === 'kill' ? '' : how === 'freeze' ? ', the holder frozen' : ', a crawl replica killed'})`, () => {
     let web: TestWeb;
     let t: TestProcessFleet;
     let key: string;
@@ -122,7 +122,9 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
     const title =
       how === 'kill'
         ? 'shares one crawl; a scrape replica killed mid-crawl (the lease holder, leased) loses no page, and only pages in flight at the kill are fetched again'
-        : 'a lease holder frozen mid-crawl (SIGSTOP) loses its slot to the other replica; woken, it starts nothing more: only its pages in flight at the freeze are fetched twice';
+        : how === 'freeze'
+          ? 'a lease holder frozen mid-crawl (SIGSTOP) loses its slot to the other replica; woken, it starts nothing more: only its pages in flight at the freeze are fetched twice'
+          : 'a crawl replica killed mid-crawl (SIGKILL, its pulls cut off): the holder pulls from the other, keeps its slot, and no page is lost or fetched twice';
     it(
       title,
       async () => {
@@ -143,7 +145,12 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
         expect(holders).toHaveLength(slots);
         const killed = holders[0]!;
         let killedAt: number;
-        if (how === 'kill') {
+        if (how === 'kill crawl') {
+          // Whichever crawl replica answers a pull: the holder's calls take turns between them.
+          await t.fleet.kill('crawl', 0, 'SIGKILL');
+          killedAt = Date.now();
+          expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
+        } else if (how === 'kill') {
           await t.fleet.kill('scrape', killed, 'SIGKILL');
           killedAt = Date.now();
           expect(t.fleet.processes.find((p) => p.name === 'scrape' && p.replica === killed)!.child.signalCode).toBe(
@@ -230,9 +237,15 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
         const twice = [...byPath].filter(([, ats]) => ats.length > 1);
         expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
         expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
-        // The killed holder's slot went to another holder (a later delivery of its message) or, with
-        // two slots, was cut (a later generation) and its pages fetched by the other slot.
-        if (engine === 'leased') {
+        if (how === 'kill crawl') {
+          // No holder was lost: nothing was fetched twice, and the slot never changed hands.
+          expect(twice).toEqual([]);
+          expect((job.result as { leases: unknown[] }).leases).toEqual([
+            expect.objectContaining({ generation: 0, delivery: 1 }),
+          ]);
+        } else if (engine === 'leased') {
+          // The killed holder's slot went to another holder (a later delivery of its message) or, with
+          // two slots, was cut (a later generation) and its pages fetched by the other slot.
           const leases = (job.result as { leases: { generation: number; delivery: number }[] }).leases;
           expect(leases).toHaveLength(slots);
           expect(leases.some((l) => l.delivery >= 2 || l.generation >= 1)).toBe(true);
@@ -253,3 +266,4 @@ killTest('paged');
 killTest('leased');
 killTest('leased', 2);
 killTest('leased', 1, 'freeze');
+killTest('leased', 1, 'kill crawl');
