@@ -240,3 +240,126 @@ describe('the watchdog ends stalled jobs and runs', () => {
     expect(next.discovery).toMatchObject({ status: 'done' });
   });
 });
+
+/**
+ * A leased crawl (ADR 14) waits for a worker to take its lease, as queued work waits behind a
+ * backlog; a lease that was taken and went silent is cut again (crawl-lease.int.spec.ts); one
+ * lost before any worker took it leaves nothing to move the crawl, and the watchdog ends it.
+ */
+describe("the watchdog and a leased crawl's lease", () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let bus: Bus;
+  let key: string;
+  let worker: scrape.ScrapeApp | null = null;
+  const reason = 'no progress for 2 seconds; the watchdog ended it';
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      CRAWL_TICK_MS: '100',
+      JOB_STALL_MS: '2000',
+      JOB_WATCHDOG_MS: '300',
+      CRAWL_ENGINE: 'leased',
+    });
+    const ws = await t.createWorkspace('lease-waits');
+    key = ws.apiKey;
+    await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
+    bus = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: t.env.NATS_PREFIX!,
+      name: 'test',
+      logger: createLogger('test', 'silent'),
+    });
+    // No scrape worker: the crawl's lease waits for one.
+    await t.fleet.stopService('scrape');
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await bus.close();
+    await t.stop();
+    await web.close();
+  });
+
+  const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+  const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await read();
+      if (ok(v)) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  it('leaves a crawl waiting for a free worker alone; fails one whose lease was lost; a worker that comes takes the next', async () => {
+    const start = async () => {
+      const res = await t.call('POST', '/crawl', {
+        key,
+        body: { url: web.url('tree.test', '/'), limit: 5, useSitemap: false },
+      });
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+    const waiting = await start();
+    await until(
+      'the lease to go out',
+      () => bus.consumerInfo('scrape-lease'),
+      (c) => c.pending === 1,
+    );
+    // Past the stall time the crawl is still running: its lease waits in the lane for a worker,
+    // as queued work waits behind a backlog, and the watchdog leaves it alone.
+    await new Promise((r) => setTimeout(r, 3000));
+    const still = await jobOf(waiting);
+    expect(still).toMatchObject({ status: 'running', progress: { done: 0, total: 1, queued: 1 } });
+    expect((still.result as { leases: { delivery: number }[] }).leases).toEqual([
+      expect.objectContaining({ generation: 0, delivery: 0 }),
+    ]);
+
+    // The lease message is lost (an operator's purge): nothing can move the crawl any more, and
+    // the watchdog ends it with its reason and the URL it never fetched.
+    expect(await bus.purgeWork('work.scrape.lease')).toBe(1);
+    const lost = await until(
+      'the watchdog',
+      () => jobOf(waiting),
+      (j) => !['queued', 'running'].includes(j.status),
+    );
+    expect(lost).toMatchObject({
+      status: 'error',
+      stop: 'error',
+      error: { message: `${reason}; 1 URLs not fetched` },
+      counts: { unfetched: 1 },
+      progress: { done: 0, total: 1, queued: 0 },
+    });
+    expect(await t.db.prisma.crawlUrl.count({ where: { runId: lost.runId!, state: 'unfetched' } })).toBe(1);
+    expect(await t.db.prisma.run.findUniqueOrThrow({ where: { id: lost.runId! } })).toMatchObject({ status: 'error' });
+
+    // The next crawl waits for a worker; one comes, takes its lease and crawls it to the end.
+    const next = await start();
+    await until(
+      'the lease to go out',
+      () => bus.consumerInfo('scrape-lease'),
+      (c) => c.pending === 1,
+    );
+    worker = await scrape.buildApp(
+      scrape.loadConfig({
+        ...process.env,
+        ...t.env,
+        BILLING_GRPC_URL: t.fleet.grpc.billing,
+        CRAWL_GRPC_URL: t.fleet.grpc.crawl,
+        SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
+      }),
+    );
+    await worker.start();
+    const done = await until(
+      'the crawl to end',
+      () => jobOf(next),
+      (j) => !['queued', 'running'].includes(j.status),
+    );
+    expect(done).toMatchObject({ status: 'done', progress: { done: 5, total: 5, queued: 0 }, creditsUsed: 5 });
+    expect((done.result as { leases: { delivery: number }[] }).leases).toEqual([
+      expect.objectContaining({ generation: 0, delivery: 1 }),
+    ]);
+  });
+});
