@@ -32,6 +32,16 @@ const PULL_RETRY_MS = 200;
  */
 const LEASE_USABLE = 0.8;
 const LEASE_RENEW = 0.4;
+/**
+ * A service this holder needs is out of reach (billing, say, restarting): nothing new starts
+ * for this long, doubling to 30 s while it lasts, and the pages it stopped are tried again
+ * then, no attempt counted (before, a few seconds of it gave each page its every try at once
+ * and settled it failed, without a row; a charge that failed was dropped). Past
+ * `OUTAGE_GIVE_UP_MS` pages go back failed, as before, so a crawl ends even if it never returns.
+ */
+const OUTAGE_FIRST_MS = 500;
+const OUTAGE_MAX_MS = 30_000;
+const OUTAGE_GIVE_UP_MS = 10 * 60_000;
 
 export interface LeaseDeps {
   crawl: RpcClient<crawlLeaseV1.CrawlLeaseServiceClient>;
@@ -109,6 +119,11 @@ export class LeaseRunner {
   private halted = false;
   private wake: (() => void) | null = null;
   private pauseTimer: NodeJS.Timeout | null = null;
+  /** An outage (a retryable failure of a service this holder calls): since when, and the pause it asks. */
+  private outageSince: number | null = null;
+  private outageWaitMs = 0;
+  private resumeAt = 0;
+  private outageTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly msg: ScrapeCrawlLeaseMessage,
@@ -177,6 +192,7 @@ export class LeaseRunner {
       }
     } finally {
       if (this.pauseTimer) clearTimeout(this.pauseTimer);
+      if (this.outageTimer) clearTimeout(this.outageTimer);
     }
   }
 
@@ -285,6 +301,14 @@ export class LeaseRunner {
       this.signal();
       return;
     }
+    const pausedFor = this.resumeAt - performance.now();
+    if (pausedFor > 0) {
+      this.outageTimer ??= setTimeout(() => {
+        this.outageTimer = null;
+        this.startFetches();
+      }, pausedFor);
+      return;
+    }
     const now = Date.now();
     let nextPauseEnd = Infinity;
     for (let i = 0; i < this.waiting.length && this.inFlight < this.maxInFlight;) {
@@ -316,14 +340,25 @@ export class LeaseRunner {
     this.inFlight += 1;
     this.hostsInFlight.set(url.host, (this.hostsInFlight.get(url.host) ?? 0) + 1);
     let page: Settled | null = null;
+    let later = false;
+    const maybeStored = this.maybeStored.has(url.position);
     try {
       page = await this.settle(url);
+      this.outageOver();
     } catch (err) {
-      // Nothing could be settled (no row): the crawl counts it as a failed attempt and tries it again.
-      this.deps.logger.warn(
-        { err: asApiError(err), jobId: this.msg.jobId, position: url.position },
-        'a leased page failed',
-      );
+      if (this.waitsOut(err)) {
+        // Nothing was fetched or charged (the hold is taken before the fetch): tried again once
+        // the outage's pause is over, first of what waits.
+        later = true;
+        if (maybeStored) this.maybeStored.add(url.position);
+        this.waiting.unshift(url);
+      } else {
+        // Nothing could be settled (no row): the crawl counts it as a failed attempt and tries it again.
+        this.deps.logger.warn(
+          { err: asApiError(err), jobId: this.msg.jobId, position: url.position },
+          'a leased page failed',
+        );
+      }
     } finally {
       this.inFlight -= 1;
       const n = (this.hostsInFlight.get(url.host) ?? 1) - 1;
@@ -331,7 +366,7 @@ export class LeaseRunner {
       else this.hostsInFlight.delete(url.host);
       this.startFetches();
     }
-    if (this.state === 'lost') return;
+    if (later || this.state === 'lost') return;
     if (page?.result.row.errorCode === 'RATE_LIMITED') {
       // Retry-After speaks for the whole host: its URLs waiting here wait too, and the crawl is
       // told at once (the next pull), so the crawl's other holders hear of it at theirs.
@@ -341,8 +376,61 @@ export class LeaseRunner {
       this.hostAskedToWait = true;
     }
     // The page goes back once its charge is written: a settled page is a charged page.
-    await page?.result.charged?.catch(() => undefined);
+    if (page?.result.charged) await this.chargeWritten(url, page.result);
     this.handBack(url, page);
+  }
+
+  /** Waits for a page's charge, sent again (the same reference: written once) through an outage. */
+  private async chargeWritten(url: Held, result: PageResult): Promise<void> {
+    let charging = result.charged!;
+    for (;;) {
+      try {
+        await charging;
+        this.outageOver();
+        return;
+      } catch (err) {
+        if (this.state === 'lost') return; // the slot's new holder charges it from the row
+        if (!this.waitsOut(err)) {
+          this.deps.logger.error(
+            { err: asApiError(err), jobId: this.msg.jobId, position: url.position },
+            'a leased page could not be charged',
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.max(0, this.resumeAt - performance.now())));
+        charging = this.deps.ladder.chargeAgain(
+          { workspaceId: this.msg.workspaceId, jobId: this.msg.jobId, position: url.position },
+          result.row,
+        );
+      }
+    }
+  }
+
+  /**
+   * Whether a failure is an outage to wait out (a retryable error: a service out of reach), and
+   * if so the pause it asks before anything starts again. False for any other failure, and once
+   * an outage has lasted `OUTAGE_GIVE_UP_MS`.
+   */
+  private waitsOut(err: unknown): boolean {
+    if (!asApiError(err).retryable) return false;
+    const now = performance.now();
+    if (this.outageSince === null) {
+      this.outageSince = now;
+      this.outageWaitMs = OUTAGE_FIRST_MS;
+      this.deps.logger.warn({ err: asApiError(err), jobId: this.msg.jobId }, 'a service is out of reach; pages wait');
+    } else if (now >= this.resumeAt) {
+      this.outageWaitMs = Math.min(OUTAGE_MAX_MS, this.outageWaitMs * 2);
+    }
+    if (now - this.outageSince >= OUTAGE_GIVE_UP_MS) return false;
+    this.resumeAt = Math.max(this.resumeAt, now + this.outageWaitMs);
+    return true;
+  }
+
+  private outageOver(): void {
+    if (this.outageSince === null) return;
+    this.outageSince = null;
+    this.resumeAt = 0;
+    this.deps.logger.info({ jobId: this.msg.jobId }, 'the outage is over; pages start again');
   }
 
   /** The page's row: read from an earlier holder's, or fetched, read and written now (the slot waits for it). */
