@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as billing from '@tidemark/billing';
+import * as crawl from '@tidemark/crawl';
 import { startTestWeb, treeSite, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
@@ -9,17 +10,19 @@ const PAGES = 100;
 const PAGE_DELAY_MS = 60;
 
 /**
- * Billing goes away mid-crawl (a restart, a rolling upgrade) and comes back: a leased crawl's
- * holder waits it out. Before, a few seconds of it gave each page its every try at once: the
- * pages were settled failed without a row, and their links never followed.
+ * A service goes away in the middle of a leased crawl (a restart, a rolling upgrade) and comes
+ * back at its address a few seconds later: the crawl waits it out and ends as if nothing had
+ * happened. Billing: before, a few seconds of it gave each page its every try at once, settled
+ * failed without a row, its links never followed. Crawl: the holder's pulls fail until it is back.
  */
-describe('billing out of reach for a few seconds in the middle of a crawl', () => {
+describe('a service restarted in the middle of a leased crawl', () => {
   let web: TestWeb;
   let t: TestFleet;
   let key: string;
   let workspaceId: string;
   let restarted: billing.BillingApp | null = null;
-  /** Each /p/N fetched, in order. */
+  let crawlAgain: crawl.CrawlApp | null = null;
+  /** Each /p/N fetched, in order (emptied for each test). */
   const fetches: string[] = [];
 
   beforeAll(async () => {
@@ -41,6 +44,7 @@ describe('billing out of reach for a few seconds in the middle of a crawl', () =
     await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
   }, 60_000);
   afterAll(async () => {
+    await crawlAgain?.stop();
     await restarted?.stop();
     await t?.stop();
     await web?.close();
@@ -57,7 +61,9 @@ describe('billing out of reach for a few seconds in the middle of a crawl', () =
     }
   };
 
-  it('pauses the crawl while billing is away and goes on when it is back: every page read, stored and charged once', async () => {
+  /** Starts a crawl of the site and waits for 5 of its pages. */
+  const crawlStarted = async () => {
+    fetches.length = 0;
     const res = await t.call('POST', '/crawl', {
       key,
       body: { url: web.url('outage.test', '/'), limit: 2 * PAGES, concurrency: 2, useSitemap: false },
@@ -69,19 +75,11 @@ describe('billing out of reach for a few seconds in the middle of a crawl', () =
       () => jobOf(id),
       (j) => (j.progress as { done: number }).done >= 5,
     );
+    return id;
+  };
 
-    // Billing stops (its listener closes) and comes back at the same address 4 s later.
-    const address = t.fleet.grpc.billing;
-    await t.fleet.stopService('billing');
-    const stoppedAt = fetches.length;
-    await new Promise((r) => setTimeout(r, 4000));
-    // Nothing was read meanwhile but what could be paid for before it went (a held block).
-    const during = await jobOf(id);
-    expect(during.status).toBe('running');
-    expect((during.counts as Record<string, number>).error ?? 0).toBe(0);
-    restarted = await billing.buildApp(billing.loadConfig({ ...process.env, ...t.env, BILLING_GRPC_LISTEN: address }));
-    await restarted.start();
-
+  /** The crawl ended as if nothing had happened: every page fetched, stored and charged once. */
+  const endsWhole = async (id: string) => {
     const job = await until(
       'the end',
       () => jobOf(id),
@@ -93,14 +91,11 @@ describe('billing out of reach for a few seconds in the middle of a crawl', () =
       creditsUsed: PAGES + 1,
     });
     expect((job.counts as Record<string, number>).error ?? 0).toBe(0);
-    expect(fetches.length).toBeGreaterThan(stoppedAt);
-    // Every page fetched once, its row stored once, read.
     expect(fetches).toHaveLength(PAGES);
     expect(new Set(fetches).size).toBe(PAGES);
-    const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true, status: true } });
+    const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { status: true } });
     expect(rows).toHaveLength(PAGES + 1);
     expect(rows.every((r) => r.status === 'done')).toBe(true);
-    // Charged once each, the pages whose charge went out while billing was away included.
     const charges = await until(
       'every charge',
       () =>
@@ -112,5 +107,44 @@ describe('billing out of reach for a few seconds in the middle of a crawl', () =
     expect(charges).toHaveLength(PAGES + 1);
     expect(new Set(charges.map((c) => c.reference.split(':').slice(0, 3).join(':'))).size).toBe(PAGES + 1);
     expect(charges.reduce((sum, c) => sum + Math.abs(c.credits), 0)).toBe(PAGES + 1);
+    return job;
+  };
+
+  it('pauses the crawl while billing is away and goes on when it is back: every page read, stored and charged once', async () => {
+    const id = await crawlStarted();
+    // Billing stops (its listener closes) and comes back at the same address 4 s later.
+    const address = t.fleet.grpc.billing;
+    await t.fleet.stopService('billing');
+    await new Promise((r) => setTimeout(r, 4000));
+    // Nothing failed meanwhile: the crawl waits (what a block held before may have been read).
+    const during = await jobOf(id);
+    expect(during.status).toBe('running');
+    expect((during.counts as Record<string, number>).error ?? 0).toBe(0);
+    expect((during.progress as { done: number }).done).toBeLessThan(PAGES + 1);
+    restarted = await billing.buildApp(billing.loadConfig({ ...process.env, ...t.env, BILLING_GRPC_LISTEN: address }));
+    await restarted.start();
+    await endsWhole(id);
+  }, 150_000);
+
+  it("waits out the crawl service's restart: the holder's pulls fail until it is back, and it keeps its slot", async () => {
+    const id = await crawlStarted();
+    const address = t.fleet.grpc.crawl;
+    await t.fleet.stopService('crawl');
+    await new Promise((r) => setTimeout(r, 4000));
+    expect((await jobOf(id)).status).toBe('running');
+    crawlAgain = await crawl.buildApp(
+      crawl.loadConfig({
+        ...process.env,
+        ...t.env,
+        CRAWL_GRPC_LISTEN: address,
+        MAP_GRPC_URL: t.fleet.grpc.map,
+        SCRAPE_GRPC_URL: t.fleet.grpc.scrape,
+      }),
+    );
+    await crawlAgain.start();
+    const job = await endsWhole(id);
+    expect((job.result as { leases: unknown[] }).leases).toEqual([
+      expect.objectContaining({ generation: 0, delivery: 1 }),
+    ]);
   }, 150_000);
 });
