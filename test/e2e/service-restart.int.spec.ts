@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as billing from '@tidemark/billing';
 import * as crawl from '@tidemark/crawl';
+import * as scrape from '@tidemark/scrape';
 import { startTestWeb, treeSite, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 
@@ -22,6 +23,7 @@ describe('a service restarted in the middle of a leased crawl', () => {
   let workspaceId: string;
   let restarted: billing.BillingApp | null = null;
   let crawlAgain: crawl.CrawlApp | null = null;
+  let scrapeAgain: scrape.ScrapeApp | null = null;
   /** Each /p/N fetched, in order (emptied for each test). */
   const fetches: string[] = [];
 
@@ -44,6 +46,7 @@ describe('a service restarted in the middle of a leased crawl', () => {
     await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
   }, 60_000);
   afterAll(async () => {
+    await scrapeAgain?.stop();
     await crawlAgain?.stop();
     await restarted?.stop();
     await t?.stop();
@@ -146,5 +149,30 @@ describe('a service restarted in the middle of a leased crawl', () => {
     expect((job.result as { leases: unknown[] }).leases).toEqual([
       expect.objectContaining({ generation: 0, delivery: 1 }),
     ]);
+  }, 150_000);
+
+  it("waits out the scrape service's restart: the holder lets its slot go as it stops, and the next one takes it at once", async () => {
+    const id = await crawlStarted();
+    const address = t.fleet.grpc.scrape;
+    // A graceful stop: what is in flight is finished and handed back, what waits is given back.
+    await t.fleet.stopService('scrape');
+    expect((await jobOf(id)).result).toMatchObject({ leases: [{ generation: 0, delivery: 1, released: true }] });
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await jobOf(id)).status).toBe('running');
+    scrapeAgain = await scrape.buildApp(
+      scrape.loadConfig({
+        ...process.env,
+        ...t.env,
+        SCRAPE_GRPC_LISTEN: address,
+        BILLING_GRPC_URL: t.fleet.grpc.billing,
+        CRAWL_GRPC_URL: t.fleet.grpc.crawl,
+      }),
+    );
+    await scrapeAgain.start();
+    const job = await endsWhole(id);
+    // The message it sent back went to the new worker, which took the slot (no longer let go).
+    const [lease] = (job.result as { leases: { generation: number; released?: boolean }[] }).leases;
+    expect(lease).toMatchObject({ generation: 0 });
+    expect(lease!.released).toBeUndefined();
   }, 150_000);
 });
