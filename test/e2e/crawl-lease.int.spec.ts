@@ -111,7 +111,14 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   });
 
   const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
-  type Slot = { generation: number; delivery: number; pulledAt?: number; released?: boolean };
+  type Slot = {
+    generation: number;
+    delivery: number;
+    pulledAt?: number;
+    released?: boolean;
+    holder?: string;
+    past?: string[];
+  };
   const leasesOf = async (id: string) => ((await jobOf(id)).result as { leases?: Slot[] }).leases ?? [];
   const leaseOf = async (id: string) => (await leasesOf(id))[0];
   /** A pull of a slot as a holder of the test's making. */
@@ -122,6 +129,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
         workspaceId,
         generation: 0,
         delivery: 0,
+        holder: '',
         results: [],
         returned: [],
         resync: false,
@@ -343,7 +351,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   });
 
   // Last: it stops this fleet's scrape service.
-  it('a holder that lets its slot go (its worker stops) leaves it free at once: a newer holder is handed everything it holds; a slot nobody pulls is cut again', async () => {
+  it('a holder that lets its slot go (its worker stops) leaves it free at once: a newer holder is handed everything it holds, another of the same delivery count waits for it; a slot nobody pulls is cut again', async () => {
     const res = await t.call('POST', '/crawl', {
       key,
       body: { url: web.url('slow.test', '/'), limit: 2000, concurrency: 2, useSitemap: false },
@@ -367,7 +375,8 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     // A newer holder takes slot 0 at once (no lease runs), is handed its share, and lets it go
     // again, handing every URL back unfetched: queued again, no attempt counted.
     const pull = pullAs({ jobId: id, runId: job.runId!, slot: 0 });
-    const taken = await pull({ delivery: released[0]!.delivery + 1, resync: true });
+    const delivery = released[0]!.delivery + 1;
+    const taken = await pull({ delivery, holder: 'a', resync: true });
     expect(taken.state).toBe('go');
     expect(taken.leaseMs).toBe(2500);
     expect(taken.urls.length).toBeGreaterThan(0);
@@ -377,9 +386,13 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect(taken.urls.map((u) => u.position).sort((a, b) => a - b)).toEqual(
       dispatched.map((d) => d.position).sort((a, b) => a - b),
     );
-    expect(await leaseOf(id)).toMatchObject({ generation: 0, delivery: released[0]!.delivery + 1 });
+    expect(await leaseOf(id)).toMatchObject({ generation: 0, delivery, holder: 'a' });
+    // Another holder of the same delivery count (JetStream's count went backwards): kept waiting
+    // while the first one's lease runs.
+    expect(await pull({ delivery, holder: 'b', resync: true })).toMatchObject({ state: 'wait', urls: [] });
     const back = await pull({
-      delivery: released[0]!.delivery + 1,
+      delivery,
+      holder: 'a',
       release: true,
       returned: taken.urls.map((u) => u.position),
     });
@@ -391,6 +404,15 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     expect(
       queuedAgain.every((row) => row.attempts === taken.urls.find((u) => u.position === row.position)!.attempt),
     ).toBe(true);
+
+    // The first let go: the other takes the slot at once, and the first is refused from then on.
+    const second = await pull({ delivery, holder: 'b', resync: true });
+    expect(second.state).toBe('go');
+    expect(await leaseOf(id)).toMatchObject({ generation: 0, delivery, holder: 'b', past: ['a'] });
+    expect(await pull({ delivery, holder: 'a' })).toMatchObject({ state: 'lost', urls: [] });
+    expect(
+      await pull({ delivery, holder: 'b', release: true, returned: second.urls.map((u) => u.position) }),
+    ).toMatchObject({ state: 'go', urls: [] });
 
     // Nobody pulls (no worker is left): after CRAWL_STALE_MS each slot goes out as a new generation.
     await until(

@@ -63,6 +63,10 @@ export interface LeaseSlotState {
   pulledAt: number;
   /** Its holder let it go (a worker stopping): a newer holder may take it at once. */
   released?: boolean;
+  /** The holder's own id (PullCrawlWorkRequest.holder), when it sent one. */
+  holder?: string;
+  /** Ids of holders of this delivery the slot has gone past: their pulls are refused. */
+  past?: string[];
 }
 
 /** What a crawl read of the site's robots.txt at its start (status 0: no answer). */

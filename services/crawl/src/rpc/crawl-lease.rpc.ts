@@ -21,6 +21,7 @@ export const crawlLeaseRpc = (engine: CrawlEngine, stored: Pick<StoredPagesRepos
       slot: req.slot,
       generation: req.generation,
       delivery: req.delivery,
+      holder: req.holder,
       results,
       returned: req.returned,
       resync: req.resync,

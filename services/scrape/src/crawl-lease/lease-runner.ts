@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   crawlTriesAgain,
   MAX_CRAWL_RETRY_AFTER_MS,
@@ -117,6 +118,8 @@ export class LeaseRunner {
   private leaseMs = 0;
   private releasing = false;
   private halted = false;
+  /** This holder's own id in its pulls: a lease message handed out twice with one count is told apart by it. */
+  private readonly holder = randomBytes(6).toString('hex');
   private wake: (() => void) | null = null;
   private pauseTimer: NodeJS.Timeout | null = null;
   /** An outage (a retryable failure of a service this holder calls): since when, and the pause it asks. */
@@ -215,6 +218,7 @@ export class LeaseRunner {
         slot: this.msg.slot,
         generation: this.msg.generation,
         delivery: this.delivery,
+        holder: this.holder,
         results,
         returned,
         resync: this.resync,

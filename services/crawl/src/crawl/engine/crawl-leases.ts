@@ -7,11 +7,15 @@ import type { CrawlContext } from './crawl-context.js';
 import type { Dispatcher } from './dispatcher.js';
 import { ENDED, progressOf, stateOf } from './crawl-state.js';
 
-/** Who holds a crawl's lease slot: its generation, then the lease message's delivery. */
+/**
+ * Who holds a crawl's lease slot: its generation, then the lease message's delivery, and the
+ * holder's own id (empty from a worker that predates it).
+ */
 export interface LeaseHolder {
   slot: number;
   generation: number;
   delivery: number;
+  holder: string;
 }
 
 /** A pull of a lease's holder (CrawlLeaseService.PullCrawlWork, decoded). */
@@ -55,8 +59,21 @@ export const answerOnly = (state: LeaseAnswer['state']): LeaseAnswer => ({
 });
 
 /** Negative when `a` is an older holder (of one slot) than `b`. */
-export const compareHolders = (a: Omit<LeaseHolder, 'slot'>, b: Omit<LeaseHolder, 'slot'>): number =>
-  a.generation - b.generation || a.delivery - b.delivery;
+export const compareHolders = (
+  a: Pick<LeaseHolder, 'generation' | 'delivery'>,
+  b: Pick<LeaseHolder, 'generation' | 'delivery'>,
+): number => a.generation - b.generation || a.delivery - b.delivery;
+
+/** Past holders of one delivery remembered per slot (each a takeover of a count gone backwards). */
+const PAST_HOLDERS = 16;
+
+/**
+ * Whether `pull` comes from another holder of the delivery the slot names: JetStream handed the
+ * lease message out again with its delivery count gone backwards (nats-server before 2.10.14,
+ * on a delivery that failed), so the count alone cannot tell the two apart.
+ */
+const sameCountOtherHolder = (lease: LeaseSlotState, pull: LeaseHolder): boolean =>
+  compareHolders(pull, lease) === 0 && pull.holder !== '' && lease.holder !== undefined && pull.holder !== lease.holder;
 
 /** A leased crawl's slots (a crawl started before slots had one lease, slot 0); empty when paged. */
 export const leasesOf = (view: CrawlJob): LeaseSlotState[] => {
@@ -161,7 +178,9 @@ export class CrawlLeases {
   /** The pull's holder is its slot's (or a newer delivery of it, which takes it over). */
   holds(view: CrawlJob, pull: LeaseHolder): boolean {
     const lease = leasesOf(view)[pull.slot];
-    return lease !== undefined && compareHolders(pull, lease) >= 0;
+    if (lease === undefined || compareHolders(pull, lease) < 0) return false;
+    // A holder of this delivery the slot went past (another of the same count took it over).
+    return !(compareHolders(pull, lease) === 0 && pull.holder !== '' && lease.past?.includes(pull.holder));
   }
 
   /**
@@ -170,11 +189,18 @@ export class CrawlLeases {
    */
   touch(tx: Tx, view: CrawlJob, pull: LeaseHolder & { release: boolean }): Promise<CrawlJob> {
     const leases = [...leasesOf(view)];
+    const before = leases[pull.slot];
+    // The ids of holders of this delivery the slot went past, kept while the delivery is.
+    const past = before && compareHolders(pull, before) === 0 ? [...(before.past ?? [])] : [];
+    if (before?.holder && before.holder !== pull.holder && compareHolders(pull, before) === 0)
+      past.push(before.holder);
     leases[pull.slot] = {
       generation: pull.generation,
       delivery: pull.delivery,
       pulledAt: Date.now(),
       ...(pull.release ? { released: true } : {}),
+      ...(pull.holder ? { holder: pull.holder } : {}),
+      ...(past.length ? { past: past.slice(-PAST_HOLDERS) } : {}),
     };
     return this.jobs.update(tx, view, { state: { leases } });
   }
@@ -196,10 +222,13 @@ export class CrawlLeases {
     return { ...answerOnly('wait'), pullAgainMs: Math.max(20, Math.min(WAIT_PULL_MS, waitMs)) };
   }
 
-  /** A newer holder than the one the job names (redelivered: it must be sent all its slot holds). */
+  /**
+   * A newer holder than the one the job names (redelivered: it must be sent all its slot holds),
+   * or another holder of the same delivery (a count gone backwards), which is treated as one.
+   */
   isNewHolder(view: CrawlJob, pull: LeaseHolder): boolean {
     const lease = leasesOf(view)[pull.slot];
-    return lease === undefined || compareHolders(pull, lease) > 0;
+    return lease === undefined || compareHolders(pull, lease) > 0 || sameCountOtherHolder(lease, pull);
   }
 
   /**
