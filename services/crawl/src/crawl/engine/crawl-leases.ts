@@ -192,8 +192,7 @@ export class CrawlLeases {
     const before = leases[pull.slot];
     // The ids of holders of this delivery the slot went past, kept while the delivery is.
     const past = before && compareHolders(pull, before) === 0 ? [...(before.past ?? [])] : [];
-    if (before?.holder && before.holder !== pull.holder && compareHolders(pull, before) === 0)
-      past.push(before.holder);
+    if (before?.holder && before.holder !== pull.holder && compareHolders(pull, before) === 0) past.push(before.holder);
     leases[pull.slot] = {
       generation: pull.generation,
       delivery: pull.delivery,
