@@ -13,6 +13,29 @@ import { startTestFleet, type TestFleet } from '../support/fleet.js';
  * real: no scrape worker runs, and the messages waiting for one are purged from the stream (an
  * operator's purge, or a worker that died on its last delivery, leaves the same state).
  */
+/** What the watchdog writes on a job it ends (JOB_STALL_MS 2000 in this file). */
+const reason = 'no progress for 2 seconds; the watchdog ended it';
+
+/** A bus on a test fleet's prefix, to look at and purge its work lanes. */
+const laneBus = (t: TestFleet) =>
+  Bus.connect({
+    url: TEST_INFRA.natsUrl,
+    prefix: t.env.NATS_PREFIX!,
+    name: 'test',
+    logger: createLogger('test', 'silent'),
+  });
+
+/** Reads until `ok`, or fails naming what it waited for. */
+const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000) => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
 describe('the watchdog ends stalled jobs and runs', () => {
   let web: TestWeb;
   let t: TestFleet;
@@ -37,12 +60,7 @@ describe('the watchdog ends stalled jobs and runs', () => {
     key = ws.apiKey;
     workspaceId = ws.workspaceId;
     await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
-    bus = await Bus.connect({
-      url: TEST_INFRA.natsUrl,
-      prefix: t.env.NATS_PREFIX!,
-      name: 'test',
-      logger: createLogger('test', 'silent'),
-    });
+    bus = await laneBus(t);
     // No scrape worker: every page of every job waits, until the test purges what waits.
     await t.fleet.stopService('scrape');
   });
@@ -70,18 +88,8 @@ describe('the watchdog ends stalled jobs and runs', () => {
     const raw = { urls: Array.from({ length: n }, (_, i) => web.url('a.test', `/p/${i}`)) };
     return app.jobs.start(workspaceId, raw.urls, scrapeRequestSchema.parse(raw), raw, null).then((r) => r.job.id);
   };
-  const until = async (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 30_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (ok(v)) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
   const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
   const ended = (j: { status: string }) => !['queued', 'running'].includes(j.status);
-  const reason = 'no progress for 2 seconds; the watchdog ended it';
 
   it("fails a scrape job whose pages were lost, on a scrape worker's own timer, rows and all", async () => {
     const idle = await scrapeApp(); // built, not started: its consumers would take the pages
@@ -183,7 +191,11 @@ describe('the watchdog ends stalled jobs and runs', () => {
       (n) => n === 1,
     );
     expect(await t.call('POST', `/projects/${projectId}/runs`, { key })).toMatchObject({ status: 409 });
-    const failed = await until('the watchdog', () => runOf(first.body.id), ended);
+    const failed = await until(
+      'the watchdog',
+      () => runOf(first.body.id),
+      (r) => ended(r),
+    );
     expect(failed).toMatchObject({ status: 'error', stop: 'error' });
     expect(failed.log.at(-1).message).toBe(`${reason}; 1 URLs not fetched`);
     expect(await t.call('POST', `/projects/${projectId}/runs`, { key })).toMatchObject({ status: 202 });
@@ -251,7 +263,6 @@ describe("the watchdog and a leased crawl's lease", () => {
   let t: TestFleet;
   let bus: Bus;
   let key: string;
-  const reason = 'no progress for 2 seconds; the watchdog ended it';
 
   beforeAll(async () => {
     web = await startTestWeb();
@@ -265,12 +276,7 @@ describe("the watchdog and a leased crawl's lease", () => {
     const ws = await t.createWorkspace('lease-waits');
     key = ws.apiKey;
     await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
-    bus = await Bus.connect({
-      url: TEST_INFRA.natsUrl,
-      prefix: t.env.NATS_PREFIX!,
-      name: 'test',
-      logger: createLogger('test', 'silent'),
-    });
+    bus = await laneBus(t);
     // No scrape worker: the crawl's lease waits for one.
     await t.fleet.stopService('scrape');
   });
@@ -281,15 +287,6 @@ describe("the watchdog and a leased crawl's lease", () => {
   });
 
   const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
-  const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (ok(v)) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
 
   it('leaves a crawl waiting for a free worker alone; fails one whose lease was lost', async () => {
     const start = async () => {

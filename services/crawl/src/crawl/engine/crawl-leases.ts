@@ -178,9 +178,10 @@ export class CrawlLeases {
   /** The pull's holder is its slot's (or a newer delivery of it, which takes it over). */
   holds(view: CrawlJob, pull: LeaseHolder): boolean {
     const lease = leasesOf(view)[pull.slot];
-    if (lease === undefined || compareHolders(pull, lease) < 0) return false;
+    if (lease === undefined) return false;
+    const order = compareHolders(pull, lease);
     // A holder of this delivery the slot went past (another of the same count took it over).
-    return !(compareHolders(pull, lease) === 0 && pull.holder !== '' && lease.past?.includes(pull.holder));
+    return order > 0 || (order === 0 && !(pull.holder !== '' && lease.past?.includes(pull.holder)));
   }
 
   /**
