@@ -6,10 +6,17 @@ import type { Bus } from './bus.js';
  * lost: a message given up whose settling failed too, purged, or never published). Runs on every
  * worker of a service; the service's `failStalled` takes jobs FOR UPDATE SKIP LOCKED, so two
  * workers never end one twice. While the service's lanes have messages waiting untaken, a quiet
- * job may simply be queued behind them: the sweep waits for that backlog to drain.
+ * job may simply be queued behind them: the sweep waits for that backlog to drain, and for one
+ * look more. A message that waited in a lane longer than `stallMs` is delivered as the backlog
+ * drains, and its job moves only when the message's first step lands (a crawl lease's first
+ * pull): a look in between would find the job quiet and no backlog. Failing only at a look whose
+ * previous look saw no backlog either gives every message delivered from a backlog a whole
+ * interval between looks to take that step.
  */
 export class StalledWorkWatchdog {
   private running: Promise<number> | null = null;
+  /** Whether the last look found messages waiting (a new worker has not looked: counted so). */
+  private backlogLastLook = true;
 
   constructor(
     private readonly bus: Bus,
@@ -32,10 +39,17 @@ export class StalledWorkWatchdog {
 
   private async look(): Promise<number> {
     try {
+      let backlog = false;
       for (const lane of this.lanes) {
         const info = await this.bus.consumerInfo(lane).catch(() => null);
-        if (info && info.pending > 0) return 0;
+        if (info && info.pending > 0) {
+          backlog = true;
+          break;
+        }
       }
+      const drainedBefore = !this.backlogLastLook;
+      this.backlogLastLook = backlog;
+      if (backlog || !drainedBefore) return 0;
       return await this.failStalled(this.stallMs);
     } catch (err) {
       this.logger.warn({ err, lanes: this.lanes }, 'watchdog step failed');

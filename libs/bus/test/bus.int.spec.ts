@@ -4,7 +4,7 @@ import { ApiError } from '@tidemark/errors';
 import { createLogger, currentRequestId, withRequestId } from '@tidemark/telemetry';
 import { TEST_INFRA, uniquePrefix } from '@tidemark/testkit';
 import { z } from 'zod';
-import { Bus } from '../src/index.js';
+import { Bus, StalledWorkWatchdog } from '../src/index.js';
 
 describe('Bus', () => {
   let bus: Bus;
@@ -125,6 +125,47 @@ describe('Bus', () => {
     await consumer.stop();
     expect({ deliveries, hooked }).toEqual({ deliveries: [1], hooked: 1 });
     expect(await settledInfo(bus, 'give-up-now-test')).toMatchObject({ ackPending: 0, pending: 0 });
+    await closeOwn(bus);
+  });
+
+  it('fails stalled work only at a look whose previous look found no message waiting either', async () => {
+    const bus = await ownBus();
+    const lane = 'watchdog-lane-test';
+    const taken: string[] = [];
+    const consume = () =>
+      bus.consumeWork('work.billing.welcome', { durable: lane, ackWaitMs: 2000 }, async (msg) => {
+        taken.push(msg.workspaceId);
+      });
+    await (await consume()).stop(); // the lane exists and nobody takes from it
+    let looked = 0;
+    const watchdog = new StalledWorkWatchdog(
+      bus,
+      [lane],
+      async () => {
+        looked += 1;
+        return 0;
+      },
+      60_000,
+      logger,
+    );
+    const failerCallsAfter = async () => {
+      await watchdog.sweep();
+      return looked;
+    };
+    // A worker that has just started has not seen the lanes before: it only looks.
+    expect(await failerCallsAfter()).toBe(0);
+    expect(await failerCallsAfter()).toBe(1);
+    // A message waits: no job is failed while it does, nor at the first look after it was taken
+    // (the job it moves may not have moved yet), only at the next.
+    await bus.publishWork('work.billing.welcome', { workspaceId: 'ws_queued' });
+    expect(await failerCallsAfter()).toBe(1);
+    const consumer = await consume();
+    const until = Date.now() + 5000;
+    while (taken.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await consumer.stop();
+    expect(taken).toEqual(['ws_queued']);
+    expect(await failerCallsAfter()).toBe(1);
+    expect(await failerCallsAfter()).toBe(2);
     await closeOwn(bus);
   });
 });
