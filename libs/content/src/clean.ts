@@ -58,6 +58,10 @@ const DROP = new Set([
   'map',
   'svg',
   'math',
+  // What a <video> or <audio> holds is shown only by a browser that cannot play it ("Sorry, your
+  // browser doesn't support embedded videos"): no browser a reader has shows it.
+  'video',
+  'audio',
   // Only in the body (the head is not walked): a browser hides it there, as an SVG's title
   // pasted without its <svg> ("<title>Doorbell Calls</title>" beside the heading it names).
   'title',

@@ -57,6 +57,22 @@ describe('cleaning', () => {
     }
   });
 
+  it('drops what a <video> or <audio> holds: only a browser that cannot play it shows it', () => {
+    const html = `<html><body><main><h1>Stockholm sofa</h1>
+      <video class="pub__simple-video" playsinline muted loop autoplay src="/media/sofa.mp4">Sorry, your browser
+      doesn't support embedded videos.</video>
+      <p>A deep seat and soft cushions, upholstered in a wool blend that wears well and keeps its colour for years.</p>
+      <audio controls src="/media/intro.mp3">Your browser does not support the <code>audio</code> element.
+      <a href="/media/intro.mp3">Download the introduction</a>.</audio></main></body></html>`;
+    for (const onlyMainContent of [true, false]) {
+      const r = extractContent(parseDocument(html), { url: FIXTURE_URL, formats: ALL, onlyMainContent });
+      for (const out of [r.markdown!, r.text!, r.cleanHtml!]) {
+        expect(out).toContain('upholstered in a wool blend');
+        expect(out).not.toMatch(/support embedded videos|does not support|Download the introduction/);
+      }
+    }
+  });
+
   it('places React streamed segments where their placeholder was', () => {
     const html = `<html><body><main><p>Intro paragraph of the page, long enough to be content.</p>
       <template id="B:1"></template><p>Closing paragraph that comes after the streamed part.</p></main>
