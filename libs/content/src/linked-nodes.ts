@@ -37,9 +37,15 @@ export interface JudgedAttributes {
   itemprop: string | null;
   style: string | null;
   ariaModal: string | null;
-  /** `hidden`, or `popover` (a browser shows a popover only when a button or script opens it). */
+  /**
+   * `hidden`, `popover` (a browser shows a popover only when a button or script opens it), or a
+   * framework's cloak (`x-cloak`, `v-cloak`, `ng-cloak`: the page's own style hides the element
+   * until Alpine, Vue or AngularJS has run and decided whether to show it).
+   */
   hidden: boolean;
 }
+
+const CLOAKS = ['x-cloak', 'v-cloak', 'ng-cloak'];
 
 const judged: JudgedAttributes = {
   class: null,
@@ -65,7 +71,7 @@ export function judgedAttributes(el: Element, links: Links | null = LINKS): Judg
     judged.itemprop = el.getAttribute('itemprop');
     judged.style = el.getAttribute('style');
     judged.ariaModal = el.getAttribute('aria-modal');
-    judged.hidden = el.hasAttribute('hidden') || el.hasAttribute('popover');
+    judged.hidden = el.hasAttribute('hidden') || el.hasAttribute('popover') || CLOAKS.some((c) => el.hasAttribute(c));
     return judged;
   }
   judged.class = judged.id = judged.role = judged.itemprop = judged.style = judged.ariaModal = null;
@@ -93,6 +99,9 @@ export function judgedAttributes(el: Element, links: Links | null = LINKS): Judg
         break;
       case 'hidden':
       case 'popover':
+      case 'x-cloak':
+      case 'v-cloak':
+      case 'ng-cloak':
         judged.hidden = true;
         break;
     }

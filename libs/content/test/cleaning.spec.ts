@@ -73,6 +73,29 @@ describe('cleaning', () => {
     }
   });
 
+  it('drops what a framework cloaks until it runs (x-cloak, v-cloak, ng-cloak), unless the cloak holds the page', () => {
+    const story = `<p>Right now you can put a refurbished laptop under the tree for a fraction of its price, while
+      supplies last: the deal ends when the last one is sold, and the seller ships within two working days.</p>`;
+    const signUp = `<div x-ref="smsNewsletter" x-cloak x-show="showPhone"><div>Be the first to know!</div>
+      <div>Get editor selected deals texted right to your phone!</div></div>
+      <div v-cloak class="toast">{{ board.errors[11793116].message }}</div>
+      <div ng-cloak>Your basket holds {{ basket.count }} items</div>`;
+    const widgets = `<html><body><main><h1>A laptop under the tree</h1>${story}${signUp}</main></body></html>`;
+    for (const onlyMainContent of [true, false]) {
+      const r = extractContent(parseDocument(widgets), { url: FIXTURE_URL, formats: ALL, onlyMainContent });
+      for (const out of [r.markdown!, r.text!, r.cleanHtml!]) {
+        expect(out).toContain('the seller ships within two working days');
+        expect(out).not.toMatch(/Be the first|texted right to your phone|board\.errors|basket\.count/);
+      }
+    }
+    // A Vue app whose root is cloaked: the page hides its content until the script runs, and it
+    // is read as shown.
+    const app = `<html><body><div id="app" v-cloak><main><h1>A laptop under the tree</h1>${story}</main></div>
+      </body></html>`;
+    const r = extractContent(parseDocument(app), { url: FIXTURE_URL, formats: ['text'], onlyMainContent: true });
+    expect(r.text).toContain('the seller ships within two working days');
+  });
+
   it('places React streamed segments where their placeholder was', () => {
     const html = `<html><body><main><p>Intro paragraph of the page, long enough to be content.</p>
       <template id="B:1"></template><p>Closing paragraph that comes after the streamed part.</p></main>
