@@ -176,3 +176,92 @@ describe('a service restarted in the middle of a leased crawl', () => {
     expect(lease!.released).toBeUndefined();
   }, 150_000);
 });
+
+/**
+ * Billing goes away for longer than a batch page's five deliveries used to outlast (1 + 2 + 4 + 8
+ * s of backoff: the pages then failed for good, each fetched up to five times): a worker's page
+ * now waits it out (outlastingOutages), with what it has fetched and read.
+ */
+describe('a batch scrape while billing restarts', () => {
+  const BATCH = 30;
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+  let workspaceId: string;
+  let restarted: billing.BillingApp | null = null;
+  const fetches: string[] = [];
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    const tree = treeSite(BATCH);
+    const page = tree['*'] as Extract<(typeof tree)[string], (req: IncomingMessage) => unknown>;
+    web.addSite('batch-outage.test', {
+      ...tree,
+      '*': (req: IncomingMessage) => {
+        fetches.push(new URL(req.url ?? '/', 'http://x').pathname);
+        return { ...page(req), delayMs: 150 };
+      },
+    });
+    t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap });
+    const ws = await t.createWorkspace('batch-outage');
+    key = ws.apiKey;
+    workspaceId = ws.workspaceId;
+    await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
+  }, 60_000);
+  afterAll(async () => {
+    await restarted?.stop();
+    await t?.stop();
+    await web?.close();
+  });
+
+  it('waits billing out past the old redeliveries: every page read, fetched, stored and charged once', async () => {
+    const urls = Array.from({ length: BATCH }, (_, i) => web.url('batch-outage.test', `/p/${i}`));
+    const res = await t.call('POST', '/scrape', { key, body: { urls, config: { fetch: { concurrency: 2 } } } });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    const jobOf = () => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 120_000) => {
+      const end = Date.now() + ms;
+      for (;;) {
+        const v = await read();
+        if (ok(v)) return v;
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await until('pages to settle', jobOf, (j) => (j.progress as { done: number }).done >= 3);
+    const address = t.fleet.grpc.billing;
+    await t.fleet.stopService('billing');
+    // Longer than the old ladder of redeliveries (~15 s).
+    await new Promise((r) => setTimeout(r, 20_000));
+    const during = await jobOf();
+    expect(during.status).toBe('running');
+    expect((during.counts as Record<string, number>).error ?? 0).toBe(0);
+    restarted = await billing.buildApp(billing.loadConfig({ ...process.env, ...t.env, BILLING_GRPC_LISTEN: address }));
+    await restarted.start();
+    const job = await until('the end', jobOf, (j) => !['queued', 'running'].includes(j.status));
+    expect(job).toMatchObject({
+      status: 'done',
+      progress: { done: BATCH, total: BATCH, queued: 0 },
+      creditsUsed: BATCH,
+    });
+    expect(job.counts).toMatchObject({ ok: BATCH });
+    const rows = await t.db.prisma.page.findMany({ where: { jobId: id }, select: { status: true, verdict: true } });
+    expect(rows).toHaveLength(BATCH);
+    expect(rows.every((r) => r.status === 'done' && r.verdict === 'ok')).toBe(true);
+    // Each page fetched once: a page whose charge failed was not fetched again for it.
+    const pagesFetched = fetches.filter((f) => /^\/p\/\d+$/.test(f));
+    expect(pagesFetched).toHaveLength(BATCH);
+    expect(new Set(pagesFetched).size).toBe(BATCH);
+    const charges = await until(
+      'every charge',
+      () =>
+        t.db.prisma.ledgerEntry.findMany({
+          where: { workspaceId, kind: 'charge', reference: { startsWith: `page:${id}:` } },
+        }),
+      (c) => c.length >= BATCH,
+    );
+    expect(charges).toHaveLength(BATCH);
+    expect(charges.reduce((sum, c) => sum + Math.abs(c.credits), 0)).toBe(BATCH);
+  }, 180_000);
+});

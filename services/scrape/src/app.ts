@@ -141,7 +141,11 @@ export const buildApp = async (
             maxDeliver: 5,
             concurrency: cfg.SCRAPE_CONCURRENCY,
           },
-          scrapePageHandler({ ...jobPages, jobCache: new JobCache((id) => jobRepo.findById(id)) }),
+          scrapePageHandler({
+            ...jobPages,
+            logger: logger.child({ module: 'scrape-page' }),
+            jobCache: new JobCache((id) => jobRepo.findById(id)),
+          }),
           scrapePageGiveUp({ jobs: jobRepo, pages: pageRepo, jobService: jobs }),
         ),
         await bus.consumeWork(

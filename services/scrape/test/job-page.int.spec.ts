@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Job } from '@tidemark/db';
+import { UnavailableError } from '@tidemark/errors';
+import { createLogger } from '@tidemark/telemetry';
 import { createTestDatabase, type TestDatabase } from '@tidemark/testkit';
 import { ONE_URL_POOL, readJobPage, type JobPageDeps } from '../src/jobs/job-page.js';
 import { JobPageWrites } from '../src/jobs/job-page-writes.js';
@@ -54,6 +56,7 @@ describe('a page of a job read now: its row and its charge written side by side'
     writes: new JobPageWrites(pages),
     ladder,
     hosts: new HostLimiter(4),
+    logger: createLogger('test', 'silent'),
     jobService: {
       pageSettled: async () => {
         settled.count += 1;
@@ -104,7 +107,7 @@ describe('a page of a job read now: its row and its charge written side by side'
     expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
   });
 
-  it("leaves a worker's row open too when its charge fails: the message's redelivery reads it again", async () => {
+  it("leaves a worker's row open too when its charge fails for another reason than an outage: the message's redelivery reads it again", async () => {
     const job = await jobWithRow('job_worker');
     const asked: PageRef[] = [];
     const charged = Promise.reject(new Error('billing is out of reach'));
@@ -118,5 +121,71 @@ describe('a page of a job read now: its row and its charge written side by side'
     // The redelivered message claims it, as it claims a row whose worker died mid-page.
     expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
     expect((await pages.findAt(job.id, 0))?.verdict).toBeNull();
+  });
+
+  it("waits out billing out of reach for a worker's page: its charge sent again, the page not fetched again", async () => {
+    const job = await jobWithRow('job_worker_outage');
+    const asked: PageRef[] = [];
+    const charged = Promise.reject(new UnavailableError('billing is unavailable'));
+    charged.catch(() => undefined);
+    const sentAgain: { ref: unknown; credits: number }[] = [];
+    const ladder = Object.assign(ladderCharging(charged, asked), {
+      chargeAgain: async (ref: unknown, row: { credits: number }) => {
+        sentAgain.push({ ref, credits: row.credits });
+        if (sentAgain.length === 1) throw new UnavailableError('billing is unavailable');
+      },
+    }) as unknown as LadderService;
+    const settled = { count: 0 };
+    const read = await readJobPage(deps(ladder, settled), job, { position: 0, url }, async () =>
+      pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
+    );
+    expect(asked).toHaveLength(1);
+    const ref = { workspaceId: 'ws_now', jobId: job.id, position: 0 };
+    expect(sentAgain).toEqual([
+      { ref, credits: read!.result.row.credits },
+      { ref, credits: read!.result.row.credits },
+    ]);
+    expect(read!.after).toMatchObject({ status: 'done', progress: { done: 1, total: 1, queued: 0 } });
+    expect(await pages.findAt(job.id, 0)).toMatchObject({ status: 'done' });
+    expect(settled.count).toBe(1);
+  });
+
+  it("waits out a hold refused because billing is out of reach: the worker's page is read once billing answers", async () => {
+    const job = await jobWithRow('job_worker_hold_outage');
+    const asked: PageRef[] = [];
+    const reading = ladderCharging(Promise.resolve(), asked);
+    const ladder = {
+      scrape: async (page: PageRef) => {
+        if (asked.length === 0) {
+          asked.push(page);
+          throw new UnavailableError('billing is unavailable');
+        }
+        return (reading as unknown as { scrape: (p: PageRef) => Promise<unknown> }).scrape(page);
+      },
+    } as unknown as LadderService;
+    const settled = { count: 0 };
+    const read = await readJobPage(deps(ladder, settled), job, { position: 0, url }, async () =>
+      pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
+    );
+    expect(asked).toHaveLength(2);
+    expect(read!.after).toMatchObject({ status: 'done' });
+    expect(settled.count).toBe(1);
+  });
+
+  it("does not keep a one-URL scrape's caller waiting out an outage: its page fails for the work stream at once", async () => {
+    const job = await jobWithRow('job_now_outage');
+    const charged = Promise.reject(new UnavailableError('billing is unavailable'));
+    charged.catch(() => undefined);
+    let sentAgain = 0;
+    const ladder = Object.assign(ladderCharging(charged, []), {
+      chargeAgain: async () => {
+        sentAgain += 1;
+      },
+    }) as unknown as LadderService;
+    await expect(
+      readJobPage(deps(ladder, { count: 0 }), job, { position: 0, url }, async () => true, 'now'),
+    ).rejects.toThrow('billing is unavailable');
+    expect(sentAgain).toBe(0);
+    expect(await pages.findAt(job.id, 0)).toMatchObject({ status: 'running', verdict: null });
   });
 });

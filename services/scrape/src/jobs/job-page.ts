@@ -1,11 +1,14 @@
 import { scrapeRequestSchema, type ScrapeRequest } from '@tidemark/contracts';
 import type { Job } from '@tidemark/db';
+import { asApiError } from '@tidemark/errors';
+import type { Logger } from '@tidemark/telemetry';
 import type { HostLimiter } from '../ladder/host-limiter.js';
 import type { CreditPool, LadderService, PageResult } from '../ladder/ladder.service.js';
 import { resolveOptions, type LadderOptions } from '../ladder/options.js';
 import type { JobAfterPage } from '../repositories/job.repository.js';
 import { storing } from '../work/give-up.js';
 import type { JobPageWrites } from './job-page-writes.js';
+import { outlastingOutages } from './outlasting-outages.js';
 import { stripInternal, type JobService } from './job.service.js';
 
 const optionsOfJob = new WeakMap<Job, LadderOptions>();
@@ -33,6 +36,7 @@ export interface JobPageDeps {
   jobService: JobService;
   ladder: LadderService;
   hosts: HostLimiter;
+  logger: Logger;
 }
 
 /**
@@ -50,6 +54,19 @@ export interface JobPageDeps {
  * `now` (a one-URL scrape, whose caller waits): its settling goes at once and the job's end is
  * announced behind the answer; a worker's page waits a little to share its statement.
  */
+/** Says, once a page, that it waits a service out. */
+const paused = (deps: JobPageDeps, job: Job, page: { position: number }) => {
+  let said = false;
+  return (err: unknown) => {
+    if (said) return;
+    said = true;
+    deps.logger.warn(
+      { err: asApiError(err), jobId: job.id, position: page.position },
+      'a service is out of reach; the page waits',
+    );
+  };
+};
+
 export const readJobPage = async (
   deps: JobPageDeps,
   job: Job,
@@ -60,10 +77,8 @@ export const readJobPage = async (
   written?: Promise<void>,
 ): Promise<{ result: PageResult; after: JobAfterPage } | null> => {
   const opts = jobPageOptions(job);
-  const result = await deps.hosts.run(
-    new URL(page.url).host,
-    opts.config.fetch.concurrency,
-    async (): Promise<PageResult | null> => {
+  const read = () =>
+    deps.hosts.run(new URL(page.url).host, opts.config.fetch.concurrency, async (): Promise<PageResult | null> => {
       if (!(await take())) return null;
       return deps.ladder.scrape(
         {
@@ -82,12 +97,23 @@ export const readJobPage = async (
         },
         opts,
       );
-    },
-  );
+    });
+  // A worker's page waits out billing out of reach (its hold refused for an outage: nothing was
+  // fetched; the host's slot is given back meanwhile); a one-URL scrape's caller is not kept
+  // waiting, its page goes to the work stream instead (ScrapeNow).
+  const result = mode === 'worker' ? await outlastingOutages(read, paused(deps, job, page)) : await read();
   if (!result) return null;
   // A page the ladder answered without fetching (robots.txt, a stored copy) did not wait for it.
   if (written) await written;
-  await result.charged;
+  if (mode === 'worker') {
+    // Its charge, the same way, sent again under the same reference (written once), with the
+    // page as fetched and read: not fetched again.
+    const ref = { workspaceId: job.workspaceId, jobId: job.id, position: page.position };
+    await outlastingOutages(
+      (tries) => (tries === 1 ? Promise.resolve(result.charged) : deps.ladder.chargeAgain(ref, result.row)),
+      paused(deps, job, page),
+    );
+  } else await result.charged;
   const settled = await storing(result, () => deps.writes.settle(job.id, page.position, result, mode === 'worker'));
   if (!settled.written) return null;
   await deps.jobService.pageSettled(job, settled.after, mode);

@@ -1,0 +1,34 @@
+import { asApiError } from '@tidemark/errors';
+
+/** The first pause after a failure that may pass, doubled after each until the longest. */
+const FIRST_PAUSE_MS = 500;
+const LONGEST_PAUSE_MS = 30_000;
+/** How long one delivery of a page waits a service out before it fails as it used to. */
+export const OUTAGE_GIVE_UP_MS = 10 * 60_000;
+
+/**
+ * Runs `attempt`, and again after a pause while it fails because a service is out of reach
+ * (`unavailable`: billing restarting, a rolling upgrade), for up to OUTAGE_GIVE_UP_MS; then, or
+ * on any other error, throws it (an `internal` one, which may be a defect that fails every time,
+ * is left to the message's five deliveries as before). A batch page waits billing out this way with what it has fetched and read, as
+ * a crawl's lease holder does, instead of failing its message: five redeliveries (1 + 2 + 4 + 8 s
+ * of backoff) outlasted only ~15 s of a restart, and each fetched the page again. Its message is
+ * kept meanwhile (the bus's heartbeat).
+ */
+export async function outlastingOutages<T>(
+  attempt: (tries: number) => Promise<T>,
+  onPause?: (err: unknown, pauseMs: number) => void,
+): Promise<T> {
+  const since = performance.now();
+  let pause = FIRST_PAUSE_MS;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt(tries);
+    } catch (err) {
+      if (asApiError(err).code !== 'unavailable' || performance.now() - since >= OUTAGE_GIVE_UP_MS) throw err;
+      onPause?.(err, pause);
+      await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
+    }
+  }
+}
