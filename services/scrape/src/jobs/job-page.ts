@@ -39,21 +39,6 @@ export interface JobPageDeps {
   logger: Logger;
 }
 
-/**
- * One page of a scrape job, read and settled: what the worker of a queued page and a one-URL
- * scrape run on the replica that took the call both do. Waits for the host's politeness slot,
- * takes the row (`take`: false leaves it, e.g. the job was cancelled meanwhile), runs the ladder,
- * and once the page's charge is written, writes its row and counts it into the job in one
- * statement (the last page ends the job and announces it). Answers the page's result and the job
- * as the page left it, or null when the row was not taken or was settled meanwhile.
- *
- * A charge that fails leaves the row as the claim left it (running, nothing written or counted),
- * so the page is read and charged again as if it had not been: by its message's redelivery (a
- * worker), or by the fallback through the work stream (a one-URL scrape), both of which take open
- * rows; the charge's reference is the page's, so a charge that was written is not written twice.
- * `now` (a one-URL scrape, whose caller waits): its settling goes at once and the job's end is
- * announced behind the answer; a worker's page waits a little to share its statement.
- */
 /** Says, once a page, that it waits a service out. */
 const paused = (deps: JobPageDeps, job: Job, page: { position: number }) => {
   let said = false;
@@ -67,6 +52,23 @@ const paused = (deps: JobPageDeps, job: Job, page: { position: number }) => {
   };
 };
 
+/**
+ * One page of a scrape job, read and settled: what the worker of a queued page and a one-URL
+ * scrape run on the replica that took the call both do. Waits for the host's politeness slot,
+ * takes the row (`take`: false leaves it, e.g. the job was cancelled meanwhile), runs the ladder,
+ * and once the page's charge is written, writes its row and counts it into the job in one
+ * statement (the last page ends the job and announces it). Answers the page's result and the job
+ * as the page left it, or null when the row was not taken or was settled meanwhile.
+ *
+ * A charge that fails leaves the row as the claim left it (running, nothing written or counted),
+ * so the page is read and charged again as if it had not been: by its message's redelivery (a
+ * worker), or by the fallback through the work stream (a one-URL scrape), both of which take open
+ * rows; the charge's reference is the page's, so a charge that was written is not written twice.
+ * A worker's page first waits out billing out of reach (`outlastingOutages`), its hold tried again
+ * or its charge sent again, so a restart of billing does not fetch it again or fail it.
+ * `now` (a one-URL scrape, whose caller waits): its settling goes at once and the job's end is
+ * announced behind the answer; a worker's page waits a little to share its statement.
+ */
 export const readJobPage = async (
   deps: JobPageDeps,
   job: Job,
@@ -101,7 +103,8 @@ export const readJobPage = async (
   // A worker's page waits out billing out of reach (its hold refused for an outage: nothing was
   // fetched; the host's slot is given back meanwhile); a one-URL scrape's caller is not kept
   // waiting, its page goes to the work stream instead (ScrapeNow).
-  const result = mode === 'worker' ? await outlastingOutages(read, paused(deps, job, page)) : await read();
+  const onPause = paused(deps, job, page);
+  const result = mode === 'worker' ? await outlastingOutages(read, onPause) : await read();
   if (!result) return null;
   // A page the ladder answered without fetching (robots.txt, a stored copy) did not wait for it.
   if (written) await written;
@@ -111,7 +114,7 @@ export const readJobPage = async (
     const ref = { workspaceId: job.workspaceId, jobId: job.id, position: page.position };
     await outlastingOutages(
       (tries) => (tries === 1 ? Promise.resolve(result.charged) : deps.ladder.chargeAgain(ref, result.row)),
-      paused(deps, job, page),
+      onPause,
     );
   } else await result.charged;
   const settled = await storing(result, () => deps.writes.settle(job.id, page.position, result, mode === 'worker'));

@@ -4,16 +4,16 @@ import { asApiError } from '@tidemark/errors';
 const FIRST_PAUSE_MS = 500;
 const LONGEST_PAUSE_MS = 30_000;
 /** How long one delivery of a page waits a service out before it fails as it used to. */
-export const OUTAGE_GIVE_UP_MS = 10 * 60_000;
+const OUTAGE_GIVE_UP_MS = 10 * 60_000;
 
 /**
  * Runs `attempt`, and again after a pause while it fails because a service is out of reach
  * (`unavailable`: billing restarting, a rolling upgrade), for up to OUTAGE_GIVE_UP_MS; then, or
  * on any other error, throws it (an `internal` one, which may be a defect that fails every time,
- * is left to the message's five deliveries as before). A batch page waits billing out this way with what it has fetched and read, as
- * a crawl's lease holder does, instead of failing its message: five redeliveries (1 + 2 + 4 + 8 s
- * of backoff) outlasted only ~15 s of a restart, and each fetched the page again. Its message is
- * kept meanwhile (the bus's heartbeat).
+ * is left to the message's five deliveries as before). A batch page waits billing out this way
+ * with what it has fetched and read, as a crawl's lease holder does, instead of failing its
+ * message: five deliveries (1 + 2 + 4 + 8 s of backoff) outlasted only ~15 s of a restart, and
+ * each fetched the page again. Its message is kept meanwhile (the bus's heartbeat).
  */
 export async function outlastingOutages<T>(
   attempt: (tries: number) => Promise<T>,
