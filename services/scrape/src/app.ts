@@ -120,6 +120,8 @@ export const buildApp = async (
     ),
   );
   const consumers: RunningConsumer[] = [];
+  /** Aborted as the service stops: batch pages waiting out an outage go back at once. */
+  const stopping = new AbortController();
   const watchdog = new StalledWorkWatchdog(
     bus,
     ['scrape-page'],
@@ -144,6 +146,7 @@ export const buildApp = async (
           scrapePageHandler({
             ...jobPages,
             logger: logger.child({ module: 'scrape-page' }),
+            stopping: stopping.signal,
             jobCache: new JobCache((id) => jobRepo.findById(id)),
           }),
           scrapePageGiveUp({ jobs: jobRepo, pages: pageRepo, jobService: jobs }),
@@ -181,6 +184,7 @@ export const buildApp = async (
     },
     async stop() {
       clearInterval(watchdogTimer);
+      stopping.abort();
       leases.releaseAll();
       for (const c of consumers) await c.stop();
       await watchdog.idle();

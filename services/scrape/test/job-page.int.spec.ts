@@ -188,4 +188,30 @@ describe('a page of a job read now: its row and its charge written side by side'
     expect(sentAgain).toBe(0);
     expect(await pages.findAt(job.id, 0)).toMatchObject({ status: 'running', verdict: null });
   });
+
+  it('lets a worker stop while its page waits out an outage: the page fails at once, its row left open for the redelivery', async () => {
+    const job = await jobWithRow('job_worker_stops');
+    const charged = Promise.reject(new UnavailableError('billing is unavailable'));
+    charged.catch(() => undefined);
+    let sentAgain = 0;
+    const ladder = Object.assign(ladderCharging(charged, []), {
+      chargeAgain: async () => {
+        sentAgain += 1;
+        throw new UnavailableError('billing is unavailable');
+      },
+    }) as unknown as LadderService;
+    const stopping = new AbortController();
+    const reading = readJobPage(
+      { ...deps(ladder, { count: 0 }), stopping: stopping.signal },
+      job,
+      { position: 0, url },
+      async () => pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
+    );
+    // It waits (0.5 s, sends the charge again, then 1 s, …) until the worker stops.
+    while (sentAgain === 0) await new Promise((r) => setTimeout(r, 20));
+    stopping.abort();
+    await expect(reading).rejects.toThrow('billing is unavailable');
+    expect(sentAgain).toBe(1);
+    expect(await pages.findAt(job.id, 0)).toMatchObject({ status: 'running', verdict: null });
+  });
 });

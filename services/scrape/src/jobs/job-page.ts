@@ -37,6 +37,8 @@ export interface JobPageDeps {
   ladder: LadderService;
   hosts: HostLimiter;
   logger: Logger;
+  /** Aborted when the worker stops: a page waiting out an outage then goes back at once. */
+  stopping?: AbortSignal;
 }
 
 /** Says, once a page, that it waits a service out. */
@@ -104,7 +106,7 @@ export const readJobPage = async (
   // fetched; the host's slot is given back meanwhile); a one-URL scrape's caller is not kept
   // waiting, its page goes to the work stream instead (ScrapeNow).
   const onPause = paused(deps, job, page);
-  const result = mode === 'worker' ? await outlastingOutages(read, onPause) : await read();
+  const result = mode === 'worker' ? await outlastingOutages(read, onPause, deps.stopping) : await read();
   if (!result) return null;
   // A page the ladder answered without fetching (robots.txt, a stored copy) did not wait for it.
   if (written) await written;
@@ -115,6 +117,7 @@ export const readJobPage = async (
     await outlastingOutages(
       (tries) => (tries === 1 ? Promise.resolve(result.charged) : deps.ladder.chargeAgain(ref, result.row)),
       onPause,
+      deps.stopping,
     );
   } else await result.charged;
   const settled = await storing(result, () => deps.writes.settle(job.id, page.position, result, mode === 'worker'));
