@@ -27,8 +27,8 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
     let t: TestProcessFleet;
     let key: string;
     let workspaceId: string;
-    /** When each page /p/N was asked for (by the site's clock), in order. */
-    const fetches: { path: string; at: number }[] = [];
+    /** When each page /p/N was asked for (by the site's clock), in order, and by which scrape replica. */
+    const fetches: { path: string; at: number; by: number }[] = [];
 
     beforeAll(async () => {
       web = await startTestWeb();
@@ -38,7 +38,8 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
         ...tree,
         '*': (req: IncomingMessage) => {
           const path = new URL(req.url ?? '/', 'http://x').pathname;
-          if (/^\/p\/\d+$/.test(path)) fetches.push({ path, at: Date.now() });
+          const by = Number(/replica (\d+)/.exec(String(req.headers['user-agent']))?.[1] ?? -1);
+          if (/^\/p\/\d+$/.test(path)) fetches.push({ path, at: Date.now(), by });
           return { ...page(req), delayMs: PAGE_DELAY_MS };
         },
       });
@@ -64,7 +65,17 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
           // may its slot go to another holder.
           ...(how === 'freeze' ? { CRAWL_STALE_MS: '4000' } : {}),
         },
-        { replicas: { scrape: 2, crawl: 2 }, only: ['billing', 'scrape', 'map', 'crawl', 'gateway'] },
+        {
+          replicas: { scrape: 2, crawl: 2 },
+          only: ['billing', 'scrape', 'map', 'crawl', 'gateway'],
+          // Each scrape replica says which it is in its user agent: the site tells their fetches apart.
+          replicaEnv: (name, replica): Record<string, string> =>
+            name === 'scrape'
+              ? {
+                  SCRAPE_USER_AGENT: `Mozilla/5.0 (compatible; TidemarkBot/0.1; +https://tidemark.dev/bot; replica ${replica})`,
+                }
+              : {},
+        },
       );
       const ws = await t.createWorkspace('replicas');
       key = ws.apiKey;
@@ -145,6 +156,8 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
         expect(holders).toHaveLength(slots);
         const killed = holders[0]!;
         let killedAt: number;
+        /** When the frozen holder was woken (the freeze only). */
+        let wokeAt = Infinity;
         if (how === 'kill crawl') {
           // Whichever crawl replica answers a pull: the holder's calls take turns between them.
           await t.fleet.kill('crawl', 0, 'SIGKILL');
@@ -190,6 +203,7 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
             expect(((await jobOf(id)).progress as { done: number }).done).toBeLessThan(total);
           } finally {
             frozen.child.kill('SIGCONT');
+            wokeAt = Date.now();
           }
         }
 
@@ -224,19 +238,42 @@ const killTest = (engine: 'paged' | 'leased', slots = 1, how: 'kill' | 'freeze' 
         expect(charges).toHaveLength(total);
         expect(charges.reduce((sum, c) => sum + Math.abs(c.credits), 0)).toBe(total);
 
-        // What is fetched twice: only pages that were in flight in the killed replica. A page is
-        // never fetched after its row was written (a redelivered page whose row exists answers from
-        // the row), so every fetch of a page came before its row's crawledAt; a page fetched twice
-        // was first fetched before the kill; and there are at most as many as the killed replica
-        // had in flight.
-        const crawledAt = new Map(rows.map((r) => [new URL(r.url).pathname, r.crawledAt!.getTime()]));
+        // What is fetched twice: only pages that were in flight in the killed replica, at most as
+        // many as it had in flight.
         const byPath = new Map<string, number[]>();
         for (const f of fetches) byPath.set(f.path, [...(byPath.get(f.path) ?? []), f.at]);
         expect(byPath.size).toBe(PAGES);
-        expect([...byPath].filter(([path, ats]) => ats.some((at) => at > crawledAt.get(path)!))).toEqual([]);
         const twice = [...byPath].filter(([, ats]) => ats.length > 1);
-        expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
         expect(twice.length).toBeLessThanOrEqual(SCRAPE_CONCURRENCY);
+        expect(fetches.every((f) => f.by === 0 || f.by === 1)).toBe(true);
+        if (how !== 'freeze') {
+          // A page is never fetched after its row was written (a redelivered page whose row exists
+          // answers from the row): a killed replica writes nothing after its kill, so every fetch
+          // of a page came before its row's crawledAt, and a page fetched twice was first fetched
+          // before the kill.
+          const crawledAt = new Map(rows.map((r) => [new URL(r.url).pathname, r.crawledAt!.getTime()]));
+          expect([...byPath].filter(([path, ats]) => ats.some((at) => at > crawledAt.get(path)!))).toEqual([]);
+          expect(twice.filter(([, ats]) => ats.length > 2 || ats[0]! > killedAt)).toEqual([]);
+        } else {
+          // Frozen, the holder keeps what it was doing: a page it had read may be written only once
+          // it is woken (a row's crawledAt is when it was read, not written), and a request it had
+          // started may leave only then. What it must not do is start anything once woken: it
+          // fetches nothing between its freeze and its wake, after its wake at most what it had in
+          // flight, and a page fetched twice was fetched once by each replica, the frozen one's
+          // fetch before its freeze or a late one after its wake.
+          const whileFrozen = (f: { by: number; at: number }) => f.by === killed && f.at > killedAt && f.at < wokeAt;
+          const other = 1 - killed;
+          expect(fetches.filter(whileFrozen)).toEqual([]);
+          expect(fetches.filter((f) => f.by === killed && f.at >= wokeAt).length).toBeLessThanOrEqual(
+            SCRAPE_CONCURRENCY,
+          );
+          const fetchesOf = (path: string) => fetches.filter((f) => f.path === path);
+          expect(
+            twice
+              .map(([path]) => fetchesOf(path))
+              .filter((fs) => fs.length !== 2 || fs.filter((f) => f.by === other).length !== 1 || fs.some(whileFrozen)),
+          ).toEqual([]);
+        }
         if (how === 'kill crawl') {
           // No holder was lost: nothing was fetched twice, and the slot never changed hands.
           expect(twice).toEqual([]);

@@ -59,6 +59,8 @@ export interface ProcessFleetOptions {
   only?: ServiceName[];
   /** How long one service may take to start before the fleet gives up (default 120 s). */
   readyTimeoutMs?: number;
+  /** Settings of one process of its own on top of the fleet's (e.g. a replica's user agent). */
+  replicaEnv?: (name: ServiceName, replica: number) => Record<string, string>;
 }
 
 export interface ServiceProcess {
@@ -186,7 +188,7 @@ export const startProcessFleet = async (
       const listen = s.grpc ? { [`${s.grpc}_GRPC_LISTEN`]: listens.get(`${s.name}/${replica}`)! } : {};
       const child = spawn(process.execPath, ['--import', 'tsx', mainOf(s.dir)], {
         cwd: root,
-        env: { ...env, ...listen, ...extra },
+        env: { ...env, ...listen, ...extra, ...opts.replicaEnv?.(s.name, replica) },
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       processes.push({ name: s.name, replica, pid: child.pid!, child });
