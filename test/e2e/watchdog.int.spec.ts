@@ -271,9 +271,9 @@ describe("the watchdog and a leased crawl's lease", () => {
       FETCH_HOST_MAP: web.hostMap,
       CRAWL_TICK_MS: '100',
       JOB_STALL_MS: '2000',
-      // A lease taken from the lane has a whole interval to make its first pull (a worker that
-      // has just started, on a loaded machine, needs a few hundred milliseconds for it).
-      JOB_WATCHDOG_MS: '1000',
+      // A lease taken from the lane has a whole interval to make its first pull: a worker that
+      // has just started, on a loaded CI machine, took over a second for it once (1000 here then).
+      JOB_WATCHDOG_MS: '3000',
       CRAWL_ENGINE: 'leased',
     });
     const ws = await t.createWorkspace('lease-waits');

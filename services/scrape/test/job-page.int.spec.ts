@@ -52,6 +52,23 @@ describe('a page of a job read now: its row and its charge written side by side'
       },
     }) as unknown as LadderService;
 
+  /**
+   * The ladder with billing out of reach: the page read, its charge refused as unavailable, and
+   * sent again (`chargeAgain`, recorded) refused as well the first `refusedAgain` times.
+   */
+  const ladderBillingAway = (refusedAgain: number, asked: PageRef[] = []) => {
+    const charged = Promise.reject(new UnavailableError('billing is unavailable'));
+    charged.catch(() => undefined);
+    const sentAgain: { ref: unknown; credits: number }[] = [];
+    const ladder = Object.assign(ladderCharging(charged, asked), {
+      chargeAgain: async (ref: unknown, row: { credits: number }) => {
+        sentAgain.push({ ref, credits: row.credits });
+        if (sentAgain.length <= refusedAgain) throw new UnavailableError('billing is unavailable');
+      },
+    }) as unknown as LadderService;
+    return { ladder, sentAgain };
+  };
+
   const deps = (ladder: LadderService, settled: { count: number }): JobPageDeps => ({
     writes: new JobPageWrites(pages),
     ladder,
@@ -126,15 +143,7 @@ describe('a page of a job read now: its row and its charge written side by side'
   it("waits out billing out of reach for a worker's page: its charge sent again, the page not fetched again", async () => {
     const job = await jobWithRow('job_worker_outage');
     const asked: PageRef[] = [];
-    const charged = Promise.reject(new UnavailableError('billing is unavailable'));
-    charged.catch(() => undefined);
-    const sentAgain: { ref: unknown; credits: number }[] = [];
-    const ladder = Object.assign(ladderCharging(charged, asked), {
-      chargeAgain: async (ref: unknown, row: { credits: number }) => {
-        sentAgain.push({ ref, credits: row.credits });
-        if (sentAgain.length === 1) throw new UnavailableError('billing is unavailable');
-      },
-    }) as unknown as LadderService;
+    const { ladder, sentAgain } = ladderBillingAway(1, asked);
     const settled = { count: 0 };
     const read = await readJobPage(deps(ladder, settled), job, { position: 0, url }, async () =>
       pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
@@ -174,32 +183,17 @@ describe('a page of a job read now: its row and its charge written side by side'
 
   it("does not keep a one-URL scrape's caller waiting out an outage: its page fails for the work stream at once", async () => {
     const job = await jobWithRow('job_now_outage');
-    const charged = Promise.reject(new UnavailableError('billing is unavailable'));
-    charged.catch(() => undefined);
-    let sentAgain = 0;
-    const ladder = Object.assign(ladderCharging(charged, []), {
-      chargeAgain: async () => {
-        sentAgain += 1;
-      },
-    }) as unknown as LadderService;
+    const { ladder, sentAgain } = ladderBillingAway(0);
     await expect(
       readJobPage(deps(ladder, { count: 0 }), job, { position: 0, url }, async () => true, 'now'),
     ).rejects.toThrow('billing is unavailable');
-    expect(sentAgain).toBe(0);
+    expect(sentAgain).toEqual([]);
     expect(await pages.findAt(job.id, 0)).toMatchObject({ status: 'running', verdict: null });
   });
 
   it('lets a worker stop while its page waits out an outage: the page fails at once, its row left open for the redelivery', async () => {
     const job = await jobWithRow('job_worker_stops');
-    const charged = Promise.reject(new UnavailableError('billing is unavailable'));
-    charged.catch(() => undefined);
-    let sentAgain = 0;
-    const ladder = Object.assign(ladderCharging(charged, []), {
-      chargeAgain: async () => {
-        sentAgain += 1;
-        throw new UnavailableError('billing is unavailable');
-      },
-    }) as unknown as LadderService;
+    const { ladder, sentAgain } = ladderBillingAway(Infinity);
     const stopping = new AbortController();
     const reading = readJobPage(
       { ...deps(ladder, { count: 0 }), stopping: stopping.signal },
@@ -208,10 +202,10 @@ describe('a page of a job read now: its row and its charge written side by side'
       async () => pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
     );
     // It waits (0.5 s, sends the charge again, then 1 s, …) until the worker stops.
-    while (sentAgain === 0) await new Promise((r) => setTimeout(r, 20));
+    while (sentAgain.length === 0) await new Promise((r) => setTimeout(r, 20));
     stopping.abort();
     await expect(reading).rejects.toThrow('billing is unavailable');
-    expect(sentAgain).toBe(1);
+    expect(sentAgain).toHaveLength(1);
     expect(await pages.findAt(job.id, 0)).toMatchObject({ status: 'running', verdict: null });
   });
 });
