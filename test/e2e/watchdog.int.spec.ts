@@ -263,7 +263,6 @@ describe("the watchdog and a leased crawl's lease", () => {
   let t: TestFleet;
   let bus: Bus;
   let key: string;
-  let worker: scrape.ScrapeApp | null = null;
 
   beforeAll(async () => {
     web = await startTestWeb();
@@ -271,9 +270,7 @@ describe("the watchdog and a leased crawl's lease", () => {
       FETCH_HOST_MAP: web.hostMap,
       CRAWL_TICK_MS: '100',
       JOB_STALL_MS: '2000',
-      // A lease taken from the lane has a whole interval to make its first pull: a worker that
-      // has just started, on a loaded CI machine, took over a second for it once (1000 here then).
-      JOB_WATCHDOG_MS: '3000',
+      JOB_WATCHDOG_MS: '300',
       CRAWL_ENGINE: 'leased',
     });
     const ws = await t.createWorkspace('lease-waits');
@@ -284,7 +281,6 @@ describe("the watchdog and a leased crawl's lease", () => {
     await t.fleet.stopService('scrape');
   });
   afterAll(async () => {
-    await worker?.stop();
     await bus.close();
     await t.stop();
     await web.close();
@@ -292,7 +288,7 @@ describe("the watchdog and a leased crawl's lease", () => {
 
   const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
 
-  it('leaves a crawl waiting for a free worker alone; fails one whose lease was lost; a worker that comes late crawls the next', async () => {
+  it('leaves a crawl waiting for a free worker alone; fails one whose lease was lost', async () => {
     const start = async () => {
       const res = await t.call('POST', '/crawl', {
         key,
@@ -333,36 +329,5 @@ describe("the watchdog and a leased crawl's lease", () => {
     });
     expect(await t.db.prisma.crawlUrl.count({ where: { runId: lost.runId!, state: 'unfetched' } })).toBe(1);
     expect(await t.db.prisma.run.findUniqueOrThrow({ where: { id: lost.runId! } })).toMatchObject({ status: 'error' });
-
-    // The next crawl's lease waits past the stall time too, then a worker comes and takes it.
-    // The crawl has not moved for longer than JOB_STALL_MS when its first pull lands; the
-    // watchdog, which saw the lease waiting at its last look, gives that pull a whole interval
-    // (StalledWorkWatchdog) and the crawl is crawled to the end.
-    const next = await start();
-    await until(
-      'the lease to go out',
-      () => bus.consumerInfo('scrape-lease'),
-      (c) => c.pending === 1,
-    );
-    await new Promise((r) => setTimeout(r, 3000));
-    worker = await scrape.buildApp(
-      scrape.loadConfig({
-        ...process.env,
-        ...t.env,
-        BILLING_GRPC_URL: t.fleet.grpc.billing,
-        CRAWL_GRPC_URL: t.fleet.grpc.crawl,
-        SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
-      }),
-    );
-    await worker.start();
-    const done = await until(
-      'the crawl to end',
-      () => jobOf(next),
-      (j) => !['queued', 'running'].includes(j.status),
-    );
-    expect(done).toMatchObject({ status: 'done', progress: { done: 5, total: 5, queued: 0 }, creditsUsed: 5 });
-    expect((done.result as { leases: { delivery: number }[] }).leases).toEqual([
-      expect.objectContaining({ generation: 0, delivery: 1 }),
-    ]);
   });
 });
