@@ -6,6 +6,7 @@ import { connectClient, type RpcClient } from '@tidemark/rpc';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, treeSite, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { until as pollUntil } from '../support/until.js';
 
 /** Pages of the slow site (and the root): slow enough that a crawl of it is running while we look. */
 const PAGES = 100;
@@ -153,15 +154,8 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     creditsExhausted: false,
     gaveUp: false,
   });
-  const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000) => {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await read();
-      if (ok(v)) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 300)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000) =>
+    pollUntil(what, read, ok, { timeoutMs, everyMs: 50, shown: 300 });
 
   /** Starts a crawl and waits for its end: the job as it ended, and its id. */
   const crawlToEnd = async (body: Record<string, unknown>) => {

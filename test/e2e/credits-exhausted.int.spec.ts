@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestWeb, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { until as pollUntil } from '../support/until.js';
 
 /**
  * Issue 12, item 9: a crawl or a project run whose workspace runs out of credits stops, says
@@ -37,16 +38,9 @@ describe('credits that run out mid-crawl', () => {
     expect((await fleet.call('GET', '/me', { key: ws.apiKey })).body.credits.remaining).toBe(credits);
     return ws;
   };
-  const until = async (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 300_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (ok(v)) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
-      // A free workspace may ask 60 times a minute: polls stay well under that.
-      await new Promise((r) => setTimeout(r, 1500));
-    }
-  };
+  // A free workspace may ask 60 times a minute: polls stay well under that.
+  const until = (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 300_000) =>
+    pollUntil(what, read, ok, { timeoutMs: ms, everyMs: 1500 });
   /** Still going, or not answered yet (a refused poll says nothing about the job). */
   const open = (s: unknown) => typeof s !== 'string' || s === 'queued' || s === 'running';
   const pagesFetched = (host: string, since: number) =>

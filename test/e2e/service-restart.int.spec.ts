@@ -5,6 +5,7 @@ import * as crawl from '@tidemark/crawl';
 import * as scrape from '@tidemark/scrape';
 import { startTestWeb, treeSite, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { until as pollUntil } from '../support/until.js';
 
 /** Pages of the crawled site (and its root), each slow enough that the crawl is running while billing is away. */
 const PAGES = 100;
@@ -32,15 +33,8 @@ const fleetWithWorkspace = async (web: TestWeb, name: string, env: Record<string
   return { t, key: ws.apiKey, workspaceId: ws.workspaceId };
 };
 
-const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 120_000) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 120_000) =>
+  pollUntil(what, read, ok, { timeoutMs: ms, everyMs: 50 });
 
 /**
  * A service goes away in the middle of a leased crawl (a restart, a rolling upgrade) and comes

@@ -10,6 +10,7 @@ import {
 } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 import { expectStorable } from '../support/storable.js';
+import { until as pollUntil } from '../support/until.js';
 
 /**
  * Issue 12, item 8: pages with NUL bytes, lone surrogates and bytes that are not UTF-8 are stored
@@ -33,15 +34,8 @@ describe('text that PostgreSQL cannot hold, from pages and from callers', () => 
   });
 
   const url = (path: string) => web.url('hostile.test', path);
-  const until = async (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 60_000): Promise<any> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (ok(v)) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 500)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  const until = (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 60_000): Promise<any> =>
+    pollUntil(what, read, ok, { timeoutMs: ms, everyMs: 200, shown: 500 });
   const ended = (body: { status: string }) => !['queued', 'running'].includes(body.status);
   /** A crawl started with `body` and read (its first 100 rows, no bodies) once it has ended. */
   const crawlToEnd = async (body: Record<string, unknown>): Promise<{ id: string; job: any }> => {

@@ -6,6 +6,7 @@ import * as scrape from '@tidemark/scrape';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { until as pollUntil } from '../support/until.js';
 
 /**
  * Issue 12, item 10: a job or run that makes no progress is failed with a reason by the watchdog
@@ -26,15 +27,8 @@ const laneBus = (t: TestFleet) =>
   });
 
 /** Reads until `ok`, or fails naming what it waited for. */
-const until = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000) =>
+  pollUntil(what, read, ok, { timeoutMs: ms, everyMs: 100 });
 
 describe('the watchdog ends stalled jobs and runs', () => {
   let web: TestWeb;

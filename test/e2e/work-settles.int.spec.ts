@@ -5,6 +5,7 @@ import * as scrape from '@tidemark/scrape';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { until as pollUntil } from '../support/until.js';
 
 /**
  * Issue 12, item 10: work that fails for good settles its row and its job with a reason. The
@@ -40,15 +41,8 @@ describe('work that always fails ends, with its reason', () => {
   });
 
   const url = (path: string) => web.url('hostile.test', path);
-  const until = async (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 120_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (ok(v)) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 400)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
+  const until = (what: string, read: () => Promise<any>, ok: (v: any) => boolean, ms = 120_000) =>
+    pollUntil(what, read, ok, { timeoutMs: ms, everyMs: 250 });
   const ended = (b: { status?: string }) => typeof b.status === 'string' && !['queued', 'running'].includes(b.status);
   const gaveUp = /^the page was read but could not be stored \(gave up after 5 tries\)$/;
 
