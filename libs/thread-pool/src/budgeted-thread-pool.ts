@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '@tidemark/telemetry';
-import type { TaskReply } from './serve-tasks.js';
+import type { TaskReply, ThreadReady } from './serve-tasks.js';
+import { readCpuMs } from './thread-cpu.js';
 
 /** Why a task did not answer, for the owner of the pool to word as its own error. */
 export type PoolFailure<Task> =
@@ -27,7 +28,12 @@ export interface BudgetedThreadPoolOptions<Task> {
    * (loading its modules, ~1 s of a core under tsx) is then not the first task's wait.
    */
   warm?: number;
-  /** What one task may take on its thread before the thread is ended. */
+  /**
+   * What one task may take on its thread before the thread is ended: CPU time of its thread
+   * where the thread has a CPU clock (Linux), so a task that waited for a core on a loaded machine
+   * is not ended for it; and never more than `WALL_BUDGETS` times it on the wall clock (the only
+   * clock elsewhere).
+   */
   budgetMs: number;
   /** Heap one thread may grow to; past it the thread fails and its task with it. */
   heapMb: number;
@@ -52,7 +58,21 @@ interface Slot<Task> {
   ready: boolean;
   current: Pending<Task> | null;
   timer?: NodeJS.Timeout;
+  /** The thread's CPU clock (a file), null where it has none. */
+  cpuClock: string | null;
+  /** The thread's CPU clock when it last answered: the current task's CPU counts from it. */
+  cpuMs?: number;
+  /** When the current task was handed over (performance.now()). */
+  startedAt: number;
 }
+
+/**
+ * A task may take its budget in CPU time, but at most this many budgets on the wall clock: a
+ * starved machine does not keep a caller waiting without end.
+ */
+export const WALL_BUDGETS = 3;
+/** The shortest a task is given again when its CPU time is still under its budget. */
+const RECHECK_MIN_MS = 20;
 
 const BOOT = new URL('./worker-boot.mjs', import.meta.url);
 
@@ -158,6 +178,7 @@ export class BudgetedThreadPool<Task extends object> {
       const job = this.queue.splice(at, 1)[0]!;
       slot.current = job;
       // The budget counts from when a thread takes the task, not from when it was queued.
+      slot.startedAt = performance.now();
       slot.timer = setTimeout(() => this.overBudget(slot), this.opts.budgetMs);
       slot.worker.postMessage(job.task, this.opts.transfer?.(job.task) ?? []);
     }
@@ -169,10 +190,12 @@ export class BudgetedThreadPool<Task extends object> {
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.opts.heapMb },
     });
-    const slot: Slot<Task> = { worker, ready: false, current: null };
-    worker.on('message', (msg: TaskReply | { ready: true }) => {
+    const slot: Slot<Task> = { worker, ready: false, current: null, cpuClock: null, startedAt: 0 };
+    worker.on('message', (msg: TaskReply | ThreadReady) => {
+      slot.cpuMs = msg.cpuMs;
       if ('ready' in msg) {
         slot.ready = true;
+        slot.cpuClock = msg.cpuClock;
         this.pump();
         return;
       }
@@ -201,9 +224,32 @@ export class BudgetedThreadPool<Task extends object> {
     this.slots.push(slot);
   }
 
+  /**
+   * The task's budget has passed on the wall clock. Where its thread has a CPU clock and the task
+   * has run less than its budget on it (it waited for a core), it is given the rest, within
+   * `WALL_BUDGETS` budgets on the wall clock; otherwise its thread is ended.
+   */
   private overBudget(slot: Slot<Task>): void {
+    const { budgetMs } = this.opts;
+    const wallLeft = budgetMs * WALL_BUDGETS - (performance.now() - slot.startedAt);
+    const cpuLeft = this.cpuLeft(slot);
+    if (cpuLeft > 0 && wallLeft > 0) {
+      slot.timer = setTimeout(() => this.overBudget(slot), Math.min(Math.max(cpuLeft, RECHECK_MIN_MS), wallLeft));
+      return;
+    }
     void this.end(slot, (task) => this.opts.failure({ kind: 'budget', task, budgetMs: this.opts.budgetMs }));
     this.pump();
+  }
+
+  /** CPU time the current task has left of its budget; 0 where that cannot be told. */
+  private cpuLeft(slot: Slot<Task>): number {
+    if (!slot.cpuClock || slot.cpuMs === undefined) return 0;
+    try {
+      return this.opts.budgetMs - (readCpuMs(slot.cpuClock) - slot.cpuMs);
+    } catch {
+      // The thread is gone: its exit ends the task.
+      return 0;
+    }
   }
 
   /** Takes a thread out of the pool, failing its task, and ends it. */

@@ -1,2 +1,7 @@
-export { BudgetedThreadPool, type BudgetedThreadPoolOptions, type PoolFailure } from './budgeted-thread-pool.js';
+export {
+  BudgetedThreadPool,
+  WALL_BUDGETS,
+  type BudgetedThreadPoolOptions,
+  type PoolFailure,
+} from './budgeted-thread-pool.js';
 export { serveTasks, type TaskReply } from './serve-tasks.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@tidemark/telemetry';
-import { BudgetedThreadPool, type PoolFailure } from '../src/index.js';
+import { BudgetedThreadPool, type PoolFailure, WALL_BUDGETS } from '../src/index.js';
 import type { EchoTask } from './echo.worker.js';
 
 class Failed extends Error {
@@ -58,6 +58,19 @@ describe('BudgetedThreadPool: tasks on threads, each within a budget', () => {
     const spin = pool.run({ kind: 'spin' });
     expect(await pool.run<string>({ kind: 'echo', value: 'beside' })).toBe('echo beside');
     await expect(spin).rejects.toMatchObject({ failure: 'budget', message: 'spin past 1000 ms' });
+    expect(await pool.run<string>({ kind: 'echo', value: 'then' })).toBe('echo then');
+  });
+
+  it("counts a task's budget in its thread's CPU time: a task that waits past it on the wall clock answers", async () => {
+    // Held without running (as a task is on a machine whose cores are busy) for 1.5 budgets.
+    expect(await pool.run<number>({ kind: 'hold', ms: 1_500 })).toEqual(expect.any(Number));
+  });
+
+  it(`ends a task that holds its thread past ${WALL_BUDGETS} budgets on the wall clock`, async () => {
+    await expect(pool.run({ kind: 'hold', ms: (WALL_BUDGETS + 2) * 1_000 })).rejects.toMatchObject({
+      failure: 'budget',
+      message: 'hold past 1000 ms',
+    });
     expect(await pool.run<string>({ kind: 'echo', value: 'then' })).toBe('echo then');
   });
 
