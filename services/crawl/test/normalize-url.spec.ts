@@ -13,6 +13,12 @@ describe('normalizeUrl: the frontier dedupe key', () => {
     ['https://user:pw@example.com/', 'https://example.com/'],
     ['https://example.com/a///', 'https://example.com/a'],
     ['https://example.com///', 'https://example.com/'],
+    // escaped dots are dot segments (WHATWG), an empty query and a bare "?" go, hosts as parsed
+    ['https://example.com/a/%2E%2e/b/', 'https://example.com/b'],
+    ['https://example.com/a?#x', 'https://example.com/a'],
+    ['http://[::FFFF:127.0.0.1]:81/x/', 'http://[::ffff:7f00:1]:81/x'],
+    ['https://BÜCHER.example/Ä', 'https://xn--bcher-kva.example/%C3%84'],
+    ['https://e.com/s?q=a+b&p=%7e', 'https://e.com/s?p=%7E&q=a+b'],
     // many slashes within MAX_URL_LENGTH: trimmed by a loop (a /\/+$/ regex is quadratic here)
     [`https://example.com/${'/'.repeat(2_000)}a/`, `https://example.com/${'/'.repeat(2_000)}a`],
   ])('%#: %s', (raw, key) => expect(normalizeUrl(raw)).toBe(key));

@@ -25,18 +25,18 @@ export const normalizeUrl = (raw: string, base?: string): string | null => {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  url.hash = '';
-  url.username = '';
-  url.password = '';
-  let path = normalizeEscapes(url.pathname);
+  // The key is spelled from the parsed parts (no credentials, no fragment): each URL setter would
+  // parse the whole URL again, and a crawl keys every link of every page.
+  let path = url.pathname.includes('%') ? normalizeEscapes(url.pathname) : url.pathname;
   if (path.length > 1 && path.endsWith('/')) path = withoutTrailingSlashes(path) || '/';
-  url.pathname = path;
-  const params = [...url.searchParams];
-  const names = params.map(([k]) => k);
-  if (new Set(names).size === names.length) params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const query = new URLSearchParams(params).toString();
-  url.search = query ? `?${query}` : ''; // a bare "?" goes too
-  const key = url.toString();
+  let query = '';
+  if (url.search.length > 1) {
+    const params = [...url.searchParams];
+    const names = params.map(([k]) => k);
+    if (new Set(names).size === names.length) params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    query = new URLSearchParams(params).toString();
+  }
+  const key = `${url.protocol}//${url.host}${path}${query ? `?${query}` : ''}`; // a bare "?" goes too
   return key.length > MAX_URL_LENGTH ? null : key;
 };
 
