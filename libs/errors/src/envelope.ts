@@ -1,5 +1,6 @@
-import { ApiError, InternalError } from './api-error.js';
+import { ApiError, InternalError, UnavailableError } from './api-error.js';
 import { isErrorCode } from './codes.js';
+import { isOutage } from './outage.js';
 import type { WireError } from './api-error.js';
 
 /** The spec's error body. `details` is ours: the failing fields of a validation error. */
@@ -18,8 +19,16 @@ export const toEnvelope = (err: ApiError, requestId: string): ErrorEnvelope => (
   ...(err.meta.details ? { details: err.meta.details } : {}),
 });
 
-/** Anything thrown becomes an ApiError; unknown failures become `internal` keeping the cause. */
-export const asApiError = (err: unknown): ApiError => (err instanceof ApiError ? err : new InternalError(err));
+/**
+ * Anything thrown becomes an ApiError: a dependency out of reach (`isOutage`) `unavailable`,
+ * other unknown failures `internal`, each keeping the cause.
+ */
+export const asApiError = (err: unknown): ApiError =>
+  err instanceof ApiError
+    ? err
+    : isOutage(err)
+      ? new UnavailableError('a service this request needs is out of reach; try again shortly', err)
+      : new InternalError(err);
 
 /** Rebuilds the error a peer serialized with `toWire()`; garbage becomes `internal`. */
 export const fromWire = (wire: unknown): ApiError => {
