@@ -3,6 +3,8 @@
 //   node --single-threaded-gc --import tsx libs/content/scripts/profile-pipeline.ts
 //                                     (garbage collection then counts on the stage that caused it)
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx libs/content/scripts/profile-pipeline.ts
+//   PROFILE_PAGES=2905,4369 node --import tsx libs/content/scripts/profile-pipeline.ts
+//                                     (those pages only, each stage printed for each page)
 // The stages replay extractContent's steps for the benchmark's request (markdown, main content
 // only); the last line times extractContent itself on the same pages. CPU time of the process
 // rather than wall time, so that other work on the machine matters less.
@@ -31,8 +33,10 @@ const files = fs
   .filter((f) => f.endsWith('.html.gz'))
   .sort();
 const step = Math.max(1, Math.floor(files.length / SAMPLE));
-const pages = files
-  .filter((_, i) => i % step === 0)
+const only = process.env.PROFILE_PAGES?.split(',');
+const pages = (
+  only ? files.filter((f) => only.includes(f.replace(/\.html\.gz$/, ''))) : files.filter((_, i) => i % step === 0)
+)
   .slice(0, SAMPLE)
   .map((f) => ({
     id: f.replace(/\.html\.gz$/, ''),
@@ -44,10 +48,15 @@ const cpuMs = (): number => {
   return (user + system) / 1000;
 };
 const totals = new Map<string, number>();
+/** With PROFILE_PAGES: each page's stages, from its last round. */
+const byPage = new Map<string, Map<string, number>>();
+let current = '';
 function time<T>(stage: string, fn: () => T): T {
   const t0 = cpuMs();
   const out = fn();
-  totals.set(stage, (totals.get(stage) ?? 0) + cpuMs() - t0);
+  const ms = cpuMs() - t0;
+  totals.set(stage, (totals.get(stage) ?? 0) + ms);
+  if (only) byPage.set(current, (byPage.get(current) ?? new Map<string, number>()).set(stage, ms));
   return out;
 }
 
@@ -55,6 +64,7 @@ const perPage = new Map<string, number>();
 for (let r = 0; r < ROUNDS; r++) {
   for (const p of pages) {
     const url = `https://bench.example/${p.id}`;
+    current = p.id;
     const t0 = cpuMs();
     const doc = time('parse', () => parseDocument(p.html));
     const scan = time('scan', () => scanPage(doc));
@@ -84,6 +94,10 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const n = pages.length * ROUNDS;
 for (const [stage, ms] of totals) console.log(`${stage.padEnd(18)} ${(ms / n).toFixed(2).padStart(6)} CPU ms/page`);
+for (const [id, stages] of byPage)
+  console.log(
+    `${id} (${pages.find((p) => p.id === id)!.html.length} chars): ${[...stages].map(([k, ms]) => `${k} ${ms.toFixed(1)}`).join(', ')}`,
+  );
 const slow = [...perPage].sort((a, b) => b[1] - a[1]).slice(0, 8);
 console.log('slowest pages:', slow.map(([id, ms]) => `${id} ${ms.toFixed(1)}`).join(', '));
 

@@ -1,17 +1,10 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { asApiError } from '../../errors/src/index.js';
 import { createPrismaClient, createRawDb } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../testkit/src/index.js';
 
-/** A loopback port nothing listens on (one the system gave out and took back). */
-const closedPort = async (): Promise<number> => {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-};
+/** A loopback port nothing listens on: tcpmux's, which nothing here serves. */
+const CLOSED_PORT = 1;
 
 const codeOf = async (work: Promise<unknown>) => {
   const err = await work.then(
@@ -34,7 +27,7 @@ describe('a database out of reach is `unavailable` (503, waited out), not `inter
   afterAll(() => db.drop());
 
   it('when nothing answers on its port: Prisma (model and raw SQL) and node-postgres', async () => {
-    const url = `postgresql://postgres@127.0.0.1:${await closedPort()}/nowhere`;
+    const url = `postgresql://postgres@127.0.0.1:${CLOSED_PORT}/nowhere`;
     const prisma = createPrismaClient(url, 1);
     const raw = createRawDb(url, 1);
     try {
@@ -47,12 +40,24 @@ describe('a database out of reach is `unavailable` (503, waited out), not `inter
     }
   });
 
-  it('when the server ends the session (57P01, as a restart does)', async () => {
+  it('when the server ends the session under a running statement (57P01, as a restart does)', async () => {
     const prisma = createPrismaClient(db.url, 1);
     try {
       const [backend] = await prisma.$queryRawUnsafe<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+      const running = prisma.$queryRawUnsafe('SELECT pg_sleep(30)');
+      const settled = running.catch(() => undefined);
+      // Ended only once the statement runs, so it is the statement that fails (not a later one,
+      // which the pool would send on a new connection).
+      for (let active = false; !active;) {
+        const rows = await db.raw.$queryRawUnsafe<unknown[]>(
+          "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'",
+          backend!.pid,
+        );
+        active = rows.length > 0;
+      }
       await db.raw.$queryRawUnsafe('SELECT pg_terminate_backend($1)', backend!.pid);
-      expect(await codeOf(prisma.$queryRawUnsafe('SELECT 1'))).toEqual(UNAVAILABLE);
+      expect(await codeOf(running)).toEqual(UNAVAILABLE);
+      await settled;
     } finally {
       await prisma.$disconnect();
     }

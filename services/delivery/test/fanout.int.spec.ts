@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeliveryEnv } from './support/delivery-env.js';
 import { Receiver } from './support/receiver.js';
@@ -8,13 +7,16 @@ const EVENTS = 1000;
 const RECEIVERS = 20;
 const HOST_CONCURRENCY = 4;
 const HANG_TIMEOUT_MS = 10_000;
+/**
+ * A port nothing listens on: tcpmux's, which nothing here serves. (A port the system gave out and
+ * took back can be given to another test's server on a loaded machine, which then answers.)
+ */
+const REFUSED_PORT = 1;
 
 describe('1,000 project events to 20 receivers, 2 of them dead', () => {
   let env: DeliveryEnv;
   let live: Receiver[];
   let hanging: Receiver;
-  let refusedPort: number;
-  let closedServer: Server;
 
   beforeAll(async () => {
     env = await DeliveryEnv.create({
@@ -31,11 +33,6 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
     });
     live = await Promise.all(Array.from({ length: RECEIVERS - 2 }, () => Receiver.start()));
     hanging = await Receiver.start(() => ({ status: 200, hang: true }));
-    // A port nothing listens on: connections are refused.
-    closedServer = createServer();
-    await new Promise<void>((ok) => closedServer.listen(0, '127.0.0.1', ok));
-    refusedPort = (closedServer.address() as { port: number }).port;
-    await new Promise<void>((ok) => closedServer.close(() => ok()));
   });
   afterAll(async () => {
     await env.close();
@@ -44,7 +41,7 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
 
   it('delivers every event to the live receivers without waiting on the dead', async () => {
     const ws = await env.workspace();
-    const urls = [...live.map((r) => r.url('/p')), hanging.url('/p'), `http://127.0.0.1:${refusedPort}/p`];
+    const urls = [...live.map((r) => r.url('/p')), hanging.url('/p'), `http://127.0.0.1:${REFUSED_PORT}/p`];
     const projects = await Promise.all(
       urls.map((url, i) => env.project(ws, { webhook_url: url, webhook_events: ['page.changed'] }, `s${i}.test`)),
     );
@@ -105,6 +102,6 @@ describe('1,000 project events to 20 receivers, 2 of them dead', () => {
     // The refused receiver's deliveries were tried and wait for a retry (or, past six, are paused).
     const refused = await env.prisma.delivery.findMany({ where: { projectId: projects[RECEIVERS - 1]! } });
     expect(refused).toHaveLength(perReceiver);
-    expect(refused.every((d) => ['pending', 'paused'].includes(d.status) && d.lastStatus === null)).toBe(true);
+    expect(refused.filter((d) => !['pending', 'paused'].includes(d.status) || d.lastStatus !== null)).toEqual([]);
   }, 240_000);
 });
