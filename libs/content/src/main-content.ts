@@ -1430,20 +1430,22 @@ function sideCopy(c: number, stats: Stats): boolean {
   const el = stats.el[c]!;
   // Copies are inline (a span, a link); two headings or boxes that say the same are the page's.
   if (!GLUE_INLINE.has(el.localName)) return false;
-  const copyOf = (sib: ChildNode | null, before: boolean): boolean => {
-    while (sib && sib.nodeType === 8) sib = before ? sib.previousSibling : sib.nextSibling;
-    if (!sib) return false;
-    let s: string;
-    if (sib.nodeType === 3) {
-      s = (sib as Text).data;
-      if (s.length < n || s.length > 2 * n + 8 || /\s/.test(before ? s[s.length - 1]! : s[0]!)) return false;
-    } else if (sib.nodeType === 1 && before) {
-      s = (sib as Element).textContent ?? '';
-      if (s.length < n || s.length > 2 * n + 8) return false;
-    } else return false;
-    return s.trim() === (el.textContent ?? '').trim();
-  };
-  return copyOf(el.previousSibling, true) || copyOf(el.nextSibling, false);
+  return copyBeside(el, n, el.previousSibling, true) || copyBeside(el, n, el.nextSibling, false);
+}
+
+/** Whether `sib` (the sibling before or after `el`, whose text is `n` characters) says what `el` says. */
+function copyBeside(el: Element, n: number, sib: ChildNode | null, before: boolean): boolean {
+  while (sib && sib.nodeType === 8) sib = before ? sib.previousSibling : sib.nextSibling;
+  if (!sib) return false;
+  let s: string;
+  if (sib.nodeType === 3) {
+    s = (sib as Text).data;
+    if (s.length < n || s.length > 2 * n + 8 || /\s/.test(before ? s[s.length - 1]! : s[0]!)) return false;
+  } else if (sib.nodeType === 1 && before) {
+    s = (sib as Element).textContent ?? '';
+    if (s.length < n || s.length > 2 * n + 8) return false;
+  } else return false;
+  return s.trim() === (el.textContent ?? '').trim();
 }
 
 /**
@@ -1917,9 +1919,14 @@ const ASIDE_HEADING =
 function recirculationLine(i: number, stats: Stats): boolean {
   const { text, link } = stats;
   if (text[i]! > TUNING.recirculationChars || link[i]! < 0.5 * text[i]!) return false;
-  const el = stats.el[i]!;
-  if (el.getElementsByTagName('a').length !== 1) return false;
-  return RECIRCULATION_LABEL.test(el.textContent ?? '');
+  // One link in the subtree, counted on the walk's own arrays (every element of the subtree is
+  // there in document order: the parse caps the tree's depth well under MAX_DEPTH): a list of the
+  // subtree's anchors for each candidate cost the winner's pruning a fifth of its time on pages
+  // of many small linked blocks.
+  let anchors = 0;
+  for (let c = i + 1; c < stats.end[i]!; c++) if (stats.el[c]!.localName === 'a' && ++anchors > 1) return false;
+  if (anchors !== 1) return false;
+  return RECIRCULATION_LABEL.test(stats.el[i]!.textContent ?? '');
 }
 
 const RECIRCULATION_LABEL =
