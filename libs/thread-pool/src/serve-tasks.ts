@@ -19,16 +19,23 @@ export interface ThreadReady {
 /**
  * The thread's side: runs what the pool hands it, one task at a time (the pool hands the next
  * only when this one has answered, so an async task is one at a time too). The pool ends the
- * thread when a task outruns its budget, so nothing here watches time; it reads the thread's CPU
- * clock after each task, so the pool can tell a task that ran its budget from one that waited for a
- * core. Call once, after the
- * module's imports: the pool starts a task's budget clock only when the thread says it is ready.
+ * thread when a task outruns its budget, so nothing here watches time; the thread's CPU clock is
+ * read after each task, so the pool can tell a task that ran its budget from one that waited for
+ * a core. Call once, after the module's imports: the pool starts a task's budget clock only when
+ * the thread says it is ready.
  */
 export const serveTasks = <Task>(run: (task: Task) => unknown): void => {
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs on a worker thread');
   const cpuClock = ownCpuClockFile();
-  const cpuMs = () => (cpuClock ? { cpuMs: readCpuMs(cpuClock) } : {});
+  // A clock that cannot be read leaves the next task to the wall clock; the answer still goes.
+  const cpuMs = (): { cpuMs?: number } => {
+    try {
+      return cpuClock ? { cpuMs: readCpuMs(cpuClock) } : {};
+    } catch {
+      return {};
+    }
+  };
   port.on('message', async (task: Task & { id: number }) => {
     let reply: TaskReply;
     try {
