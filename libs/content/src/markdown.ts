@@ -208,6 +208,18 @@ function imageMarkdown(node: ElementLike, keepDataImages: boolean): string | nul
 
 /** What a code block is written in, from the class of its <pre> (cleaning puts it there) or <code>. */
 const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/;
+/**
+ * Classes that tell a highlighter what to do rather than what the code is: Discourse's
+ * `lang-auto` (guess it), Prism's `language-none`, highlight.js's `nohighlight`. Written as the
+ * fence's info string they would name a language that does not exist.
+ */
+const NOT_A_LANGUAGE = new Set(['auto', 'none', 'nohighlight', 'no-highlight', 'undefined', 'null']);
+
+const languageOf = (node: ElementLike, code: ElementLike | undefined): string => {
+  const language =
+    LANGUAGE.exec(node.getAttribute('class') ?? '')?.[1] ?? LANGUAGE.exec(code?.getAttribute('class') ?? '')?.[1] ?? '';
+  return NOT_A_LANGUAGE.has(language.toLowerCase()) ? '' : language;
+};
 
 /**
  * A <pre> is a fenced code block whatever it holds (NHM fenced only a <pre> around a single
@@ -216,8 +228,7 @@ const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/;
  */
 function codeBlock(node: ElementLike): TranslatorConfig {
   const code = node.childNodes.find((c) => c.nodeType === 1) as ElementLike | undefined;
-  const language =
-    LANGUAGE.exec(node.getAttribute('class') ?? '')?.[1] ?? LANGUAGE.exec(code?.getAttribute('class') ?? '')?.[1] ?? '';
+  const language = languageOf(node, code);
   const text = node.textContent.replace(/^\n/, '').replace(/\s+$/, '');
   if (!text) return { ignore: true };
   let longest = 0;

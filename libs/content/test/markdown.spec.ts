@@ -49,6 +49,16 @@ describe('markdown rendering', () => {
     ).toContain('```python\nprint(1)\n```');
   });
 
+  it("writes no language for a highlighter's directive (lang-auto, language-none, nohighlight)", () => {
+    const prose = '<p>Run this first and then read on for the details below.</p>';
+    expect(render(`${prose}<pre><code class="lang-auto">ls -la</code></pre>`)).toContain('```\nls -la\n```');
+    expect(render(`${prose}<pre class="language-none"><code>ls -la</code></pre>`)).toContain('```\nls -la\n```');
+    expect(render(`${prose}<pre><code class="hljs lang-nohighlight">ls -la</code></pre>`)).toContain(
+      '```\nls -la\n```',
+    );
+    expect(render(`${prose}<pre><code class="lang-bash">ls -la</code></pre>`)).toContain('```bash\nls -la\n```');
+  });
+
   it('drops links without text and collapses runs of blank lines', () => {
     const md = render(
       '<p>A paragraph long enough to be the main content of this tiny page.</p><a href="/x"></a><br><br><br><br><p>Another paragraph that follows after many breaks in the source.</p>',
