@@ -247,6 +247,8 @@ const enum Flag {
   OtherPages = 4096,
   /** A <form> with no field to fill in (PageScan.fieldForms): furniture only when mostly links. */
   FormShown = 8192,
+  /** Marked up as an author (microdata's `itemprop="author"`): a byline's name, or an author box. */
+  Author = 16384,
 }
 
 /**
@@ -658,6 +660,7 @@ function flagsOf(el: Element, tag: string, matcher: NameMatcher, product: boolea
   if (names & NAME_REVIEWS) flags |= Flag.Comments | Flag.Reviews;
   if (names & NAME_CONTENT) flags |= Flag.Content;
   if (names & NAME_DESCRIPTION || itemprop === 'description') flags |= Flag.Description;
+  if (itemprop !== null && ITEMPROP_AUTHOR.test(itemprop)) flags |= Flag.Author;
   if (names & NAME_PURCHASE) flags |= Flag.Purchase;
   if (names & NAME_OTHER_PAGES) flags |= Flag.OtherPages;
   if (tag === 'article' || tag === 'main' || role === 'main' || itemprop === 'articleBody') {
@@ -1684,7 +1687,31 @@ function authorBoxes(root: number, stats: Stats): void {
       f = end[box]! - 1;
     }
   }
+  describedAuthors(root, stats);
 }
+
+/**
+ * An author box the page marks as one, wherever it stands: microdata's author (`itemprop="author"`)
+ * around a description (`itemprop="description"`, or an element named as one): the bio that the
+ * Simple Author Box, Starbox and theme author boxes write. A byline names its author without
+ * describing them, and a forum post's author card carries no description. Small, as
+ * `authorBoxes` asks of a box found by its link.
+ */
+function describedAuthors(root: number, stats: Stats): void {
+  const { end, text, flags } = stats;
+  const most = Math.min(TUNING.authorBoxChars, TUNING.storiesMaxShare * text[root]!);
+  for (let f = root + 1; f < end[root]!; f++) {
+    if (!(flags[f]! & Flag.Author) || text[f]! === 0 || text[f]! > most) continue;
+    let described = false;
+    for (let c = f + 1; c < end[f]! && !described; c++)
+      described = text[c]! > 0 && (flags[c]! & Flag.Description) !== 0;
+    if (!described) continue;
+    stats.otherCards.add(f);
+    f = end[f]! - 1;
+  }
+}
+
+const ITEMPROP_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
 
 function headings(i: number, stats: Stats): number {
   let n = 0;

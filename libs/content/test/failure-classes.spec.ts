@@ -1014,6 +1014,31 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('View all posts by');
   });
 
+  it('leaves out an author box the page marks as one (an author described, in microdata), wherever it stands', () => {
+    // The story's paragraphs are siblings and a note follows the box, so no element before it
+    // holds the story and its link goes to the writer's own site: only its marks say what it is.
+    const prose = [
+      'The board boots from its eMMC in about eleven seconds and idles at 1.9 watts with the fan off. Under a full compile of the kernel it settles at 7.4 watts, and the heatsink alone keeps it below 70 degrees in a 24-degree room.',
+      'Both Ethernet ports reach line rate in iperf3, and the M.2 slot ran a cheap NVMe drive at 780 MB/s, which is what its single PCIe 2.0 lane allows. The Wi-Fi module is the weak part: 120 Mbit/s a metre from the router.',
+      'At its price it is an easy recommendation for a small router or a home server, less so as a desktop: the GPU driver still lacks video decoding, and the vendor image ships a kernel two years old.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article class="post">
+      <h1>A week with a two-port single-board computer</h1>
+      <p>By <span itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Jean Aubry</span></span>, 3 March 2025</p>
+      <div class="entry-content">${prose.map((p) => `<p>${p}</p>`).join('')}
+      <div class="box-91" itemprop="author" itemscope itemtype="http://schema.org/Person"><img src="/u/jean.jpg" alt="Jean Aubry">
+      <div class="box-91-name"><a href="https://jean.example/" rel="nofollow"><span itemprop="name">Jean Aubry</span></a></div>
+      <div class="box-91-desc"><p itemprop="description">Jean started this site in 2010 as a side project, before leaving his job
+      as an engineering manager to write about embedded boards full time.</p></div></div>
+      <p>Samples were sent by the maker; it saw this review only once it was published.</p></div>
+      </article></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const p of prose) expect(r.text).toContain(p);
+    expect(r.text).toContain('By Jean Aubry, 3 March 2025');
+    expect(r.text).toContain('Samples were sent by the maker');
+    expect(r.text).not.toContain('started this site in 2010');
+  });
+
   it('leaves out a long sidebar of testimonials named nothing but "sidebar"', () => {
     // A theme's sidebar widget of reviews: 1,500+ characters of prose with few links, which
     // a longer name ("toc-content-sidebar") would let count as content.
