@@ -1333,6 +1333,7 @@ function prune(root: number, stats: Stats): Set<Element> {
     otherStories(root, stats);
     formBoxes(root, stats);
     authorBoxes(root, stats);
+    describedAuthors(root, stats);
   }
   emptyContentsTitles(root, stats);
   const copies = repeatedLinks(root, stats);
@@ -1687,7 +1688,6 @@ function authorBoxes(root: number, stats: Stats): void {
       f = end[box]! - 1;
     }
   }
-  describedAuthors(root, stats);
 }
 
 /**

@@ -215,10 +215,13 @@ const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/;
  */
 const NOT_A_LANGUAGE = new Set(['auto', 'none', 'nohighlight', 'no-highlight', 'undefined', 'null']);
 
+/** The language the <pre>'s class names, else its <code>'s; a directive names none. */
 const languageOf = (node: ElementLike, code: ElementLike | undefined): string => {
-  const language =
-    LANGUAGE.exec(node.getAttribute('class') ?? '')?.[1] ?? LANGUAGE.exec(code?.getAttribute('class') ?? '')?.[1] ?? '';
-  return NOT_A_LANGUAGE.has(language.toLowerCase()) ? '' : language;
+  for (const el of [node, code]) {
+    const language = LANGUAGE.exec(el?.getAttribute('class') ?? '')?.[1];
+    if (language && !NOT_A_LANGUAGE.has(language.toLowerCase())) return language;
+  }
+  return '';
 };
 
 /**
