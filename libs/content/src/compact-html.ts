@@ -17,6 +17,15 @@ export const KEEP_ATTRS: Record<string, readonly string[]> = {
 };
 export const VOID = new Set(['area', 'br', 'col', 'hr', 'img', 'source', 'track', 'wbr']);
 export const UNWRAP = new Set(['span', 'font', 'small', 'big', 'abbr', 'time', 'label', 'bdi', 'bdo', 'data', 'mark']);
+/** A tag name node-html-parser reads as a tag; anything else it keeps as text. */
+export const TAG_NAME = /^[a-zA-Z][-.:0-9_a-zA-Z]*$/;
+/**
+ * Elements written by their content alone: UNWRAP's, and an element whose name is no tag to
+ * node-html-parser. Broken markup makes those (`<ulclass="list">` is an element named
+ * `ulclass="list"`); a browser shows its content as it would an unknown element's, where its
+ * tags written out would reach the markdown as escaped text (`\<ulclass="list>`).
+ */
+export const unwrapped = (tag: string): boolean => UNWRAP.has(tag) || !TAG_NAME.test(tag);
 
 const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
@@ -100,7 +109,7 @@ export function contentBlocks(roots: Element[]): ContentBlock[] {
         const tag = child.localName;
         if (INLINE.has(tag)) {
           // Nor does an unwrapped element that leaves nothing in its place.
-          if (inline.length || !UNWRAP.has(tag) || leavesSomething(child)) inline.push(child);
+          if (inline.length || !unwrapped(tag) || leavesSomething(child)) inline.push(child);
         } else {
           flush();
           if (CONTAINERS.has(tag)) open(child);
@@ -123,7 +132,7 @@ const NOT_BLANK = /\S/;
 function leavesSomething(el: Element): boolean {
   for (let n = el.firstChild; n; n = n.nextSibling) {
     if (n.nodeType === 3) return true;
-    if (n.nodeType === 1 && (!UNWRAP.has((n as Element).localName) || leavesSomething(n as Element))) return true;
+    if (n.nodeType === 1 && (!unwrapped((n as Element).localName) || leavesSomething(n as Element))) return true;
   }
   return false;
 }
@@ -152,7 +161,7 @@ export function compactHtmlBlocks(roots: Element[]): string[] {
 function compactInto(root: Element, out: string[], resolve?: UrlResolver): void {
   const visit = (el: Element, resolve: UrlResolver | undefined): void => {
     const tag = el.localName;
-    const unwrap = UNWRAP.has(tag);
+    const unwrap = unwrapped(tag);
     if (!unwrap) {
       let open = `<${tag}`;
       for (const name of KEEP_ATTRS[tag] ?? []) {

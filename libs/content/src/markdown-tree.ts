@@ -9,11 +9,12 @@
 // at the same heading; a closing </div> also closes an <a>, <b>, <i> or <p> left open; a link
 // that starts inside a link closes the outer one (and whatever was opened inside it); closing
 // tags that match nothing are ignored. Text between two tags is one text node. A block this
-// replay does not cover (an element whose text node-html-parser keeps raw, a tag name it does
-// not read as a tag, an element left open at the end) answers null and goes the string way.
+// replay does not cover (an element whose text node-html-parser keeps raw, an element left open
+// at the end) answers null and goes the string way. An element named what node-html-parser does
+// not read as a tag is written by its content, in both ways (compact-html.ts, `unwrapped`).
 
 import { resolvedAttr } from './clean.js';
-import { KEEP_ATTRS, UNWRAP, VOID, type ContentBlock } from './compact-html.js';
+import { KEEP_ATTRS, unwrapped, VOID, type ContentBlock } from './compact-html.js';
 import { firstChildOf, nextSiblingOf } from './linked-nodes.js';
 import type { UrlResolver } from './urls.js';
 
@@ -129,8 +130,6 @@ const PARSER_VOID = new Set([
 ]);
 /** Elements whose content node-html-parser (as NHM configures it) skips as raw text. */
 const RAW_TEXT = new Set(['script', 'noscript', 'style']);
-/** A tag name node-html-parser reads as a tag; anything else stays text. */
-const TAG_NAME = /^[a-zA-Z][-.:0-9_a-zA-Z]*$/;
 
 /** Everything the replay needs to know of a tag name, looked up once per name. */
 interface Tag {
@@ -161,8 +160,8 @@ function tagOf(localName: string): Tag {
     tag = {
       name,
       upper: name.toUpperCase(),
-      unwrap: UNWRAP.has(name),
-      unsupported: !TAG_NAME.test(name) || RAW_TEXT.has(name),
+      unwrap: unwrapped(name),
+      unsupported: RAW_TEXT.has(name),
       keep: KEEP_ATTRS[name],
       compactVoid: VOID.has(name),
       parserVoid: PARSER_VOID.has(name),

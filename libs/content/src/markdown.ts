@@ -257,6 +257,15 @@ function hasImage(node: ElementLike): boolean {
 }
 
 const CELL_BLOCKS = 'p,div,li,dt,dd,h1,h2,h3,h4,h5,h6,blockquote,section,figcaption';
+/**
+ * A block inside a table cell: a space on either side, as its line of its own would read
+ * ("<code>ssh</code><p><code>winrm</code></p>" was "sshwinrm"); none before it where the
+ * cell's text already ends in one.
+ */
+const CELL_BLOCK: TranslatorConfigFactory = ({ visitor }) => {
+  const tail = (visitor as unknown as { tailText: string }).tailText;
+  return { prefix: tail === '' || isSpace(tail.charCodeAt(tail.length - 1)) ? '' : ' ', postfix: ' ' };
+};
 
 /** A table cell on one line (NHM escaped only the first | of a cell; processText escapes them all). */
 const TABLE_CELL: TranslatorConfigFactory = ({ visitor }) => ({
@@ -508,7 +517,7 @@ function makeConverter(keepDataImages: boolean): NodeHtmlMarkdown {
   converter.tableRowTranslators.set('th,td', TABLE_CELL);
   // Inside a cell, line breaks and blocks are spaces (NHM wrote "two<p>lines" as "twolines").
   converter.tableCellTranslators.set('br', { content: ' ', recurse: false });
-  converter.tableCellTranslators.set(CELL_BLOCKS, { postfix: ' ' });
+  converter.tableCellTranslators.set(CELL_BLOCKS, CELL_BLOCK);
   // So are the cells of a table inside a cell (a layout table's menu: "submit" then "login").
   converter.tableCellTranslators.set('td,th', { postfix: ' ' });
   return converter;

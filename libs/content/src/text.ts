@@ -1,6 +1,7 @@
 // Plain text of a cleaned subtree: inline text joined with single spaces, blocks separated by
 // blank lines, list items and table rows on lines of their own, <pre> kept as written.
 
+import { unwrapped } from './compact-html.js';
 import { firstChildOf, nextSiblingOf } from './linked-nodes.js';
 
 const PARAGRAPH = new Set([
@@ -74,6 +75,9 @@ export const isSpace = (c: number): boolean =>
       c === 0x3000 ||
       c === 0xfeff));
 
+/** Elements the markdown writes nothing of their own for: their content stands where they are. */
+const writesNothing = (tag: string): boolean => tag === 'wbr' || unwrapped(tag);
+
 class TextBuilder {
   private out: string[] = [];
   private pending = 0; // 0 nothing, 1 line break, 2 blank line
@@ -130,8 +134,17 @@ class TextBuilder {
 
 export function toText(roots: Element[]): string {
   const b = new TextBuilder();
+  // Two code spans with nothing written between them (but elements that write nothing of their
+  // own: a <span>, a <wbr>) are two tokens ("U+00DF" "0x C3 9F"; rustdoc's `pub use x;` and the
+  // `tokio_unstable` of the badge after it), as the markdown must write them (one backtick run
+  // would merge them).
+  let codeEnded = false;
   const visit = (el: Element): void => {
     const tag = el.localName;
+    const code = tag === 'code';
+    if (code) {
+      if (codeEnded) b.cellGap();
+    } else if (codeEnded && !writesNothing(tag)) codeEnded = false;
     const kind = KIND.get(tag) ?? INLINE;
     if (kind === SKIPPED) return;
     if (kind === BREAK) return b.break(1);
@@ -143,23 +156,16 @@ export function toText(roots: Element[]): string {
     if (kind === LINE_BLOCK) b.break(1);
     else if (kind === PARAGRAPH_BLOCK) b.break(2);
     else if (kind === CELL_BLOCK) b.cellGap();
-    let codeBefore = false;
     for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
       if (n.nodeType === 3) {
         b.inline((n as Text).data);
-        codeBefore = false;
-      } else if (n.nodeType === 1) {
-        // Two code spans side by side are two tokens ("U+00DF" "0x C3 9F"), as the markdown must
-        // write them (one backtick run would merge them).
-        const code = (n as Element).localName === 'code';
-        if (code && codeBefore) b.cellGap();
-        visit(n as Element);
-        codeBefore = code;
-      }
+        codeEnded = false;
+      } else if (n.nodeType === 1) visit(n as Element);
     }
     if (kind === LINE_BLOCK) b.break(1);
     else if (kind === PARAGRAPH_BLOCK) b.break(2);
     else if (kind === CELL_BLOCK) b.cellGap();
+    if (code) codeEnded = true;
   };
   for (const root of roots) {
     visit(root);

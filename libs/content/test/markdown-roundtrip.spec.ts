@@ -232,6 +232,38 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it('writes the content of an element broken markup named, not its tags as text', () => {
+    // <ulclass="pros-cons-list pros"> (a space lost) is an element named `ulclass="pros-cons-list`.
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Logitech MX Master 4</h1><p>Easily one of the best mice
+      on the market, this one adds a haptic motor and a gesture ring to a shape that was already right.</p>
+      <h3>Pros &amp; Cons</h3><ul class="proscons"><li class="proselm"><ulclass="pros-cons-list pros"><li>New gesture
+      button</li><li>Haptic feedback</li></ulclass="pros-cons-list></li></ul><div class="row"><p>It <span>rolls</span>
+      on <café>glass</café> too.</p></div></main></body></html>`);
+    expect(r.markdown).toContain('- New gesture button\n');
+    expect(r.markdown).toContain('It rolls on glass too.');
+    expect(r.markdown).not.toMatch(/ulclass|café/);
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
+  it('keeps a block inside a table cell apart from the text before it', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Connection settings</h1><p>Each connection block takes the
+      arguments below; most of them apply to one connection type only, as the type column says.</p>
+      <table><tr><th>Argument</th><th>Type</th><th>Default</th></tr><tr><td>user</td><td><code>ssh</code><p><code>winrm</code></p></td>
+      <td><p><code>root</code> when <code>type</code> is ssh</p><p>Administrator when type is winrm</p></td></tr></table>
+      </main></body></html>`);
+    expect(r.markdown).toContain('| user | ssh winrm | root when type is ssh Administrator when type is winrm |');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
+  it('keeps two code spans apart in the text when only a <span> or a <wbr> stands between them', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Module runtime</h1><p>The runtime module holds the
+      scheduler, the I/O driver and the timer, and re-exports the task dump type behind a feature flag.</p>
+      <dl><dt><code>pub use dump::Dump;</code><wbr><span class="stab portability"><code>tokio_unstable</code> and
+      Linux</span></dt></dl></main></body></html>`);
+    expect(r.text).toContain('pub use dump::Dump; tokio_unstable and Linux');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('keeps a heading that ends in "#", which ATX would read as a closing sequence', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Scotch tape, 40 pack</h1><p>Clear tape for wrapping and
       mending, in a dispenser that cuts it cleanly, sold in packs of forty rolls for offices and schools.</p>
