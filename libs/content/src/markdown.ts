@@ -512,6 +512,10 @@ function makeConverter(keepDataImages: boolean): NodeHtmlMarkdown {
     collection.set('del,s,strike', NHM_TRANSLATORS['del,s,strike']!);
   }
   converter.tableCellTranslators.set('img', IMAGE);
+  // Code stays code in a cell and in a link's text (NHM wrote it as plain text there): a
+  // reference table's parameter names and types, a link to an API's `Method`.
+  converter.tableCellTranslators.set('code', NHM_TRANSLATORS.code!);
+  converter.aTagTranslators.set('code', NHM_TRANSLATORS.code!);
   converter.tableCellTranslators.set('a', NHM_TRANSLATORS.a!);
   converter.tableTranslators.set('th,td', TABLE_CELL);
   converter.tableRowTranslators.set('th,td', TABLE_CELL);
@@ -721,7 +725,11 @@ function processText(
     text.charCodeAt(0) === 10 &&
     tail !== '' &&
     !isSpace(tail.charCodeAt(tail.length - 1));
-  if (metadata?.noEscape) return keepSpace ? ` ${res}` : res;
+  if (metadata?.noEscape) {
+    // Inside code a pipe is the cell's end all the same (GFM splits the row first): escaped.
+    const code = metadata.tableMeta && res.includes('|') ? res.replace(/\|/g, '\\|') : res;
+    return keepSpace ? ` ${code}` : code;
+  }
   let escaped = escapeInline(res, inLink);
   if (LINE_OPEN.test(tail)) escaped = escaped.replace(LINE_START, escapeLineStart);
   if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
@@ -1004,7 +1012,7 @@ class SimpleBlockWriter implements Output {
         return image === null ? undefined : this.append(image);
       }
       case Simple.Code:
-        return inLink ? this.children(node, inLink, metadata) : this.inlineCode(node);
+        return this.inlineCode(node);
       default:
         return this.children(node, inLink, metadata);
     }

@@ -251,7 +251,19 @@ describe('markdown ready for models and search', () => {
       <table><tr><th>Argument</th><th>Type</th><th>Default</th></tr><tr><td>user</td><td><code>ssh</code><p><code>winrm</code></p></td>
       <td><p><code>root</code> when <code>type</code> is ssh</p><p>Administrator when type is winrm</p></td></tr></table>
       </main></body></html>`);
-    expect(r.markdown).toContain('| user | ssh winrm | root when type is ssh Administrator when type is winrm |');
+    expect(r.markdown).toContain(
+      '| user | `ssh` `winrm` | `root` when `type` is ssh Administrator when type is winrm |',
+    );
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
+  it('keeps code as code in a table cell (a pipe in it escaped) and in the text of a link', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Pool settings</h1><p>The pool reads the settings below
+      when it starts; see <a href="/api/Pool.html#connect"><code>Pool.connect()</code></a> for the call that uses them.</p>
+      <table><tr><th>Name</th><th>Values</th></tr><tr><td><code>max_conn</code></td><td><code>a|b</code> or
+      <code>\`raw\`</code></td></tr></table></main></body></html>`);
+    expect(r.markdown).toContain('[`Pool.connect()`](https://site.example/api/Pool.html#connect)');
+    expect(r.markdown).toContain('| `max_conn` | `a\\|b` or `` `raw` `` |');
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
