@@ -56,6 +56,8 @@ export class MdElement {
   readonly nodeType = 1;
   childNodes: MdNode[] = [];
   preserve?: boolean;
+  /** A link's closing (`](url "title")`), set as NHM's link translator reads it (markdown.ts). */
+  linkClose: string | undefined = undefined;
   /** Lower case, as written in the compact HTML; '' for the root of a block. */
   readonly rawTagName: string;
   /** Upper case, as node-html-parser reports it. */

@@ -304,15 +304,15 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
     if (node.textContent === href && options.useInlineLinks && AUTOLINK.test(encoded)) {
       return { content: `<${encoded}>` };
     }
+    (node as unknown as { linkClose?: string }).linkClose =
+      ']' +
+      (options.useLinkReferenceDefinitions
+        ? `[${visitor.addOrGetUrlDefinition(encoded)}]`
+        : `(${encoded}${markdownTitle(node.getAttribute('title'))})`);
     return {
-      postprocess: linkText,
+      postprocess: linkWritten,
       childTranslators: visitor.instance.aTagTranslators,
-      prefix: '[',
-      postfix:
-        ']' +
-        (options.useLinkReferenceDefinitions
-          ? `[${visitor.addOrGetUrlDefinition(encoded)}]`
-          : `(${encoded}${markdownTitle(node.getAttribute('title'))})`),
+      prefix: spaceBeforeLink(text, (visitor as unknown as Output).tail ?? '') ? ' [' : '[',
     };
   },
   img: IMAGE,
@@ -393,9 +393,34 @@ function codeSpan(content: string): string {
 /** A URL that can stand as an autolink: it has a scheme. */
 const AUTOLINK = /^[a-z][a-z0-9+.-]*:/i;
 
+/**
+ * A link's text on one line, without the spaces the page put at its ends: they are written outside
+ * the brackets, where they separate the link from its neighbours ("a successful [catering
+ * business](…) for", not "a successful[ catering business ](…)for"). Then its closing
+ * (`](url "title")`). A space after a backslash stays: the backslash would escape the bracket.
+ */
+function linkMarkdown(content: string, close: string): string {
+  const line = content.replace(/\s*(?:\r?\n)+\s*/g, ' ');
+  let start = 0;
+  let end = line.length;
+  while (start < end && isBlank(line.charCodeAt(start))) start++;
+  while (end > start && isBlank(line.charCodeAt(end - 1)) && line.charCodeAt(end - 2) !== 92) end--;
+  return `${line.slice(start, end)}${close}${end < line.length ? ' ' : ''}`;
+}
+const isBlank = (c: number): boolean => c === 32 || c === 9;
+
 // The translators' functions are made once, not per element: besides the allocation, a
-// toolchain that keeps function names (esbuild's keepNames) names each new one at run time.
-const linkText = ({ content }: { content: string }): string => content.replace(/\s*(?:\r?\n)+\s*/g, ' ');
+// toolchain that keeps function names (esbuild's keepNames) names each new one at run time. So a
+// link's closing is kept on its node (MdElement.linkClose) for its postprocess, not in a closure.
+const linkWritten = ({ node, content }: { node: object; content: string }): string =>
+  linkMarkdown(content, (node as { linkClose?: string }).linkClose!);
+
+/**
+ * Whether a link's text opens with whitespace where the output before it does not end in any: the
+ * space is written before the bracket (linkMarkdown drops it inside).
+ */
+const spaceBeforeLink = (text: string, tail: string): boolean =>
+  isSpace(text.charCodeAt(0)) && tail !== '' && !isSpace(tail.charCodeAt(tail.length - 1));
 
 /** Whitespace and sentence punctuation that can stand outside emphasis without changing the text. */
 const EDGE = String.raw`(?:\s|[.,:;!?'"…“”‘’«»]|\\[.,:;!?'"])*`;
@@ -716,7 +741,7 @@ function processText(
   metadata?: NodeMetadata,
   inLink = !!metadata?.translators && LINK_TEXT.has(metadata.translators),
 ): string {
-  const res = metadata?.preserveWhitespace ? text : collapseSpaces(text);
+  let res = metadata?.preserveWhitespace ? text : collapseSpaces(text);
   const tail = this.tailText;
   // NHM drops the leading space of a text that begins with a line break ("<a>x</a>\nand" gave
   // "[x](…)and"): one more is added where the output does not already end in whitespace.
@@ -725,6 +750,10 @@ function processText(
     text.charCodeAt(0) === 10 &&
     tail !== '' &&
     !isSpace(tail.charCodeAt(tail.length - 1));
+  // Whitespace between two pieces is one space, as a browser shows it: a text that opens with one
+  // after output that ends in one drops it (a link's text ended with a space, written after it).
+  if (res.charCodeAt(0) === 32 && !metadata?.noEscape && !metadata?.preserveWhitespace && tail.endsWith(' '))
+    res = res.slice(1);
   if (metadata?.noEscape) {
     // Inside code a pipe is the cell's end all the same (GFM splits the row first): escaped.
     const code = metadata.tableMeta && res.includes('|') ? res.replace(/\|/g, '\\|') : res;
@@ -1046,9 +1075,9 @@ class SimpleBlockWriter implements Output {
     if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike)) return text ? this.append(' ') : undefined;
     const encoded = markdownUrl(href);
     if (text === href && AUTOLINK.test(encoded)) return this.append(`<${encoded}>`);
-    this.append('[');
-    this.append(linkText({ content: this.apart(() => this.children(node, true, undefined)) }));
-    this.append(`](${encoded}${markdownTitle(node.getAttribute('title'))})`);
+    this.append(spaceBeforeLink(text, this.tail ?? '') ? ' [' : '[');
+    const content = this.apart(() => this.children(node, true, undefined));
+    this.append(linkMarkdown(content, `](${encoded}${markdownTitle(node.getAttribute('title'))})`));
   }
 
   private emphasised(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {

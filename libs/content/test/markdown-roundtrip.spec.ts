@@ -267,6 +267,21 @@ describe('markdown ready for models and search', () => {
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
+  it("writes the spaces at a link's ends outside its brackets, one space between words", () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Catering as a business</h1><p>Start small, with
+      events you can staff yourself, and grow once repeat clients carry the calendar through a whole season.</p>
+      <p>It will help you run a successful<a href="/guide"> catering business</a> for years, as the
+      <a href="/eeg">equivalent of an EKG </a>— we measured — shows; an <a href="/vac"><b>upholstery vacuum</b> </a> with a
+      brush is a sanity saver.</p><div class="cards"><a href="/c1"><h3>Online Business Guide</h3><p>Accredited schools.</p></a><a
+      href="/c2"><h3>Online IT Guide</h3><p>Key details.</p></a></div></main></body></html>`);
+    const md = r.markdown!;
+    expect(md).toContain('a successful [catering business](https://site.example/guide) for years');
+    expect(md).toContain('[equivalent of an EKG](https://site.example/eeg) — we measured');
+    expect(md).toContain('an [**upholstery vacuum**](https://site.example/vac) with a');
+    expect(md).not.toMatch(/\[ |[^\s\]] \]\(/);
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('keeps two code spans apart in the text when only a <span> or a <wbr> stands between them', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Module runtime</h1><p>The runtime module holds the
       scheduler, the I/O driver and the timer, and re-exports the task dump type behind a feature flag.</p>
