@@ -259,13 +259,25 @@ function hasImage(node: ElementLike): boolean {
 const CELL_BLOCKS = 'p,div,li,dt,dd,h1,h2,h3,h4,h5,h6,blockquote,section,figcaption';
 /**
  * A block inside a table cell: a space on either side, as its line of its own would read
- * ("<code>ssh</code><p><code>winrm</code></p>" was "sshwinrm"); none before it where the
- * cell's text already ends in one.
+ * ("<code>ssh</code><p><code>winrm</code></p>" was "sshwinrm"), one only: none before it where
+ * the cell's text already ends in one, and its own text's last spaces dropped before the one after.
  */
-const CELL_BLOCK: TranslatorConfigFactory = ({ visitor }) => {
-  const tail = (visitor as unknown as { tailText: string }).tailText;
-  return { prefix: tail === '' || isSpace(tail.charCodeAt(tail.length - 1)) ? '' : ' ', postfix: ' ' };
-};
+const CELL_BLOCK: TranslatorConfigFactory = ({ visitor }) => ({
+  prefix: endsInSpace(visitor) ? '' : ' ',
+  postfix: ' ',
+  postprocess: cellBlockText,
+});
+const cellBlockText = ({ content }: { content: string }): string => trimSpacesEnd(content);
+/** A line break in a cell is a space, unless the cell's text already ends in one. */
+const CELL_BREAK: TranslatorConfigFactory = ({ visitor }) => ({
+  content: endsInSpace(visitor) ? '' : ' ',
+  recurse: false,
+});
+/** Whether the output ends in whitespace (or is empty), read from TailVisitor's last characters. */
+function endsInSpace(visitor: unknown): boolean {
+  const tail = (visitor as { tailText: string }).tailText;
+  return tail === '' || isSpace(tail.charCodeAt(tail.length - 1));
+}
 
 /** A table cell on one line (NHM escaped only the first | of a cell; processText escapes them all). */
 const TABLE_CELL: TranslatorConfigFactory = ({ visitor }) => ({
@@ -545,7 +557,7 @@ function makeConverter(keepDataImages: boolean): NodeHtmlMarkdown {
   converter.tableTranslators.set('th,td', TABLE_CELL);
   converter.tableRowTranslators.set('th,td', TABLE_CELL);
   // Inside a cell, line breaks and blocks are spaces (NHM wrote "two<p>lines" as "twolines").
-  converter.tableCellTranslators.set('br', { content: ' ', recurse: false });
+  converter.tableCellTranslators.set('br', CELL_BREAK);
   converter.tableCellTranslators.set(CELL_BLOCKS, CELL_BLOCK);
   // So are the cells of a table inside a cell (a layout table's menu: "submit" then "login").
   converter.tableCellTranslators.set('td,th', { postfix: ' ' });

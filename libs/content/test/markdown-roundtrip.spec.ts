@@ -249,11 +249,13 @@ describe('markdown ready for models and search', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Connection settings</h1><p>Each connection block takes the
       arguments below; most of them apply to one connection type only, as the type column says.</p>
       <table><tr><th>Argument</th><th>Type</th><th>Default</th></tr><tr><td>user</td><td><code>ssh</code><p><code>winrm</code></p></td>
-      <td><p><code>root</code> when <code>type</code> is ssh</p><p>Administrator when type is winrm</p></td></tr></table>
+      <td><p><code>root</code> when <code>type</code> is ssh</p><p>Administrator when type is winrm</p></td></tr>
+      <tr><td><p><strong>Best Price Guarantee </strong></p><br /><p>Find a lower price? We match it.</p></td><td>-</td><td>-</td></tr></table>
       </main></body></html>`);
     expect(r.markdown).toContain(
       '| user | `ssh` `winrm` | `root` when `type` is ssh Administrator when type is winrm |',
     );
+    expect(r.markdown).toContain('| **Best Price Guarantee** Find a lower price? We match it. |');
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
