@@ -263,21 +263,20 @@ const CELL_BLOCKS = 'p,div,li,dt,dd,h1,h2,h3,h4,h5,h6,blockquote,section,figcapt
  * the cell's text already ends in one, and its own text's last spaces dropped before the one after.
  */
 const CELL_BLOCK: TranslatorConfigFactory = ({ visitor }) => ({
-  prefix: endsInSpace(visitor) ? '' : ' ',
+  prefix: endsInSpace(tailOf(visitor)) ? '' : ' ',
   postfix: ' ',
   postprocess: cellBlockText,
 });
 const cellBlockText = ({ content }: { content: string }): string => trimSpacesEnd(content);
 /** A line break in a cell is a space, unless the cell's text already ends in one. */
 const CELL_BREAK: TranslatorConfigFactory = ({ visitor }) => ({
-  content: endsInSpace(visitor) ? '' : ' ',
+  content: endsInSpace(tailOf(visitor)) ? '' : ' ',
   recurse: false,
 });
-/** Whether the output ends in whitespace (or is empty), read from TailVisitor's last characters. */
-function endsInSpace(visitor: unknown): boolean {
-  const tail = (visitor as { tailText: string }).tailText;
-  return tail === '' || isSpace(tail.charCodeAt(tail.length - 1));
-}
+/** The last characters of what a translator's visitor (TailVisitor) has written. */
+const tailOf = (visitor: unknown): string => (visitor as { tailText: string }).tailText;
+/** Whether output whose last characters are `tail` ends in whitespace, or is empty. */
+const endsInSpace = (tail: string): boolean => tail === '' || isSpace(tail.charCodeAt(tail.length - 1));
 
 /** A table cell on one line (NHM escaped only the first | of a cell; processText escapes them all). */
 const TABLE_CELL: TranslatorConfigFactory = ({ visitor }) => ({
@@ -324,7 +323,7 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
     return {
       postprocess: linkWritten,
       childTranslators: visitor.instance.aTagTranslators,
-      prefix: spaceBeforeLink(text, (visitor as unknown as Output).tail ?? '') ? ' [' : '[',
+      prefix: spaceBeforeLink(text, tailOf(visitor)) ? ' [' : '[',
     };
   },
   img: IMAGE,
@@ -431,8 +430,7 @@ const linkWritten = ({ node, content }: { node: object; content: string }): stri
  * Whether a link's text opens with whitespace where the output before it does not end in any: the
  * space is written before the bracket (linkMarkdown drops it inside).
  */
-const spaceBeforeLink = (text: string, tail: string): boolean =>
-  isSpace(text.charCodeAt(0)) && tail !== '' && !isSpace(tail.charCodeAt(tail.length - 1));
+const spaceBeforeLink = (text: string, tail: string): boolean => isSpace(text.charCodeAt(0)) && !endsInSpace(tail);
 
 /** Whitespace and sentence punctuation that can stand outside emphasis without changing the text. */
 const EDGE = String.raw`(?:\s|[.,:;!?'"…“”‘’«»]|\\[.,:;!?'"])*`;
@@ -757,11 +755,7 @@ function processText(
   const tail = this.tailText;
   // NHM drops the leading space of a text that begins with a line break ("<a>x</a>\nand" gave
   // "[x](…)and"): one more is added where the output does not already end in whitespace.
-  const keepSpace =
-    !metadata?.preserveWhitespace &&
-    text.charCodeAt(0) === 10 &&
-    tail !== '' &&
-    !isSpace(tail.charCodeAt(tail.length - 1));
+  const keepSpace = !metadata?.preserveWhitespace && text.charCodeAt(0) === 10 && !endsInSpace(tail);
   // Whitespace between two pieces is one space, as a browser shows it: a text that opens with one
   // after output that ends in one drops it (a link's text ended with a space, written after it).
   if (res.charCodeAt(0) === 32 && !metadata?.noEscape && !metadata?.preserveWhitespace && tail.endsWith(' '))
@@ -1087,7 +1081,7 @@ class SimpleBlockWriter implements Output {
     if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike)) return text ? this.append(' ') : undefined;
     const encoded = markdownUrl(href);
     if (text === href && AUTOLINK.test(encoded)) return this.append(`<${encoded}>`);
-    this.append(spaceBeforeLink(text, this.tail ?? '') ? ' [' : '[');
+    this.append(spaceBeforeLink(text, this.tailText) ? ' [' : '[');
     const content = this.apart(() => this.children(node, true, undefined));
     this.append(linkMarkdown(content, `](${encoded}${markdownTitle(node.getAttribute('title'))})`));
   }
