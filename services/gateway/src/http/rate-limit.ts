@@ -22,24 +22,40 @@ if n == 1 then redis.call('PEXPIRE', key, window + 1000) end
 return { n, start + window - now }
 `;
 
-/** As WINDOW_SCRIPT, also answering the window's start, so the attempt can be handed back. */
-const TAKE_SCRIPT = WINDOW_SCRIPT.replace(
-  'return { n, start + window - now }',
-  'return { n, start + window - now, start }',
-);
+/**
+ * The failure counters' window opens with the first attempt counted into an empty counter and
+ * lasts `window` from then, not from the clock's minute: a clock-aligned window would let
+ * `2 × max` guesses through in a moment either side of its edge. Kept as a hash {n, opened} so
+ * an attempt is handed back only to the window it was taken from. Answers
+ * [count, ms left in the window, the window's opening].
+ */
+const TAKE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+if n == 1 then
+  redis.call('HSET', KEYS[1], 'opened', now)
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
+end
+local opened = tonumber(redis.call('HGET', KEYS[1], 'opened') or now)
+return { n, math.max(0, redis.call('PTTL', KEYS[1])), opened }
+`;
 
-/** Hands an attempt back to the window it was taken from (never below zero). */
+/**
+ * Hands an attempt back to the window it was taken from (never below zero). A window whose
+ * count falls to zero is closed, so the next attempt opens a fresh one.
+ */
 const GIVE_BACK_SCRIPT = `
-local key = KEYS[1] .. ':' .. ARGV[1]
-local n = tonumber(redis.call('GET', key) or '0')
-if n > 0 then return redis.call('DECR', key) end
-return 0
+if redis.call('HGET', KEYS[1], 'opened') ~= ARGV[1] then return 0 end
+local n = redis.call('HINCRBY', KEYS[1], 'n', -1)
+if n <= 0 then redis.call('DEL', KEYS[1]) return 0 end
+return n
 `;
 
 interface RateLimitRedis extends Redis {
   rateWindow(key: string, windowMs: number): Promise<[number, number]>;
   attemptTake(key: string, windowMs: number): Promise<[number, number, number]>;
-  attemptGiveBack(key: string, windowStart: number): Promise<number>;
+  attemptGiveBack(key: string, windowOpened: number): Promise<number>;
 }
 
 export const installRateLimitScript = (redis: Redis): void => {
@@ -89,8 +105,9 @@ export const countAttempt = async (redis: Redis, key: string, max: number, windo
 };
 
 /**
- * Failed attempts at a secret (a password, a second-factor code) per subject in a fixed window:
- * past `max` failures every attempt is 429, the right secret included, until the window ends.
+ * Failed attempts at a secret (a password, a second-factor code) per subject in a window that
+ * opens with the first one: past `max` failures every attempt is 429, the right secret included,
+ * until the window ends.
  * Each attempt takes a slot before it runs (so concurrent guesses cannot all slip under the
  * limit) and hands it back unless it failed, so only failures stay counted: signing in
  * correctly any number of times never locks the owner out. It fails closed: without Redis the
@@ -107,7 +124,7 @@ export class FailureCounter {
 
   /** Runs `attempt` if the subject has failures left; `failed` says which errors count. */
   async guard<T>(subject: string, attempt: () => Promise<T>, failed: (err: unknown) => boolean): Promise<T> {
-    const key = `attempts:${this.name}:${subject}`;
+    const key = `failures:${this.name}:${subject}`;
     const r = this.redis as RateLimitRedis;
     let taken: [number, number, number];
     try {
@@ -118,9 +135,9 @@ export class FailureCounter {
         err,
       );
     }
-    const [count, msLeft, windowStart] = taken;
+    const [count, msLeft, windowOpened] = taken;
     // Given back when it did not fail; a failure to give back only errs on the safe side.
-    const giveBack = () => r.attemptGiveBack(key, windowStart).catch(() => 0);
+    const giveBack = () => r.attemptGiveBack(key, windowOpened).catch(() => 0);
     if (count > this.max) {
       await giveBack();
       throw new RateLimitedError(Math.max(1, Math.ceil(msLeft / 1000)));
