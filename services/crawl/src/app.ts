@@ -102,18 +102,26 @@ export const buildApp = async (
   );
   const consumers: RunningConsumer[] = [];
   const timers: NodeJS.Timeout[] = [];
-  let ticking = false;
+  /** The timed steps running now: stop() waits for them, so none outlives the pools it uses. */
+  const stepsRunning = new Map<() => Promise<void>, Promise<void>>();
+  /** Runs `step` every `ms`, never two of the same step at once. */
+  const every = (ms: number, step: () => Promise<void>) =>
+    timers.push(
+      setInterval(() => {
+        if (stepsRunning.has(step)) return;
+        stepsRunning.set(
+          step,
+          step().finally(() => stepsRunning.delete(step)),
+        );
+      }, ms),
+    );
 
   /** Steps every running crawl no message would move (delays, Retry-After, crawl.page, lost work). */
   const tick = async () => {
-    if (ticking) return;
-    ticking = true;
     try {
       for (const job of await jobs.running()) await engine.tick(job.id, job.runId);
     } catch (err) {
       logger.warn({ err }, 'crawl tick failed');
-    } finally {
-      ticking = false;
     }
   };
   /** Scheduled runs that are due (daily, weekly). */
@@ -163,9 +171,9 @@ export const buildApp = async (
           crawlPagesGiveUp(engine),
         ),
       );
-      timers.push(setInterval(() => void tick(), cfg.CRAWL_TICK_MS));
-      timers.push(setInterval(() => void sweep(), cfg.CRAWL_SWEEP_MS));
-      timers.push(setInterval(() => void schedule(), cfg.CRAWL_SCHEDULE_MS));
+      every(cfg.CRAWL_TICK_MS, tick);
+      every(cfg.CRAWL_SWEEP_MS, sweep);
+      every(cfg.CRAWL_SCHEDULE_MS, schedule);
       timers.push(setInterval(() => void watchdog.sweep(), cfg.JOB_WATCHDOG_MS));
       const grpcPort = await listen(server, cfg.CRAWL_GRPC_LISTEN);
       logger.info({ grpcPort }, 'crawl started');
@@ -174,7 +182,7 @@ export const buildApp = async (
     async stop() {
       for (const t of timers) clearInterval(t);
       for (const c of consumers) await c.stop();
-      while (ticking) await new Promise((r) => setTimeout(r, 20));
+      await Promise.all(stepsRunning.values());
       await watchdog.idle();
       await shutdown(server);
       map.close();
