@@ -1,6 +1,6 @@
 // Renders the main-content markdown of WCXB dev pages with a GFM renderer (micromark) and
 // compares its text with the extracted text: the pages where they differ, and where.
-//   node --import tsx libs/content/scripts/markdown-roundtrip.ts [--every 5] [--ids 0003,0005]
+//   node --import tsx libs/content/scripts/markdown-roundtrip.ts [--every 5] [--ids 0003,0005] [--whole-page]
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -17,6 +17,8 @@ const arg = (name: string): string | undefined => {
 };
 const every = Number(arg('every') ?? 1);
 const ids = arg('ids')?.split(',');
+/** --whole-page: the markdown and text of the whole page instead of its main content. */
+const wholePage = process.argv.includes('--whole-page');
 const words = (s: string): string[] => s.replace(/\s+/g, ' ').trim().split(' ');
 
 let files = fs
@@ -31,7 +33,7 @@ for (const f of files) {
   const r = extractContent(parseDocument(html), {
     url: 'https://example.invalid/',
     formats: ['markdown', 'text'],
-    onlyMainContent: true,
+    onlyMainContent: !wholePage,
   });
   const rendered = toText([
     parseDocument(

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { extractContent, parseDocument } from '../src/index.js';
+import { unescapeLiteralBrackets } from '../src/literal-brackets.js';
 import { toText } from '../src/text.js';
 import { FIXTURES, FIXTURE_URL, fixtureHtml } from './support/fixtures.js';
 
@@ -175,7 +176,7 @@ describe('markdown ready for models and search', () => {
     );
     expect(md).toContain('<https://www.postgresql.org/docs/current/routine-vacuuming.html>');
     // The src held a srcset list: its first candidate is the image.
-    expect(md).toContain('![Table bloat \\[before\\] and after](https://site.example/img/bloat%20chart.png)');
+    expect(md).toContain('![Table bloat [before] and after](https://site.example/img/bloat%20chart.png)');
     expect(md).not.toMatch(/\[\s*\]\(/);
   });
 
@@ -207,7 +208,7 @@ describe('markdown ready for models and search', () => {
     const r = extract(`<!DOCTYPE html><html><body><main><h1>Build your own workout</h1><p>Pick five compound lifts and
       do them three times a week, adding a little weight each session while your form stays clean.</p>
       <p>Then, focus on getting stronger!<a href="#footnote-8">[8]</a> (You are writing down your workouts, right?)</p></main></body></html>`);
-    expect(r.markdown).toContain('getting stronger\\![\\[8\\]](');
+    expect(r.markdown).toContain('getting stronger\\![[8]](');
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
   });
 
@@ -337,5 +338,83 @@ describe('markdown ready for models and search', () => {
     expect(r.markdown).toMatch(/^# Tax 101: Understanding the basics A guide to the types of taxes Americans pay$/m);
     expect(r.markdown).toMatch(/^### Free delivery and assembly$/m);
     expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+});
+
+describe('brackets in the text, written as they are where no reader takes them for syntax', () => {
+  it('writes citations, notes and placeholders as they are; a bracket before "(" stays escaped', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Sleep and memory [Updated]</h1><p>Sleep consolidates what
+      was learned during the day [1], and deprivation impairs recall [2-4]. Researchers [at the institute] call
+      it “replay” [citation needed].</p><p>See [the appendix](page 4) and the figure [a] (left), the footnote
+      [^5] and the box [x] for details; an image marker ![alt] stays as written.</p>
+      <p>Write to <a href="https://example.com/contact">[email protected]</a> or read <code>arr[i]</code>.</p>
+      <ul><li>[ ] an unticked box, written as text</li><li>[x] a ticked one</li></ul>
+      <p>[Term]: a definition line. Another term [defined]: mid-line.</p>
+      <pre><code>if [ "$1" = "" ]; then echo none; fi</code></pre></main></body></html>`);
+    const md = r.markdown!;
+    expect(md).toContain('# Sleep and memory [Updated]');
+    expect(md).toContain('during the day [1], and deprivation impairs recall [2-4]. Researchers [at the institute]');
+    expect(md).toContain('“replay” [citation needed].');
+    // Before "(", the bracket would open a link: escaped. "(left)" after a space is no link.
+    expect(md).toContain('See \\[the appendix\\](page 4) and the figure [a] (left)');
+    // A footnote, an image marker, task boxes and a reference definition keep their escapes.
+    expect(md).toContain('\\[^5\\]');
+    expect(md).toContain('!\\[alt\\]');
+    expect(md).toContain('\\[ \\] an unticked box');
+    expect(md).toContain('\\[x\\] a ticked one');
+    expect(md).toContain('\\[Term\\]: a definition line. Another term [defined]: mid-line.');
+    expect(md).toContain('[[email protected]](https://example.com/contact)');
+    expect(md).toContain('`arr[i]`');
+    expect(md).toContain('if [ "$1" = "" ]; then');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it('leaves code alone: fences (in quotes and items too) and code spans, also ones running over lines', () => {
+    const md = [
+      'Text \\[1\\] here.',
+      '',
+      '> ```sh',
+      '> grep "\\[x\\]" notes',
+      '> ```',
+      '',
+      '- ~~~',
+      '  echo \\[2\\]',
+      '  ~~~',
+      '',
+      'A span `a \\[3\\] b` and \\[4\\] after it.',
+      '',
+      'A span that opens ``here \\[5\\]',
+      'and closes`` on the next line, \\[6\\].',
+      '',
+      'Then \\[7\\] again.',
+    ].join('\n');
+    const out = unescapeLiteralBrackets(md);
+    expect(out.split('\n')).toEqual([
+      'Text [1] here.',
+      '',
+      '> ```sh',
+      '> grep "\\[x\\]" notes',
+      '> ```',
+      '',
+      '- ~~~',
+      '  echo \\[2\\]',
+      '  ~~~',
+      '',
+      'A span `a \\[3\\] b` and [4] after it.',
+      '',
+      'A span that opens ``here \\[5\\]',
+      'and closes`` on the next line, \\[6\\].',
+      '',
+      'Then [7] again.',
+    ]);
+    expect(words(renderedText(out))).toBe(words(renderedText(md)));
+  });
+
+  it('keeps the escapes of a pair around a link and after an escaped backslash; with no definitions, [a][b] is text', () => {
+    const md =
+      '\\[Read more: [the guide](https://example.com/g)\\] and \\\\[8\\] and [a](u)\\[9\\] then \\[10\\]\\[11\\]';
+    const out = unescapeLiteralBrackets(md);
+    expect(out).toBe('\\[Read more: [the guide](https://example.com/g)\\] and \\\\[8\\] and [a](u)[9] then [10][11]');
+    expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });
 });
