@@ -370,43 +370,28 @@ describe('brackets in the text, written as they are where no reader takes them f
   });
 
   it('leaves code alone: fences (in quotes and items too) and code spans, also ones running over lines', () => {
-    const md = [
-      'Text \\[1\\] here.',
-      '',
-      '> ```sh',
-      '> grep "\\[x\\]" notes',
-      '> ```',
-      '',
-      '- ~~~',
-      '  echo \\[2\\]',
-      '  ~~~',
-      '',
-      'A span `a \\[3\\] b` and \\[4\\] after it.',
-      '',
-      'A span that opens ``here \\[5\\]',
-      'and closes`` on the next line, \\[6\\].',
-      '',
-      'Then \\[7\\] again.',
-    ].join('\n');
+    // Each line as written, and what it becomes where it changes.
+    const lines: [string, string?][] = [
+      ['Text \\[1\\] here.', 'Text [1] here.'],
+      [''],
+      ['> ```sh'],
+      ['> grep "\\[x\\]" notes'],
+      ['> ```'],
+      [''],
+      ['- ~~~'],
+      ['  echo \\[2\\]'],
+      ['  ~~~'],
+      [''],
+      ['A span `a \\[3\\] b` and \\[4\\] after it.', 'A span `a \\[3\\] b` and [4] after it.'],
+      [''],
+      ['A span that opens ``here \\[5\\]'],
+      ['and closes`` on the next line, \\[6\\].'],
+      [''],
+      ['Then \\[7\\] again.', 'Then [7] again.'],
+    ];
+    const md = lines.map(([written]) => written).join('\n');
     const out = unescapeLiteralBrackets(md);
-    expect(out.split('\n')).toEqual([
-      'Text [1] here.',
-      '',
-      '> ```sh',
-      '> grep "\\[x\\]" notes',
-      '> ```',
-      '',
-      '- ~~~',
-      '  echo \\[2\\]',
-      '  ~~~',
-      '',
-      'A span `a \\[3\\] b` and [4] after it.',
-      '',
-      'A span that opens ``here \\[5\\]',
-      'and closes`` on the next line, \\[6\\].',
-      '',
-      'Then [7] again.',
-    ]);
+    expect(out.split('\n')).toEqual(lines.map(([written, mended]) => mended ?? written));
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });
 
