@@ -7,9 +7,10 @@
 
 /**
  * `\[x\]` written `[x]` wherever that reads as the same text: outside code (fences and code
- * spans), not followed by `(` or `[`, nor by `:` at a line's start, not after `!`, not holding a
- * bracket of its own, and not `[ ]`, `[x]`, `[X]` (a task box at an item's start) or `[^…]` (a
- * footnote).
+ * spans), not followed by `(` or `[`, nor by `:` at a line's start, not after `!`, not `[ ]`,
+ * `[x]`, `[X]` (a task box at an item's start) or `[^…]` (a footnote), and holding whole links
+ * only (CommonMark pairs a closing bracket with the nearest opener, and a link turns the
+ * brackets before it into text, so `[see [the guide](…)]` shows its outer brackets as text).
  */
 export function unescapeLiteralBrackets(md: string): string {
   if (!md.includes('\\[')) return md;
@@ -92,45 +93,51 @@ const FENCE = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*(`{3,}|~{3,})/;
 
 function mendLine(line: string): string {
   const drop: number[] = [];
-  let open = -1;
+  // Escaped openers not yet closed, each with the depth of the markdown's own brackets (a
+  // link's) where it stands, and whether one of those closed inside it since.
+  const opens: { at: number; depth: number; crossed: boolean }[] = [];
+  let depth = 0;
   for (let i = 0; i < line.length;) {
     const c = line[i];
     if (c === '`') {
       // A code span (every run pairs up on this line): its contents are literal.
       const n = runLength(line, i);
       i = closingRun(line, i + n, n) + n;
-      open = -1;
       continue;
     }
-    if (c === '[' || c === ']') {
-      // Syntax of the markdown's own (a link): no escaped pair spans it.
-      open = -1;
-      i++;
-      continue;
+    if (c === '[') depth++;
+    else if (c === ']') {
+      depth--;
+      // A link's bracket that opened before an escaped one closes inside it: written as it is,
+      // that pair would take the link's closing bracket for its own.
+      for (const o of opens) if (o.depth > depth) o.crossed = true;
     }
     if (c !== '\\') {
       i++;
       continue;
     }
     const next = line[i + 1];
-    if (next === '[') open = i;
-    else if (next === ']' && open >= 0) {
-      const inner = line.slice(open + 2, i);
+    if (next === '[') opens.push({ at: i, depth, crossed: false });
+    else if (next === ']' && opens.length) {
+      const open = opens.pop()!;
+      const inner = line.slice(open.at + 2, i);
       const after = line[i + 2];
       const literal =
+        !open.crossed &&
+        depth === open.depth &&
         inner.length > 0 &&
         !TASK_BOX.test(inner) &&
         !inner.startsWith('^') &&
-        line[open - 1] !== '!' &&
+        line[open.at - 1] !== '!' &&
         after !== '(' &&
         after !== '[' &&
         // `[x]: …` defines a link only at a line's start (after a quote's or an item's marker).
-        !(after === ':' && open === CONTAINER.exec(line)![0].length);
-      if (literal) drop.push(open, i);
-      open = -1;
+        !(after === ':' && open.at === CONTAINER.exec(line)![0].length);
+      if (literal) drop.push(open.at, i);
     }
     i += 2;
   }
+  drop.sort((a, b) => a - b);
   if (!drop.length) return line;
   let out = '';
   let from = 0;

@@ -395,11 +395,17 @@ describe('brackets in the text, written as they are where no reader takes them f
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });
 
-  it('keeps the escapes of a pair around a link and after an escaped backslash; with no definitions, [a][b] is text', () => {
-    const md =
-      '\\[Read more: [the guide](https://example.com/g)\\] and \\\\[8\\] and [a](u)\\[9\\] then \\[10\\]\\[11\\]';
+  it('writes a pair around a whole link as it is; keeps one a link crosses, and one after an escaped backslash', () => {
+    const md = [
+      '\\[Read more: [the guide](https://example.com/g)\\] and \\\\[8\\] and [a](u)\\[9\\] then \\[10\\]\\[11\\]',
+      // The link's text is "b] c": unescaped, the pair would take the link's "]" for its own.
+      '\\[a [b\\] c](https://example.com/b) and \\[x [y](u)\\](https://example.com/z)',
+    ].join('\n');
     const out = unescapeLiteralBrackets(md);
-    expect(out).toBe('\\[Read more: [the guide](https://example.com/g)\\] and \\\\[8\\] and [a](u)[9] then [10][11]');
+    expect(out.split('\n')).toEqual([
+      '[Read more: [the guide](https://example.com/g)] and \\\\[8\\] and [a](u)[9] then [10][11]',
+      '\\[a [b\\] c](https://example.com/b) and \\[x [y](u)\\](https://example.com/z)',
+    ]);
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });
 });
