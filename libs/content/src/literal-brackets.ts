@@ -89,13 +89,15 @@ const TASK_BOX = /^[ xX]$/;
 /** What opens a line before its content: indentation, quote and list item markers. */
 const CONTAINER = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*/;
 /** A fence, also inside a quote or opening a list item (`> ```js`, `- ~~~`). */
-const FENCE = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*(`{3,}|~{3,})/;
+const FENCE = new RegExp(`${CONTAINER.source}(\`{3,}|~{3,})`);
 
 function mendLine(line: string): string {
   const drop: number[] = [];
   // Escaped openers not yet closed, each with the depth of the markdown's own brackets (a
-  // link's) where it stands, and whether one of those closed inside it since.
-  const opens: { at: number; depth: number; crossed: boolean }[] = [];
+  // link's) where it stands and the lowest that depth fell to since. Only the innermost's low is
+  // kept up to date; a closed pair hands its low to the one around it, so each character is
+  // read once however many openers wait (a hostile page's thousands).
+  const opens: { at: number; depth: number; low: number }[] = [];
   let depth = 0;
   for (let i = 0; i < line.length;) {
     const c = line[i];
@@ -108,22 +110,26 @@ function mendLine(line: string): string {
     if (c === '[') depth++;
     else if (c === ']') {
       depth--;
-      // A link's bracket that opened before an escaped one closes inside it: written as it is,
-      // that pair would take the link's closing bracket for its own.
-      for (const o of opens) if (o.depth > depth) o.crossed = true;
+      const inner = opens[opens.length - 1];
+      if (inner && depth < inner.low) inner.low = depth;
     }
     if (c !== '\\') {
       i++;
       continue;
     }
     const next = line[i + 1];
-    if (next === '[') opens.push({ at: i, depth, crossed: false });
+    if (next === '[') opens.push({ at: i, depth, low: depth });
     else if (next === ']' && opens.length) {
       const open = opens.pop()!;
+      const outer = opens[opens.length - 1];
+      if (outer && open.low < outer.low) outer.low = open.low;
       const inner = line.slice(open.at + 2, i);
       const after = line[i + 2];
+      // A link's bracket that opened before the pair and closes inside it (low below the pair's
+      // depth), or one that opens inside and closes after it: written as it is, the pair would
+      // take that bracket for its own.
       const literal =
-        !open.crossed &&
+        open.low === open.depth &&
         depth === open.depth &&
         inner.length > 0 &&
         !TASK_BOX.test(inner) &&
