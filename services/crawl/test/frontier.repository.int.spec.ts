@@ -416,6 +416,26 @@ describe.each(['UTC', 'America/Los_Angeles'])('FrontierRepository (session time 
       expect((await rowsOf(runId)).map((r) => r.inLinks)).toEqual([1, 0]);
     });
 
+    it('counts in-links in place: a row keeps its page when its count changes (a HOT update)', async () => {
+      // 400 rows fill several pages of the table. On a page written full, a row's new version goes
+      // to another page and each of the table's four indexes gains an entry for it. A settled pull
+      // counts links to a tenth or so of a frontier's rows, as each pass here does.
+      const urls = Array.from({ length: 400 }, (_, i) => link(`http://site.test/article/${i}-a-long-enough-slug`));
+      const runId = await runWith(...urls);
+      const blocks = async () =>
+        prisma.$queryRaw<{ key: string; block: string }[]>`
+          SELECT url_key AS key, split_part(trim(both '()' from ctid::text), ',', 1) AS block
+            FROM crawl_url WHERE run_id = ${runId} ORDER BY position`;
+      const before = await blocks();
+      expect(new Set(before.map((b) => b.block)).size).toBeGreaterThan(4);
+      for (const pass of [0, 1]) {
+        const linked = urls.filter((_, i) => i % 10 === pass);
+        await step(runId, (tx) => frontier.grow(tx, runId, [], 0, new Map(linked.map((u) => [u.key, 1]))));
+        expect(await blocks()).toEqual(before);
+      }
+      expect((await rowsOf(runId)).map((r) => r.inLinks)).toEqual(urls.map((_, i) => (i % 10 < 2 ? 1 : 0)));
+    });
+
     it('stores a link spelled with a NUL character, cleaned of it', async () => {
       const runId = await newRun();
       const spelled = link('http://site.test/nul', {

@@ -274,8 +274,8 @@ export class FrontierRepository {
          INSERT INTO crawl_url (run_id, url_key, url, host, position, depth, found_via, first_referer, in_sitemap, in_links)
          SELECT $1, f.key, f.url, f.host,
                 (SELECT COALESCE(max(position), -1) FROM crawl_url WHERE run_id = $1) + f.n::int,
-                f.depth, f.via, f.referer, f.sitemap, COALESCE((SELECT l.n FROM counts l WHERE l.key = f.key), 0)
-           FROM fresh f WHERE f.n <= $9
+                f.depth, f.via, f.referer, f.sitemap, COALESCE(l.n, 0)
+           FROM fresh f LEFT JOIN counts l ON l.key = f.key WHERE f.n <= $9
          RETURNING depth, position
        ), lowered AS (
          ${lowerQueueFrom('inserted')}
