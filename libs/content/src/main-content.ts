@@ -1747,8 +1747,9 @@ function excerptsCut(g: number[], stats: Stats): boolean {
 
 /**
  * The end of an element's text, as long as CUT_EXCERPT can look back (a word's last character, a
- * space and a bracketed ellipsis: 7 characters that are not blank): its text nodes read from the
- * last, not its whole textContent.
+ * space and a bracketed ellipsis: 7 characters that are not blank) and no longer: its text nodes
+ * read from the last, not its whole textContent, and the last one cut there (CUT_EXCERPT, anchored
+ * at the end only, would try every position of a long paragraph).
  */
 function textEnding(el: Element): string {
   let ending = '';
@@ -1760,9 +1761,10 @@ function textEnding(el: Element): string {
     }
     if (n.nodeType === 3 || n.nodeType === 4) {
       const data = (n as CharacterData).data;
+      let i = data.length - 1;
+      for (; i >= 0 && solid < 7; i--) if (!isSpace(data.charCodeAt(i))) solid++;
+      if (solid >= 7) return data.slice(i + 1) + ending;
       ending = data + ending;
-      for (let i = data.length - 1; i >= 0 && solid < 7; i--) if (!isSpace(data.charCodeAt(i))) solid++;
-      if (solid >= 7) return ending;
     }
     while (n && n !== el && !n.previousSibling) n = n.parentNode;
     n = n && n !== el ? n.previousSibling : null;
