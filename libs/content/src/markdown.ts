@@ -331,8 +331,7 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   pre: ({ node }) => codeBlock(node as unknown as ElementLike),
   table: (ctx) => {
     const nhm = (defaultTranslators.table as TranslatorConfigFactory)(ctx);
-    const written = nhm.postprocess!;
-    return { ...nhm, postprocess: (c) => tableText(written(c)) };
+    return { ...nhm, postprocess: (c) => tableText(unpaddedTable(c.content, c.nodeMetadata.get(c.node)?.tableMeta)) };
   },
   // Inside inline code (noEscape) markup is not markup: `-H *user*@*host*` would show its stars.
   'strong,b': { spaceIfRepeatingChar: true, postprocess: (c) => (c.noEscape ? c.content : emphasis(c.content, '**')) },
@@ -365,6 +364,38 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
 const EMPTY_ROW = /^\|(?:\s*\|)+\s*$/;
 /** A cell of the delimiter row without a dash: a column empty in every row. */
 const DASHLESS_CELL = /\|[ \t]*(?=\|)/g;
+
+/**
+ * NHM's table as NHM reads it (a row a line, its pipes at the ends dropped, cells split at " |"
+ * and trimmed), written without padding each cell to its column's widest. NHM pads them, and
+ * tidyMarkdown took the padding out again; a table whose one long cell padded every row grew
+ * with its rows times that cell (8,000 rows and a 40 KB cell: 6 s and 1.4 GB). The delimiter row
+ * is what tidyMarkdown made of NHM's: as many dashes as the widest cell up to three.
+ */
+function unpaddedTable(content: string, meta: NodeMetadata['tableMeta']): string | PostProcessResult {
+  const rows: string[][] = [];
+  const widths: number[] = [];
+  for (const line of content.split(/\r\n|\r|\n/)) {
+    const row = line.replace(TABLE_ROW_ENDS, '$1');
+    if (!row) continue;
+    const cells = row.split(' |');
+    for (let i = 0; i < cells.length; i++) {
+      const cell = (cells[i] = cells[i]!.trim());
+      if (!(widths[i]! >= cell.length)) widths[i] = cell.length;
+    }
+    rows.push(cells);
+  }
+  if (!rows.length) return PostProcessResult.RemoveNode;
+  const out: string[] = meta?.caption ? [meta.caption] : [];
+  rows.forEach((cells, n) => {
+    out.push(`| ${widths.map((_, i) => `${cells[i] ?? ''} |`).join(' ')}`);
+    if (n === 0) out.push(`|${widths.map((w) => ` ${'-'.repeat(Math.min(w, 3))} |`).join('')}`);
+  });
+  return `${out.join('\n')}\n`;
+}
+
+/** A table row's pipes at its ends, as NHM drops them. */
+const TABLE_ROW_ENDS = /^(?:\|)?(.+)\s*\|\s*$/;
 
 /**
  * NHM's table, made one a GFM renderer reads as a table: its delimiter row gives a column empty
@@ -1129,8 +1160,9 @@ export function htmlBlocksToMarkdown(blocks: string[], keepDataImages: boolean):
 }
 
 /**
- * Drops links with no text, trailing spaces and runs of blank lines NHM leaves behind, and
- * the padding NHM adds to align table columns (one long cell pads every row by kilobytes).
+ * Drops links with no text, trailing spaces and runs of blank lines NHM leaves behind, and runs
+ * of spaces beside a table's pipes and of dashes in its delimiter row (unpaddedTable writes
+ * neither; this keeps any other table's the same).
  */
 export function tidyMarkdown(md: string): string {
   // Each step runs only where the markdown can hold what it mends: on a page of prose the

@@ -484,6 +484,41 @@ describe('markdown of hostile sizes', () => {
     }
   });
 
+  it('writes a table whose one cell is long without padding every row to it, in linear time', () => {
+    // NHM pads each cell to its column's widest: n rows beside a cell of n words made n² of spaces.
+    const table = (n: number) =>
+      `<table><tr><th>Port</th><th>Notes</th></tr><tr><td>Dover</td><td>${'tide '.repeat(n)}</td></tr>${Array.from(
+        { length: n },
+        (_, i) => `<tr><td>Port ${i}</td><td>${i}</td></tr>`,
+      ).join('')}</table>`;
+    const md = linear(table, 4000);
+    const lines = md.split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      '| Port | Notes |',
+      '| --- | --- |',
+      `| Dover | ${'tide '.repeat(4000).trim()} |`,
+    ]);
+    expect(lines.slice(3)).toEqual(Array.from({ length: 4000 }, (_, i) => `| Port ${i} | ${i} |`));
+  });
+
+  it('writes a table inside a list item as one outside it, unpadded', () => {
+    expect(
+      toMarkdown(
+        '<ul><li><p>Fees</p><table><tr><th>Income</th><th>Fee</th></tr><tr><td>Less than $20,000</td><td>$0</td></tr><tr><td>$200,000 or more</td><td>$600</td></tr></table></li></ul>',
+        false,
+      ),
+    ).toBe(
+      [
+        '- Fees',
+        '',
+        '  | Income | Fee |',
+        '  | --- | --- |',
+        '  | Less than $20,000 | $0 |',
+        '  | $200,000 or more | $600 |',
+      ].join('\n'),
+    );
+  });
+
   it('escapes a "!" before a link however long the output, so no link becomes an image', () => {
     const bangs = (n: number) => Array.from({ length: n }, (_, i) => `!${link(i)}`).join('');
     for (const [open, close] of [
