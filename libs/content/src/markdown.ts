@@ -331,7 +331,7 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   pre: ({ node }) => codeBlock(node as unknown as ElementLike),
   table: (ctx) => {
     const nhm = (defaultTranslators.table as TranslatorConfigFactory)(ctx);
-    return { ...nhm, postprocess: (c) => tableText(unpaddedTable(c.content, c.nodeMetadata.get(c.node)?.tableMeta)) };
+    return { ...nhm, postprocess: (c) => tableText(c.content, c.nodeMetadata.get(c.node)?.tableMeta) };
   },
   // Inside inline code (noEscape) markup is not markup: `-H *user*@*host*` would show its stars.
   'strong,b': { spaceIfRepeatingChar: true, postprocess: (c) => (c.noEscape ? c.content : emphasis(c.content, '**')) },
@@ -360,58 +360,42 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   },
 };
 
-/** A table's cells, each empty (a rating's bars drawn in cells, a spacer): no table at all. */
-const EMPTY_ROW = /^\|(?:\s*\|)+\s*$/;
-/** A cell of the delimiter row without a dash: a column empty in every row. */
-const DASHLESS_CELL = /\|[ \t]*(?=\|)/g;
-
 /**
  * NHM's table as NHM reads it (a row a line, its pipes at the ends dropped, cells split at " |"
- * and trimmed), written without padding each cell to its column's widest. NHM pads them, and
- * tidyMarkdown took the padding out again; a table whose one long cell padded every row grew
- * with its rows times that cell (8,000 rows and a 40 KB cell: 6 s and 1.4 GB). The delimiter row
- * is what tidyMarkdown made of NHM's: as many dashes as the widest cell up to three.
+ * and trimmed), written as a GFM renderer reads a table, in one pass:
+ * - without padding each cell to its column's widest: NHM pads them, and a table whose one long
+ *   cell padded every row grew with its rows times that cell (8,000 rows and a 40 KB cell: 6 s
+ *   and 1.4 GB);
+ * - its delimiter row gives each column dashes, as many as its widest cell up to three, and three
+ *   for a column empty in every row (NHM gave that none, and the table was read as text);
+ * - a table whose every cell is empty (a rating's bars drawn in cells, a spacer) is not written.
  */
-function unpaddedTable(content: string, meta: NodeMetadata['tableMeta']): string | PostProcessResult {
+function tableText(content: string, meta: NodeMetadata['tableMeta']): string | PostProcessResult {
   const rows: string[][] = [];
   const widths: number[] = [];
+  let empty = true;
   for (const line of content.split(/\r\n|\r|\n/)) {
     const row = line.replace(TABLE_ROW_ENDS, '$1');
     if (!row) continue;
     const cells = row.split(' |');
     for (let i = 0; i < cells.length; i++) {
       const cell = (cells[i] = cells[i]!.trim());
+      if (cell) empty = false;
       if (!(widths[i]! >= cell.length)) widths[i] = cell.length;
     }
     rows.push(cells);
   }
-  if (!rows.length) return PostProcessResult.RemoveNode;
+  if (empty) return PostProcessResult.RemoveNode;
   const out: string[] = meta?.caption ? [meta.caption] : [];
   rows.forEach((cells, n) => {
     out.push(`| ${widths.map((_, i) => `${cells[i] ?? ''} |`).join(' ')}`);
-    if (n === 0) out.push(`|${widths.map((w) => ` ${'-'.repeat(Math.min(w, 3))} |`).join('')}`);
+    if (n === 0) out.push(`|${widths.map((w) => ` ${'-'.repeat(w === 0 ? 3 : Math.min(w, 3))} |`).join('')}`);
   });
   return `${out.join('\n')}\n`;
 }
 
 /** A table row's pipes at its ends, as NHM drops them. */
 const TABLE_ROW_ENDS = /^(?:\|)?(.+)\s*\|\s*$/;
-
-/**
- * NHM's table, made one a GFM renderer reads as a table: its delimiter row gives a column empty
- * in every row its dashes (NHM gave it none, and the table was read as text, pipes and all), and
- * a table whose every cell is empty is not written.
- */
-function tableText(written: string | PostProcessResult): string | PostProcessResult {
-  if (typeof written !== 'string') return written;
-  const lines = written.split('\n');
-  const header = lines.findIndex((line) => line.startsWith('|'));
-  if (header < 0 || header + 1 >= lines.length) return written;
-  if (lines.every((line, i) => i === header + 1 || !line.startsWith('|') || EMPTY_ROW.test(line)))
-    return PostProcessResult.RemoveNode;
-  lines[header + 1] = lines[header + 1]!.replace(DASHLESS_CELL, '| --- ');
-  return lines.join('\n');
-}
 
 /** An element written as its children are. */
 const PLAIN: TranslatorConfig = {};
