@@ -1145,7 +1145,7 @@ export function htmlBlocksToMarkdown(blocks: string[], keepDataImages: boolean):
 
 /**
  * Drops links with no text, trailing spaces and runs of blank lines NHM leaves behind, and runs
- * of spaces beside a table's pipes and of dashes in its delimiter row (unpaddedTable writes
+ * of spaces beside a table's pipes and of dashes in its delimiter row (tableText writes
  * neither; this keeps any other table's the same).
  */
 export function tidyMarkdown(md: string): string {
