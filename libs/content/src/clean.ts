@@ -74,7 +74,27 @@ const MAX_BANNER_CHARS = 1500;
 const MAX_CONSENT_CHARS = 40000;
 const MIN_NOSCRIPT_CHARS = 500;
 const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-srcset'];
-const CODE_LANG = /(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#.-]+)/i;
+/**
+ * How highlighters name a code block's language in a class: Prism, highlight.js and most others
+ * (`language-x`, `lang-x`), GitHub (`highlight-source-x`), MediaWiki (`mw-highlight-lang-x`), one
+ * class token each; SyntaxHighlighter (`brush: x; gutter: false`) and pandoc (`sourceCode x`)
+ * across tokens. Sphinx names it on Pygments' wrapper (`div.highlight-python`), but a
+ * `highlight-x` on the block itself is the site's own (`highlight-height`), so it is read on
+ * wrappers only, and after the others.
+ */
+const LANGUAGE_TOKEN = /^(?:language|lang|highlight-source|mw-highlight-lang)-([\w+#.-]+)$/i;
+const WRAPPER_LANGUAGE_TOKEN = /^highlight-([\w+#.-]+)$/i;
+const LANGUAGE_IN_CLASS = /(?:^|[\s;])(?:brush:\s*|sourceCode\s+(?:numberSource\s+)?)([\w+#.-]+)/i;
+/** Attributes that name it outright: Hugo's Chroma (`data-lang`), Shiki and Gatsby (`data-language`). */
+const LANGUAGE_ATTRS = ['data-lang', 'data-language'];
+/**
+ * Elements around a <pre> that a highlighter wraps it in, and may name its language on: Sphinx
+ * and Jekyll put it two levels up (`div.highlight-python > div.highlight > pre`), with a copy
+ * button or a file name beside the code at most. A wrapper has few children, so the language of a
+ * section or an article around the block (`<article class="lang-en">`) is not read as the code's.
+ */
+const WRAPPER_LEVELS = 3;
+const WRAPPER_CHILDREN = 3;
 
 /**
  * Cleans the document in one walk: drops scripts, styles, frames, form controls, hidden
@@ -448,13 +468,37 @@ function fixImage(img: Element, opts: CleanOptions, resolveUrls: boolean): boole
 }
 
 function labelCodeLanguage(pre: Element): void {
-  if (/(?:^|\s)language-/.test(pre.getAttribute('class') ?? '')) return;
   const code = pre.querySelector('code');
-  const m =
-    CODE_LANG.exec(code?.getAttribute('class') ?? '') ??
-    CODE_LANG.exec(pre.getAttribute('class') ?? '') ??
-    CODE_LANG.exec(pre.parentElement?.getAttribute('class') ?? '');
-  if (m?.[1]) pre.setAttribute('class', `language-${m[1].toLowerCase()}`);
+  let language = codeLanguageOn(pre) ?? (code ? codeLanguageOn(code) : null);
+  for (let el = pre.parentElement, level = 0; !language && el && level < WRAPPER_LEVELS; level++) {
+    if (el.children.length > WRAPPER_CHILDREN) break;
+    language = codeLanguageOn(el, true);
+    el = el.parentElement;
+  }
+  if (language) pre.setAttribute('class', `language-${language.toLowerCase()}`);
+}
+
+/** The language one element names for the code it holds (the first way found), or null. */
+function codeLanguageOn(el: Element, wrapper = false): string | null {
+  for (const name of LANGUAGE_ATTRS) {
+    const value = el.getAttribute(name)?.trim();
+    if (value && /^[\w+#.-]+$/.test(value)) return value;
+  }
+  const cls = el.getAttribute('class');
+  if (!cls) return null;
+  const tokens = cls.split(/\s+/);
+  for (const token of tokens) {
+    const m = LANGUAGE_TOKEN.exec(token);
+    if (m) return m[1]!;
+  }
+  const across = LANGUAGE_IN_CLASS.exec(cls)?.[1];
+  if (across) return across;
+  if (!wrapper) return null;
+  for (const token of tokens) {
+    const m = WRAPPER_LANGUAGE_TOKEN.exec(token);
+    if (m) return m[1]!;
+  }
+  return null;
 }
 
 /** No address: none, the page's top ("#") or a script ("javascript:void(0)"). */

@@ -211,10 +211,11 @@ function imageMarkdown(node: ElementLike, keepDataImages: boolean): string | nul
 const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/;
 /**
  * Classes that tell a highlighter what to do rather than what the code is: Discourse's
- * `lang-auto` (guess it), Prism's `language-none`, highlight.js's `nohighlight`. Written as the
+ * `lang-auto` (guess it), Prism's `language-none`, highlight.js's `nohighlight`, Sphinx's
+ * `highlight-default` (the project's default, which the page does not say). Written as the
  * fence's info string they would name a language that does not exist.
  */
-const NOT_A_LANGUAGE = new Set(['auto', 'none', 'nohighlight', 'no-highlight', 'undefined', 'null']);
+const NOT_A_LANGUAGE = new Set(['auto', 'none', 'nohighlight', 'no-highlight', 'undefined', 'null', 'default']);
 
 /** The language the <pre>'s class names, else its <code>'s; a directive names none. */
 const languageOf = (node: ElementLike, code: ElementLike | undefined): string => {

@@ -59,6 +59,59 @@ describe('markdown rendering', () => {
     expect(render(`${prose}<pre><code class="lang-bash">ls -la</code></pre>`)).toContain('```bash\nls -la\n```');
   });
 
+  it('keeps the language a highlighter names on an attribute or on the wrapper around the block', () => {
+    const prose = '<p>Run this first and then read on for the details below.</p>';
+    const fenced = (block: string) =>
+      render(`${prose}${block}`)
+        .split('\n')
+        .find((l) => l.startsWith('```'));
+    // Hugo's Chroma, Shiki (Astro), Gatsby's wrapper.
+    expect(fenced('<pre class="chroma"><code data-lang="csharp">var a = 1;</code></pre>')).toBe('```csharp');
+    expect(fenced('<pre class="astro-code" data-language="js"><code>let a;</code></pre>')).toBe('```js');
+    expect(fenced('<div class="gatsby-highlight" data-language="JSX"><pre><code>&lt;A /&gt;</code></pre></div>')).toBe(
+      '```jsx',
+    );
+    // Sphinx and Jekyll, two levels up; MediaWiki one up; a wrapper with a copy button and a header.
+    expect(
+      fenced('<div class="highlight-python notranslate"><div class="highlight"><pre>print(1)</pre></div></div>'),
+    ).toBe('```python');
+    expect(
+      fenced(
+        '<div class="language-ruby highlighter-rouge"><div class="highlight"><pre class="highlight"><code>puts 1</code></pre></div></div>',
+      ),
+    ).toBe('```ruby');
+    expect(fenced('<div class="mw-highlight mw-highlight-lang-ini"><pre>[a]\nb=1</pre></div>')).toBe('```ini');
+    expect(
+      fenced(
+        '<div class="code-block language-hcl"><div class="header">main.tf</div><div class="body"><button>Copy</button><pre><code>a = 1</code></pre></div></div>',
+      ),
+    ).toBe('```hcl');
+    // pandoc, SyntaxHighlighter.
+    expect(fenced('<pre class="sourceCode r"><code class="sourceCode r">x &lt;- 1</code></pre>')).toBe('```r');
+    expect(fenced('<pre class="sourceCode numberSource python numberLines">x = 1</pre>')).toBe('```python');
+    expect(fenced('<pre class="brush: js; gutter: false">let a;</pre>')).toBe('```js');
+  });
+
+  it('reads no language from classes that say something else', () => {
+    const prose = '<p>Run this first and then read on for the details below.</p>';
+    const fenced = (block: string) =>
+      render(`${prose}${block}`)
+        .split('\n')
+        .find((l) => l.startsWith('```'));
+    // A site's own class beside the highlighter's; Sphinx's project default.
+    expect(fenced('<pre class="highlight-height language-typescript"><code>let a;</code></pre>')).toBe('```typescript');
+    expect(fenced('<div class="highlight-default notranslate"><div class="highlight"><pre>x</pre></div></div>')).toBe(
+      '```',
+    );
+    // The language of a section around the block is not the code's.
+    expect(
+      render(
+        `<section class="lang-en"><p>One paragraph of the article, long enough to be its main content here.</p>` +
+          `<p>Another paragraph.</p><p>A third.</p><p>A fourth paragraph.</p><pre>ls -la</pre></section>`,
+      ),
+    ).toContain('```\nls -la\n```');
+  });
+
   it('drops links without text and collapses runs of blank lines', () => {
     const md = render(
       '<p>A paragraph long enough to be the main content of this tiny page.</p><a href="/x"></a><br><br><br><br><p>Another paragraph that follows after many breaks in the source.</p>',
