@@ -47,7 +47,7 @@ export function unescapeLiteralBrackets(md: string): string {
 }
 
 /** Whether every backtick run of the line closes on it (a run of the same length later). */
-function backticksPair(line: string): boolean {
+export function backticksPair(line: string): boolean {
   for (let i = 0; i < line.length;) {
     if (line[i] === '\\') {
       i += 2;
@@ -65,14 +65,14 @@ function backticksPair(line: string): boolean {
   return true;
 }
 
-const runLength = (line: string, at: number): number => {
+export const runLength = (line: string, at: number): number => {
   let n = 0;
   while (line[at + n] === '`') n++;
   return n;
 };
 
 /** Where a backtick run of exactly `n` starts at or after `from`, or -1. */
-function closingRun(line: string, from: number, n: number): number {
+export function closingRun(line: string, from: number, n: number): number {
   for (let i = from; i < line.length;) {
     if (line[i] !== '`') {
       i++;
@@ -87,9 +87,9 @@ function closingRun(line: string, from: number, n: number): number {
 
 const TASK_BOX = /^[ xX]$/;
 /** What opens a line before its content: indentation, quote and list item markers. */
-const CONTAINER = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*/;
+export const CONTAINER = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*/;
 /** A fence, also inside a quote or opening a list item (`> ```js`, `- ~~~`). */
-const FENCE = new RegExp(`${CONTAINER.source}(\`{3,}|~{3,})`);
+export const FENCE = new RegExp(`${CONTAINER.source}(\`{3,}|~{3,})`);
 
 function mendLine(line: string): string {
   const drop: number[] = [];

@@ -3,6 +3,7 @@ import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { extractContent, parseDocument } from '../src/index.js';
 import { unescapeLiteralBrackets } from '../src/literal-brackets.js';
+import { unescapeLiteralStars } from '../src/literal-stars.js';
 import { toText } from '../src/text.js';
 import { FIXTURES, FIXTURE_URL, fixtureHtml } from './support/fixtures.js';
 
@@ -142,8 +143,9 @@ describe('markdown ready for models and search', () => {
     expect(md).toContain('1\\. This paragraph starts with a number');
     expect(md).toContain('\\- Nor is this one');
     expect(md).toContain('# nor is a hash * star _ underscore');
+    // Its stars can only open emphasis (no closer follows any): written as they are.
     expect(md).toContain(
-      'a literal \\<div> tag, the entity text \\&amp; and a path like C:\\Users\\pg\\data or a\\\\\\*b.',
+      'a literal \\<div> tag, the entity text \\&amp; and a path like C:\\Users\\pg\\data or a\\\\*b.',
     );
   });
 
@@ -406,6 +408,57 @@ describe('brackets in the text, written as they are where no reader takes them f
       '[Read more: [the guide](https://example.com/g)] and \\\\[8\\] and [a](u)[9] then [10][11]',
       '\\[a [b\\] c](https://example.com/b) and \\[x [y](u)\\](https://example.com/z)',
     ]);
+    expect(words(renderedText(out))).toBe(words(renderedText(md)));
+  });
+});
+
+describe('stars in the text, written as they are where no emphasis can form', () => {
+  it('writes footnote marks, a disclosure and arithmetic as they are, and renders them as the text', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Plans and prices</h1>
+      <p>Up to $2M Identity Theft Insurance* ($1M per adult), and customers see up to 24x ROI* on the
+      Standard plan. The average rate is $80 per hour.* Commercial work costs more.</p>
+      <p>(* Disclosure: the author is a paid partner of the vendor named here.)</p>
+      <table><tr><th>Plan</th><th>Score*</th></tr><tr><td>Basic</td><td>4.5</td></tr></table>
+      <p>The margin was (31% + ((29%-31%)*75%)) * 0.7 in the second quarter of the year.</p>
+      <h5>*Based on data from a sample of 5,000 customers.</h5></main></body></html>`);
+    const md = r.markdown!;
+    expect(md).toContain('Insurance* ($1M per adult), and customers see up to 24x ROI* on the Standard plan.');
+    expect(md).toContain('$80 per hour.* Commercial');
+    expect(md).toContain('(* Disclosure: the author');
+    expect(md).toContain('| Score* |');
+    expect(md).toContain('(31% + ((29%-31%)*75%)) * 0.7');
+    expect(md).toContain('##### *Based on data');
+    expect(md).not.toContain('\\*');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it('keeps the escapes where stars could pair, open a line or join emphasis, and in code', () => {
+    // Each line as written, and what it becomes where it changes.
+    const lines: [string, string?][] = [
+      // A pair of literal stars around a word would be emphasis: both stay escaped.
+      ['Breathe, and \\*then\\* decide.'],
+      [''],
+      // A closer after the markdown's own emphasis could pair with it.
+      ['**Note:** the rate\\* applies.'],
+      [''],
+      // At a line's start a star is a list item's marker or a thematic break.
+      ['\\* not a list item'],
+      ['- \\*\\*\\*'],
+      [''],
+      // A closing star alone in its paragraph, and one beside an escaped backslash.
+      ['Price\\* and a path C:\\\\dir\\* here.', 'Price* and a path C:\\\\dir* here.'],
+      [''],
+      ['```'],
+      ['a \\* b'],
+      ['```'],
+      ['A span `x \\* y` and a mark\\*.', 'A span `x \\* y` and a mark*.'],
+      [''],
+      // An emoji (a symbol, punctuation to CommonMark 0.31) before a star: the run can open.
+      ['🙂\\*a and b\\* c'],
+    ];
+    const md = lines.map(([written]) => written).join('\n');
+    const out = unescapeLiteralStars(md);
+    expect(out.split('\n')).toEqual(lines.map(([written, mended]) => mended ?? written));
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });
 });
