@@ -82,6 +82,10 @@ export const TUNING = {
   titledCommentsMaxShare: 0.9,
   /** Score below which a winner outside comments gives way to one inside (a page of comments). */
   minContent: 250,
+  /** Prose (text outside links) of a post that comments won over, from which it is taken instead. */
+  commentedPostProse: 500,
+  /** Link text share above which such a post is a list of links, not prose. */
+  commentedPostLinkShare: 0.5,
   /** Winner's share of its <main>/<article> below which that element is taken instead. */
   fallbackShare: 0.25,
   contentBonus: 1.15,
@@ -289,6 +293,8 @@ class Stats {
   listing = false;
   /** The winner was found by the listing reading. */
   listingChosen = false;
+  /** The winner is a post that its comments outscored (`commentedPost`). */
+  postOverComments = false;
   /** Characters of the winner outside its comment sections. */
   besideComments = 0;
   /** Each element's shape (`shapeOf`), once asked. */
@@ -841,9 +847,42 @@ function pickBest(stats: Stats): number {
   }
   const outside = bestAmong(stats, inComments);
   if (outside !== -1 && stats.score[outside]! >= TUNING.minContent) return outside;
+  const outsideComments = inComments.slice();
   for (let i = 0; i < stats.n; i++) inComments[i] = inFurniture[i]!;
   const notFurniture = bestAmong(stats, inComments);
-  return notFurniture !== -1 ? notFurniture : bestAmong(stats, null);
+  if (notFurniture === -1) return bestAmong(stats, null);
+  const post = commentedPost(stats, notFurniture, outsideComments);
+  if (post === null) return notFurniture;
+  // Widened to a <main> around it, the post would take its comments back in.
+  stats.postOverComments = true;
+  return post;
+}
+
+/**
+ * When comments won (nothing outside them scored as real content), the post they comment on, if
+ * the page has one: an element outside comments and furniture, named or tagged as content
+ * (`article`, `.entry-content`), that does not hold the winner and holds a paragraph's worth of
+ * prose. A short post whose lines are mostly links to what it rounds up scores low, and thirty
+ * comments under it score higher, but they are replies to it. Null when the winner is not in a
+ * comment section or no such post stands outside it (a thread of comments is then the page).
+ */
+function commentedPost(stats: Stats, winner: number, excluded: Uint8Array): number | null {
+  const { flags, parent, text, link } = stats;
+  let commented = false;
+  for (let a = winner; a >= 0 && !commented; a = parent[a]!) commented = (flags[a]! & Flag.Comments) !== 0;
+  if (!commented) return null;
+  let best: number | null = null;
+  let bestProse = TUNING.commentedPostProse - 1;
+  for (let i = 0; i < stats.n; i++) {
+    if (excluded[i] || !(flags[i]! & (Flag.Semantic | Flag.Content))) continue;
+    const prose = text[i]! - link[i]!;
+    if (prose <= bestProse || link[i]! > TUNING.commentedPostLinkShare * text[i]!) continue;
+    // Not a wrapper of the comments (the page, its <main>).
+    if (i <= winner && winner < stats.end[i]!) continue;
+    best = i;
+    bestProse = prose;
+  }
+  return best;
 }
 
 /** The best-scoring element, among those not marked in `excluded` when it is given. */
@@ -871,7 +910,7 @@ function bestAmong(stats: Stats, excluded: Uint8Array | null): number {
  * (or role=main) that contains it, that semantic element is the better answer.
  */
 function widenToSemantic(stats: Stats, best: number): number {
-  if (best < 0) return best;
+  if (best < 0 || stats.postOverComments) return best;
   const { text, parent, flags, score } = stats;
   for (let p = parent[best]!; p >= 0; p = parent[p]!) {
     if (flags[p]! & Flag.Semantic) {
@@ -890,6 +929,9 @@ function widenToSemantic(stats: Stats, best: number): number {
  * more text than the winner, the listing is the content.
  */
 function listingFallback(stats: Stats, pageText: number, best: number): number {
+  // A post its comments outscored is no listing: read again with links as text, the comments
+  // (a list of posts) would win back.
+  if (stats.postOverComments) return best;
   if (best >= 0 && stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
   const scores = stats.score;
   stats.score = new Float64Array(stats.score.length);
@@ -914,7 +956,8 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
  * than the sections bring. Furniture inside is pruned as anywhere.
  */
 function landingSections(stats: Stats, pageText: number, best: number): number {
-  if (best < 0 || stats.listingChosen || stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
+  if (best < 0 || stats.listingChosen || stats.postOverComments) return best;
+  if (stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
   let top = best;
   for (let p = stats.parent[best]!; p >= 0; p = stats.parent[p]!) {
     if (stats.flags[p]! & Flag.Boiler) break;

@@ -660,6 +660,58 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('10 comments');
   });
 
+  it('takes a short round-up post over the comments under it, though they outscore it', () => {
+    // The post's middle is a list of links and its share bar two rows of them: it scores low, and
+    // the comment list (prose, each reply as long as a paragraph of the post) scores higher. The
+    // reply form under the list puts the section below zero, so no wrapper of both wins. The
+    // comments reply to the post all the same.
+    const projects = [
+      'Pipe Bookshelf',
+      'Wood Arrows',
+      'Lanterns',
+      'Mantel',
+      'Cornhole Boards',
+      'Bench',
+      'Murphy Bed',
+      'Drill Organizer',
+      'Frame Shelf',
+      'Coffee Table',
+      'Coasters',
+      'Floating Shelves',
+      'Crate Planter',
+      'Headboard',
+    ];
+    const networks = ['Pinterest', 'Facebook', 'Twitter', 'Stumbleupon', 'Google', 'Linkedin', 'Reddit'];
+    const share = `<div class="ssba ssbp-wrap">If you like it, please share it! ${networks.map((s) => `<a href="https://${s.toLowerCase()}.example/share">${s}</a>`).join(' ')}</div>`;
+    const comment = (k: number) => `<li class="comment" id="comment-${k}"><article class="comment-body">
+      <header class="comment-header"><p class="comment-author"><span>Blogger ${k}</span> says</p><time>May ${1 + (k % 28)}, 2017</time></header>
+      <div class="comment-content"><p>Thanks for sharing at the Wednesday link party, number ${k}! These are great wood projects to
+      make, and the quilt block is my favourite of them all. Pinned, and I will be featuring it tomorrow evening.</p></div>
+      <div class="comment-reply"><a class="comment-reply-link" href="?replytocom=${k}">Reply</a></div></article></li>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body class="post-template-default single single-post">${NAV}
+      <main class="content"><article class="post type-post entry"><header class="entry-header"><h1 class="entry-title">10 Easy DIY Wood Projects to Make</h1></header>
+      <div class="entry-content">${share}<p>Some of my best blogging friends and I are sharing our favourite easy wood projects, made
+      with power tools. Mine is not a big piece of furniture or a complicated build, but it is one of my favourite projects.</p>
+      <p>I made this wooden quilt block wall art back in April and wrote all about how to make it. As soon as I hung it up on my
+      kitchen wall I thought how cool it would be to build more of these blocks and have a wooden quilt on the wall.</p>
+      <p>I can't wait to see my friends' favourite projects:</p>
+      <ul>${projects.map((f, i) => `<li><a href="https://friend${i}.example/${i}">${f}</a></li>`).join('')}</ul>
+      <p>What would you like to make? I hope these projects have inspired you to pick up a power tool.</p>${share}</div></article>
+      <div class="entry-comments" id="comments"><ol class="comment-list">${Array.from({ length: 12 }, (_, k) => comment(k)).join('')}</ol>
+      <div id="respond" class="comment-respond"><h3 class="comment-reply-title">Leave a Reply</h3><form action="/wp-comments-post.php" method="post">
+      <p class="comment-notes">Your email address will not be published. Required fields are marked *</p>
+      <p><label for="comment">Comment *</label><textarea id="comment" name="comment"></textarea></p>
+      <p><label for="author">Name *</label><input id="author" name="author"></p><p><label for="email">Email *</label><input id="email" name="email"></p>
+      <p><label for="url">Website</label><input id="url" name="url"></p>
+      <p><input type="checkbox" id="cookies"><label for="cookies">Save my name, email, and website in this browser for the next time I comment.</label></p>
+      <p><input type="submit" value="Post Comment"></p></form></div></div>
+      </main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain('wooden quilt block wall art');
+    expect(r.text).toContain('What would you like to make?');
+    expect(r.text).not.toContain('Thanks for sharing at the Wednesday link party');
+  });
+
   it("leaves out a product's customer reviews, as an article's comments", () => {
     const reviews = [
       'Bought this for our hallway and it has survived two dogs and a toddler. Washes well, colours still bright.',
