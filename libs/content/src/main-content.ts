@@ -1388,7 +1388,8 @@ function prune(root: number, stats: Stats): Set<Element> {
         stats.otherCards.has(c) ||
         (repeated(c) && !stats.anchored.has(c)) ||
         sideCopy(c, stats) ||
-        imageAddress(c, stats)
+        imageAddress(c, stats) ||
+        breadcrumbTrail(c, root, stats)
       ) {
         const name = posterName(c, stats);
         if (name >= 0) allBut(c, name, stats, pruned);
@@ -1493,6 +1494,51 @@ function copyBeside(el: Element, n: number, sib: ChildNode | null, before: boole
     if (s.length < n || s.length > 2 * n + 8) return false;
   } else return false;
   return s.trim() === (el.textContent ?? '').trim();
+}
+
+/**
+ * What separates the steps of a breadcrumb trail ("Home › Blog › Post", "News / Tips"). Not a
+ * pipe: "Shop new | Shop sale" is a bar of links, which a page may mean as content.
+ */
+const CRUMB_SEPARATOR = /\s*[›»>/→]\s*/;
+/** A trail is short: its steps, and the page's own title at its end. */
+const CRUMB_MAX_CHARS = 300;
+const CRUMB_STEP_CHARS = 60;
+const CRUMB_LAST_CHARS = 160;
+const CRUMB_BLOCKS =
+  'div,p,h1,h2,h3,h4,h5,h6,ul,ol,li,dl,table,section,article,header,footer,nav,aside,main,form,blockquote,pre,figure';
+/** Text of the winner before a trail at most: a kicker, no more. */
+const CRUMB_OPENS_WITHIN = 120;
+
+/**
+ * A breadcrumb trail that opens the winner with no class to name it: its whole text is two or
+ * more steps joined by separators, every step but the last the text of a link in it, in order,
+ * and the last a link or the page's own title. Navigation, not content: a model reading the
+ * markdown would take "Newsroom/Online learning tips/…" for the article's first line.
+ */
+function breadcrumbTrail(c: number, root: number, stats: Stats): boolean {
+  const { text, link, el, parent, end } = stats;
+  if (text[c]! > CRUMB_MAX_CHARS || link[c]! === 0) return false;
+  let before = 0;
+  for (let a = c; a !== root && before <= CRUMB_OPENS_WITHIN; a = parent[a]!)
+    for (let s = parent[a]! + 1; s < a; s = end[s]!) before += text[s]!;
+  if (before > CRUMB_OPENS_WITHIN) return false;
+  // One line of inline content: a heading or paragraph after the trail is not its last step.
+  if (el[c]!.querySelector(CRUMB_BLOCKS)) return false;
+  const steps = (el[c]!.textContent ?? '').trim().split(CRUMB_SEPARATOR);
+  if (steps.length < 2) return false;
+  const links = [...el[c]!.querySelectorAll('a')].map((a) => (a.textContent ?? '').trim()).filter(Boolean);
+  // Two links at least: "Home »" alone may be a trail whose end was left out, or a stray link.
+  if (links.length < 2 || links.length < steps.length - 1) return false;
+  for (let k = 0; k < steps.length; k++) {
+    const step = steps[k]!;
+    const last = k === steps.length - 1;
+    // A trail may end at its separator ("Home »"): the page's title was left out or pruned.
+    if (last && step === '') return true;
+    if (!step || step.length > (last ? CRUMB_LAST_CHARS : CRUMB_STEP_CHARS)) return false;
+    if (!last && links[k] !== step) return false;
+  }
+  return links.length >= steps.length - 1;
 }
 
 /**

@@ -712,6 +712,33 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('Thanks for sharing at the Wednesday link party');
   });
 
+  it('leaves out a breadcrumb trail no class names at the top of the article, and keeps links in its prose', () => {
+    const para = (k: number) =>
+      `<p>Point ${k}: a graphic design degree centres on visual communication, while graphic information technology
+      adds web development, databases and <a href="/programs/git">the program's</a> / <a href="/programs/gd">the degree's</a> tools.</p>`;
+    const page = (trail: string) => `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><div class="col-12 px-lg">${trail}
+      <h1>Graphic information technology vs. graphic design</h1>
+      <p><a href="/shop/clearance">Shop clearance</a> | <a href="/shop/seconds">Shop factory seconds</a></p>
+      ${Array.from({ length: 6 }, (_, k) => para(k)).join('')}</div></main>${FOOTER}</body></html>`;
+    for (const trail of [
+      // Vue's labels, each a step and its separator; the page's own title at the end.
+      '<div class="d-none d-md-block fs-xs"><label><a href="/newsroom/">Newsroom</a><span>/</span></label><label><a href="/newsroom/tips/">Online learning tips</a><span>/</span></label><label>Graphic information technology vs. graphic design</label></div>',
+      // A paragraph of a page builder; a heading of links.
+      '<p><a href="/articles"><span style="color: #316eff">Articles</span></a> &gt; <a href="/articles#careers">Careers</a> &gt; Graphic information technology vs. graphic design</p>',
+      '<h3 class="block-heading"><a href="/category/design/">Design</a> » <a href="/category/design/degrees/">Degrees</a></h3>',
+    ]) {
+      const r = main(page(trail));
+      expect([
+        trail.slice(0, 30),
+        r.markdown!.startsWith('# Graphic information technology vs. graphic design'),
+      ]).toEqual([trail.slice(0, 30), true]);
+      // A bar of links and links in the prose are content.
+      expect(r.text).toContain('Shop clearance | Shop factory seconds');
+      expect(r.text).toContain("the program's / the degree's tools");
+      expect(r.text).toContain('Point 5: a graphic design degree');
+    }
+  });
+
   it("leaves out a product's customer reviews, as an article's comments", () => {
     const reviews = [
       'Bought this for our hallway and it has survived two dogs and a toddler. Washes well, colours still bright.',
