@@ -1380,8 +1380,9 @@ function prune(root: number, stats: Stats): Set<Element> {
   }
   emptyContentsTitles(root, stats);
   const copies = repeatedLinks(root, stats);
-  const visit = (i: number): void => {
-    for (let c = i + 1; c < end[i]!; c = end[c]!) {
+  // `at`: characters of the winner before element i.
+  const visit = (i: number, at: number): void => {
+    for (let c = i + 1; c < end[i]!; at += text[c]!, c = end[c]!) {
       if (
         shouldPrune(c, root, stats) ||
         copies.has(c) ||
@@ -1389,17 +1390,17 @@ function prune(root: number, stats: Stats): Set<Element> {
         (repeated(c) && !stats.anchored.has(c)) ||
         sideCopy(c, stats) ||
         imageAddress(c, stats) ||
-        breadcrumbTrail(c, root, stats)
+        (at <= CRUMB_OPENS_WITHIN && breadcrumbTrail(c, stats))
       ) {
         const name = posterName(c, stats);
         if (name >= 0) allBut(c, name, stats, pruned);
         else pruned.add(stats.el[c]!);
         continue;
       }
-      visit(c);
+      visit(c, at);
     }
   };
-  visit(root);
+  visit(root, 0);
   return pruned;
 }
 
@@ -1511,18 +1512,15 @@ const CRUMB_BLOCKS =
 const CRUMB_OPENS_WITHIN = 120;
 
 /**
- * A breadcrumb trail that opens the winner with no class to name it: its whole text is two or
- * more steps joined by separators, every step but the last the text of a link in it, in order,
- * and the last a link or the page's own title. Navigation, not content: a model reading the
+ * A breadcrumb trail with no class to name it (asked of what opens the winner, at most
+ * `CRUMB_OPENS_WITHIN` characters of it before): its whole text is two or more steps joined by
+ * separators, every step but the last the text of a link in it, in order, and the last a link or
+ * the page's own title. Navigation, not content: a model reading the
  * markdown would take "Newsroom/Online learning tips/…" for the article's first line.
  */
-function breadcrumbTrail(c: number, root: number, stats: Stats): boolean {
-  const { text, link, el, parent, end } = stats;
+function breadcrumbTrail(c: number, stats: Stats): boolean {
+  const { text, link, el } = stats;
   if (text[c]! > CRUMB_MAX_CHARS || link[c]! === 0) return false;
-  let before = 0;
-  for (let a = c; a !== root && before <= CRUMB_OPENS_WITHIN; a = parent[a]!)
-    for (let s = parent[a]! + 1; s < a; s = end[s]!) before += text[s]!;
-  if (before > CRUMB_OPENS_WITHIN) return false;
   // One line of inline content: a heading or paragraph after the trail is not its last step.
   if (el[c]!.querySelector(CRUMB_BLOCKS)) return false;
   const steps = (el[c]!.textContent ?? '').trim().split(CRUMB_SEPARATOR);
