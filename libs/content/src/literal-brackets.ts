@@ -5,6 +5,8 @@
 // defines a link reference (a line opening with `[x]:` keeps its escapes), so a bracketed text is
 // syntax only when it opens an inline link or image, is a task list's box, or a footnote.
 
+import { backticksPair, closingRun, CONTAINER, paragraphsOutsideFences, runLength } from './markdown-lines.js';
+
 /**
  * `\[x\]` written `[x]` wherever that reads as the same text: outside code (fences and code
  * spans), not followed by `(` or `[`, nor by `:` at a line's start, not after `!`, not `[ ]`,
@@ -15,82 +17,25 @@
 export function unescapeLiteralBrackets(md: string): string {
   if (!md.includes('\\[')) return md;
   const lines = md.split('\n');
-  let fence: string | null = null;
   let changed = false;
-  // A paragraph whose backticks do not pair up on each line is left as it is: a code span may
-  // run over its lines, and what is code there cannot be told line by line.
-  let unsure = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const opener = FENCE.exec(line);
-    if (fence) {
-      if (opener && opener[1]!.startsWith(fence)) fence = null;
-      continue;
+  paragraphsOutsideFences(lines, (start, end) => {
+    for (let i = start; i < end; i++) {
+      const line = lines[i]!;
+      // A paragraph whose backticks do not pair up on a line is left as it is from there: a code
+      // span may run over its lines, and what is code there cannot be told line by line.
+      if (line.includes('`') && !backticksPair(line)) return;
+      if (!line.includes('\\[')) continue;
+      const mended = mendLine(line);
+      if (mended !== line) {
+        lines[i] = mended;
+        changed = true;
+      }
     }
-    if (opener) {
-      fence = opener[1]![0]!.repeat(opener[1]!.length);
-      continue;
-    }
-    if (!line.trim()) {
-      unsure = false;
-      continue;
-    }
-    if (!unsure && line.includes('`') && !backticksPair(line)) unsure = true;
-    if (unsure || !line.includes('\\[')) continue;
-    const mended = mendLine(line);
-    if (mended !== line) {
-      lines[i] = mended;
-      changed = true;
-    }
-  }
+  });
   return changed ? lines.join('\n') : md;
 }
 
-/** Whether every backtick run of the line closes on it (a run of the same length later). */
-export function backticksPair(line: string): boolean {
-  for (let i = 0; i < line.length;) {
-    if (line[i] === '\\') {
-      i += 2;
-      continue;
-    }
-    if (line[i] !== '`') {
-      i++;
-      continue;
-    }
-    const n = runLength(line, i);
-    const close = closingRun(line, i + n, n);
-    if (close < 0) return false;
-    i = close + n;
-  }
-  return true;
-}
-
-export const runLength = (line: string, at: number): number => {
-  let n = 0;
-  while (line[at + n] === '`') n++;
-  return n;
-};
-
-/** Where a backtick run of exactly `n` starts at or after `from`, or -1. */
-export function closingRun(line: string, from: number, n: number): number {
-  for (let i = from; i < line.length;) {
-    if (line[i] !== '`') {
-      i++;
-      continue;
-    }
-    const m = runLength(line, i);
-    if (m === n) return i;
-    i += m;
-  }
-  return -1;
-}
-
 const TASK_BOX = /^[ xX]$/;
-/** What opens a line before its content: indentation, quote and list item markers. */
-export const CONTAINER = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*/;
-/** A fence, also inside a quote or opening a list item (`> ```js`, `- ~~~`). */
-export const FENCE = new RegExp(`${CONTAINER.source}(\`{3,}|~{3,})`);
-
 function mendLine(line: string): string {
   const drop: number[] = [];
   // Escaped openers not yet closed, each with the depth of the markdown's own brackets (a

@@ -6,7 +6,7 @@
 // only if it is left-flanking and closes only if it is right-flanking, and emphasis needs an
 // opener before a closer in the same paragraph).
 
-import { backticksPair, CONTAINER, closingRun, FENCE, runLength } from './literal-brackets.js';
+import { backticksPair, closingRun, CONTAINER, paragraphsOutsideFences, runLength } from './markdown-lines.js';
 
 /**
  * `\*` written `*` in every paragraph whose star runs (the escaped ones as they would read
@@ -19,29 +19,10 @@ import { backticksPair, CONTAINER, closingRun, FENCE, runLength } from './litera
 export function unescapeLiteralStars(md: string): string {
   if (!md.includes('\\*')) return md;
   const lines = md.split('\n');
-  let fence: string | null = null;
   let changed = false;
-  let start = -1;
-  const flush = (end: number): void => {
-    if (start >= 0 && mendParagraph(lines, start, end)) changed = true;
-    start = -1;
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const opener = FENCE.exec(line);
-    if (fence) {
-      if (opener && opener[1]!.startsWith(fence)) fence = null;
-      continue;
-    }
-    if (opener) {
-      flush(i);
-      fence = opener[1]![0]!.repeat(opener[1]!.length);
-      continue;
-    }
-    if (!line.trim()) flush(i);
-    else if (start < 0) start = i;
-  }
-  flush(lines.length);
+  paragraphsOutsideFences(lines, (start, end) => {
+    if (mendParagraph(lines, start, end)) changed = true;
+  });
   return changed ? lines.join('\n') : md;
 }
 
