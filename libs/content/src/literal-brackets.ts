@@ -5,7 +5,7 @@
 // defines a link reference (a line opening with `[x]:` keeps its escapes), so a bracketed text is
 // syntax only when it opens an inline link or image, is a task list's box, or a footnote.
 
-import { backticksPair, closingRun, CONTAINER, paragraphsOutsideFences, runLength } from './markdown-lines.js';
+import { backticksPair, CONTAINER, paragraphsOutsideFences, pastCodeSpan } from './markdown-lines.js';
 
 /**
  * `\[x\]` written `[x]` wherever that reads as the same text: outside code (fences and code
@@ -48,8 +48,7 @@ function mendLine(line: string): string {
     const c = line[i];
     if (c === '`') {
       // A code span (every run pairs up on this line): its contents are literal.
-      const n = runLength(line, i);
-      i = closingRun(line, i + n, n) + n;
+      i = pastCodeSpan(line, i);
       continue;
     }
     if (c === '[') depth++;

@@ -6,7 +6,7 @@
 // only if it is left-flanking and closes only if it is right-flanking, and emphasis needs an
 // opener before a closer in the same paragraph).
 
-import { backticksPair, closingRun, CONTAINER, paragraphsOutsideFences, runLength } from './markdown-lines.js';
+import { backticksPair, CONTAINER, paragraphsOutsideFences, pastCodeSpan } from './markdown-lines.js';
 
 /**
  * `\*` written `*` in every paragraph whose star runs (the escaped ones as they would read
@@ -44,8 +44,7 @@ function mendParagraph(lines: string[], start: number, end: number): boolean {
     for (let i = 0; i < line.length;) {
       const c = line[i];
       if (c === '`') {
-        const n = runLength(line, i);
-        i = closingRun(line, i + n, n) + n;
+        i = pastCodeSpan(line, i);
         continue;
       }
       if (c !== '*' && !(c === '\\' && line[i + 1] === '*')) {

@@ -74,3 +74,9 @@ export function closingRun(line: string, from: number, n: number): number {
   }
   return -1;
 }
+
+/** Where the code span opening at `at` ends (on a line whose backtick runs all pair up). */
+export function pastCodeSpan(line: string, at: number): number {
+  const n = runLength(line, at);
+  return closingRun(line, at + n, n) + n;
+}

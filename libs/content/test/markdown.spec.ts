@@ -59,12 +59,13 @@ describe('markdown rendering', () => {
     expect(render(`${prose}<pre><code class="lang-bash">ls -la</code></pre>`)).toContain('```bash\nls -la\n```');
   });
 
+  /** The opening fence of the code block written after a paragraph. */
+  const fenced = (block: string) =>
+    render(`<p>Run this first and then read on for the details below.</p>${block}`)
+      .split('\n')
+      .find((l) => l.startsWith('```'));
+
   it('keeps the language a highlighter names on an attribute or on the wrapper around the block', () => {
-    const prose = '<p>Run this first and then read on for the details below.</p>';
-    const fenced = (block: string) =>
-      render(`${prose}${block}`)
-        .split('\n')
-        .find((l) => l.startsWith('```'));
     // Hugo's Chroma, Shiki (Astro), Gatsby's wrapper.
     expect(fenced('<pre class="chroma"><code data-lang="csharp">var a = 1;</code></pre>')).toBe('```csharp');
     expect(fenced('<pre class="astro-code" data-language="js"><code>let a;</code></pre>')).toBe('```js');
@@ -93,11 +94,6 @@ describe('markdown rendering', () => {
   });
 
   it('reads no language from classes that say something else', () => {
-    const prose = '<p>Run this first and then read on for the details below.</p>';
-    const fenced = (block: string) =>
-      render(`${prose}${block}`)
-        .split('\n')
-        .find((l) => l.startsWith('```'));
     // A site's own class beside the highlighter's; Sphinx's project default.
     expect(fenced('<pre class="highlight-height language-typescript"><code>let a;</code></pre>')).toBe('```typescript');
     expect(fenced('<div class="highlight-default notranslate"><div class="highlight"><pre>x</pre></div></div>')).toBe(
