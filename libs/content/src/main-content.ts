@@ -1501,7 +1501,9 @@ function copyBeside(el: Element, n: number, sib: ChildNode | null, before: boole
  * What separates the steps of a breadcrumb trail ("Home › Blog › Post", "News / Tips"). Not a
  * pipe: "Shop new | Shop sale" is a bar of links, which a page may mean as content.
  */
-const CRUMB_SEPARATOR = /\s*[›»>/→]\s*/;
+const CRUMB_SEPARATOR = /^\s*[›»>/→]\s*$/;
+/** What follows a trail's last link: a separator, then the page's title or nothing. */
+const CRUMB_TAIL = /^[›»>/→]\s*([^›»>/→]*)$/;
 /** A trail is short: its steps, and the page's own title at its end. */
 const CRUMB_MAX_CHARS = 300;
 const CRUMB_STEP_CHARS = 60;
@@ -1523,20 +1525,34 @@ function breadcrumbTrail(c: number, stats: Stats): boolean {
   if (text[c]! > CRUMB_MAX_CHARS || link[c]! === 0) return false;
   // One line of inline content: a heading or paragraph after the trail is not its last step.
   if (el[c]!.querySelector(CRUMB_BLOCKS)) return false;
-  const steps = (el[c]!.textContent ?? '').trim().split(CRUMB_SEPARATOR);
-  if (steps.length < 2) return false;
-  const links = [...el[c]!.querySelectorAll('a')].map((a) => (a.textContent ?? '').trim()).filter(Boolean);
+  // The links' texts and what stands between them, in order (a link's own text may hold a
+  // separator: "Science/Technology").
+  const links: string[] = [];
+  const between: string[] = [''];
+  const read = (node: Node): void => {
+    for (let n = node.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) between[between.length - 1] += (n as Text).data;
+      else if (n.nodeType === 1 && (n as Element).localName === 'a') {
+        const step = ((n as Element).textContent ?? '').trim();
+        if (!step) continue;
+        links.push(step);
+        between.push('');
+      } else if (n.nodeType === 1) read(n);
+    }
+  };
+  read(el[c]!);
   // Two links at least: "Home »" alone may be a trail whose end was left out, or a stray link.
-  if (links.length < 2 || links.length < steps.length - 1) return false;
-  for (let k = 0; k < steps.length; k++) {
-    const step = steps[k]!;
-    const last = k === steps.length - 1;
-    // A trail may end at its separator ("Home »"): the page's title was left out or pruned.
-    if (last && step === '') return true;
-    if (!step || step.length > (last ? CRUMB_LAST_CHARS : CRUMB_STEP_CHARS)) return false;
-    if (!last && links[k] !== step) return false;
+  if (links.length < 2 || between[0]!.trim()) return false;
+  for (let k = 0; k < links.length; k++) {
+    const last = k === links.length - 1;
+    if (links[k]!.length > (last ? CRUMB_LAST_CHARS : CRUMB_STEP_CHARS)) return false;
+    if (!last && !CRUMB_SEPARATOR.test(between[k + 1]!)) return false;
   }
-  return links.length >= steps.length - 1;
+  // After the last link: nothing, a separator ("Home » Blog »"), or one and the page's title.
+  const tail = between[links.length]!.trim();
+  if (!tail) return true;
+  const title = CRUMB_TAIL.exec(tail);
+  return !!title && title[1]!.length <= CRUMB_LAST_CHARS;
 }
 
 /**

@@ -726,6 +726,8 @@ describe('boilerplate does not win or stay', () => {
       // A paragraph of a page builder; a heading of links.
       '<p><a href="/articles"><span style="color: #316eff">Articles</span></a> &gt; <a href="/articles#careers">Careers</a> &gt; Graphic information technology vs. graphic design</p>',
       '<h3 class="block-heading"><a href="/category/design/">Design</a> » <a href="/category/design/degrees/">Degrees</a></h3>',
+      // A step whose own text holds a separator.
+      '<p class="bold"><a href="/">Forum</a> › <a href="/science">Science/Technology</a> › <a href="/design">Design</a></p>',
     ]) {
       const r = main(page(trail));
       expect([
