@@ -1517,8 +1517,8 @@ const CRUMB_OPENS_WITHIN = 120;
  * A breadcrumb trail with no class to name it (asked of what opens the winner, at most
  * `CRUMB_OPENS_WITHIN` characters of it before): its whole text is two or more steps joined by
  * separators, every step but the last the text of a link in it, in order, and the last a link or
- * the page's own title. Navigation, not content: a model reading the
- * markdown would take "Newsroom/Online learning tips/…" for the article's first line.
+ * the page's own title. Navigation, not content: a model reading the markdown would take
+ * "Newsroom/Online learning tips/…" for the article's first line.
  */
 function breadcrumbTrail(c: number, stats: Stats): boolean {
   const { text, link, el } = stats;

@@ -5,7 +5,7 @@
 /** What opens a line before its content: indentation, quote and list item markers. */
 export const CONTAINER = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*/;
 /** A fence, also inside a quote or opening a list item (`> ```js`, `- ~~~`). */
-export const FENCE = new RegExp(`${CONTAINER.source}(\`{3,}|~{3,})`);
+const FENCE = new RegExp(`${CONTAINER.source}(\`{3,}|~{3,})`);
 
 /**
  * Calls `paragraph(start, end)` for each run of non-blank lines outside fenced code
@@ -55,14 +55,14 @@ export function backticksPair(line: string): boolean {
   return true;
 }
 
-export const runLength = (line: string, at: number): number => {
+const runLength = (line: string, at: number): number => {
   let n = 0;
   while (line[at + n] === '`') n++;
   return n;
 };
 
 /** Where a backtick run of exactly `n` starts at or after `from`, or -1. */
-export function closingRun(line: string, from: number, n: number): number {
+function closingRun(line: string, from: number, n: number): number {
   for (let i = from; i < line.length;) {
     if (line[i] !== '`') {
       i++;
