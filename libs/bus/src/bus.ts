@@ -6,7 +6,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
@@ -14,6 +14,7 @@ import { ApiError, asApiError, fromWire, UnavailableError, ValidationError } fro
 import { injectContext, runWithIncomingContext, type Logger } from '@tidemark/telemetry';
 import type { z } from 'zod';
 import { ERROR_HEADER, headerCarrier, newHeaders } from './headers.js';
+import { handInTurn } from './in-turn.js';
 import {
   EVENT_KINDS,
   eventSubject,
@@ -246,11 +247,9 @@ export class Bus {
       await this.jsm.consumers.add(stream, config);
     }
     const consumer = await this.js.consumers.get(stream, opts.durable);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
     const log = this.logger.child({ consumer: opts.durable, subject });
     const schema = WORK_SUBJECTS[subject];
 
-    const inFlight = new Set<Promise<void>>();
     const handle = async (m: JsMsg) => {
       const deliveryCount = m.info.deliveryCount;
       let body: WorkMessage<S>;
@@ -261,8 +260,6 @@ export class Bus {
         m.term();
         return;
       }
-      // Tell the server we are alive while a long task runs, so it is not handed out twice.
-      const heartbeat = setInterval(() => m.working(), Math.max(500, ackWaitMs / 2));
       try {
         await runWithIncomingContext(headerCarrier(m.headers ?? newHeaders()), () =>
           handler(body, { deliveryCount, subject }),
@@ -288,30 +285,20 @@ export class Bus {
           log.warn({ err, deliveryCount }, 'work failed; will retry');
           m.nak(backoffMs(deliveryCount));
         }
-      } finally {
-        clearInterval(heartbeat);
       }
     };
 
-    const loop = (async () => {
-      for await (const m of messages) {
-        const p = handle(m).finally(() => inFlight.delete(p));
-        inFlight.add(p);
-        if (inFlight.size >= concurrency) await Promise.race(inFlight);
-      }
-    })();
-
+    // Kept alive while handled or waiting its turn, so a live worker's message is not handed out twice.
+    const turns = await handInTurn(consumer, concurrency, ackWaitMs, handle);
     const running: RunningConsumer = {
       stop: async () => {
         this.consumers.delete(running);
         this.working.delete(running);
-        await messages.close();
-        await loop.catch(() => undefined);
-        await Promise.allSettled(inFlight);
+        await turns.stop();
       },
     };
     this.consumers.add(running);
-    this.working.set(running, { durable: opts.durable, subject, concurrency, inFlight: () => inFlight.size });
+    this.working.set(running, { durable: opts.durable, subject, concurrency, inFlight: turns.inFlight });
     return running;
   }
 

@@ -5,6 +5,7 @@ import { runWithIncomingContext, type Logger } from '@tidemark/telemetry';
 import type { z } from 'zod';
 import type { Bus, RunningConsumer } from './bus.js';
 import { headerCarrier, newHeaders } from './headers.js';
+import { handInTurn } from './in-turn.js';
 import { EVENT_KINDS, STREAMS, type EventKind } from './subjects.js';
 
 export interface EventConsumerOptions {
@@ -70,7 +71,6 @@ export const consumeEvents = async (
     await jsm.consumers.add(stream, config);
   }
   const consumer = await jetstream(bus.nc).consumers.get(stream, opts.durable);
-  const messages = await consumer.consume({ max_messages: concurrency });
   const log = logger.child({ consumer: opts.durable });
 
   const handle = async (m: JsMsg) => {
@@ -89,7 +89,6 @@ export const consumeEvents = async (
       m.term(); // no reason: nats-server 2.9 reads `+TERM <reason>` as no ack (see bus.ts)
       return;
     }
-    const heartbeat = setInterval(() => m.working(), Math.max(500, ackWaitMs / 2));
     const deliveryCount = m.info.deliveryCount;
     try {
       await runWithIncomingContext(headerCarrier(m.headers ?? newHeaders()), () =>
@@ -112,24 +111,10 @@ export const consumeEvents = async (
         log.warn({ err, deliveryCount, subject: m.subject }, 'event handling failed; will retry');
         m.nak(backoffMs(deliveryCount));
       }
-    } finally {
-      clearInterval(heartbeat);
     }
   };
 
-  const inFlight = new Set<Promise<void>>();
-  const loop = (async () => {
-    for await (const m of messages) {
-      const p = handle(m).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
-    }
-  })();
-  return {
-    stop: async () => {
-      await messages.close();
-      await loop.catch(() => undefined);
-      await Promise.allSettled(inFlight);
-    },
-  };
+  // Kept alive while handled or waiting its turn, so a live consumer's event is not handed out twice.
+  const turns = await handInTurn(consumer, concurrency, ackWaitMs, handle);
+  return { stop: () => turns.stop() };
 };

@@ -128,6 +128,65 @@ describe('Bus', () => {
     await closeOwn(bus);
   });
 
+  it('keeps messages waiting their turn behind slow ones alive: each is handled once, on its first delivery', async () => {
+    const bus = await ownBus();
+    const handled: { id: string; deliveryCount: number }[] = [];
+    // Four at a time, each slower than the ack wait: the last four wait two ack waits for a turn.
+    const consumer = await bus.consumeWork(
+      'work.billing.welcome',
+      { durable: 'in-turn-test', ackWaitMs: 1000, concurrency: 4 },
+      async (msg, ctx) => {
+        await new Promise((r) => setTimeout(r, 1200));
+        handled.push({ id: msg.workspaceId, deliveryCount: ctx.deliveryCount });
+      },
+    );
+    const ids = Array.from({ length: 12 }, (_, i) => `ws_${i}`);
+    for (const id of ids) await bus.publishWork('work.billing.welcome', { workspaceId: id });
+    const until = Date.now() + 20_000;
+    while (handled.length < ids.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 2500)); // a copy handed out again would come by now
+    await consumer.stop();
+    expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
+    expect(handled.every((h) => h.deliveryCount === 1)).toBe(true);
+    expect(await settledInfo(bus, 'in-turn-test')).toMatchObject({ ackPending: 0, pending: 0, delivered: ids.length });
+    await closeOwn(bus);
+  }, 30_000);
+
+  it('gives the messages waiting their turn back at once when it stops, not after the ack wait', async () => {
+    const bus = await ownBus();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const first: string[] = [];
+    const a = await bus.consumeWork(
+      'work.billing.welcome',
+      { durable: 'in-turn-stop-test', ackWaitMs: 60_000, concurrency: 1 },
+      async (msg) => {
+        first.push(msg.workspaceId);
+        await held;
+      },
+    );
+    for (const id of ['ws_1', 'ws_2', 'ws_3']) await bus.publishWork('work.billing.welcome', { workspaceId: id });
+    let until = Date.now() + 5000;
+    while (first.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300)); // the other two reach the stopping worker
+    const stopped = a.stop();
+    release();
+    await stopped;
+    const second: string[] = [];
+    const b = await bus.consumeWork(
+      'work.billing.welcome',
+      { durable: 'in-turn-stop-test', ackWaitMs: 60_000, concurrency: 1 },
+      async (msg) => {
+        second.push(msg.workspaceId);
+      },
+    );
+    until = Date.now() + 10_000;
+    while (second.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await b.stop();
+    expect({ first, second }).toEqual({ first: ['ws_1'], second: ['ws_2', 'ws_3'] });
+    await closeOwn(bus);
+  }, 30_000);
+
   it('fails stalled work only at a look whose previous look found no message waiting either', async () => {
     const bus = await ownBus();
     const lane = 'watchdog-lane-test';
