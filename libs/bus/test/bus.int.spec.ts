@@ -4,7 +4,7 @@ import { ApiError } from '@tidemark/errors';
 import { createLogger, currentRequestId, withRequestId } from '@tidemark/telemetry';
 import { TEST_INFRA, uniquePrefix } from '@tidemark/testkit';
 import { z } from 'zod';
-import { Bus, StalledWorkWatchdog } from '../src/index.js';
+import { Bus, consumeEvents, StalledWorkWatchdog } from '../src/index.js';
 
 describe('Bus', () => {
   let bus: Bus;
@@ -149,6 +149,34 @@ describe('Bus', () => {
     expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
     expect(handled.every((h) => h.deliveryCount === 1)).toBe(true);
     expect(await settledInfo(bus, 'in-turn-test')).toMatchObject({ ackPending: 0, pending: 0, delivered: ids.length });
+    await closeOwn(bus);
+  }, 30_000);
+
+  it('keeps events waiting their turn alive too: a slow handler does not get each event twice', async () => {
+    const bus = await ownBus();
+    const handled: { id: string; deliveryCount: number }[] = [];
+    const consumer = await consumeEvents(
+      bus,
+      { durable: 'in-turn-events-test', ackWaitMs: 1000, concurrency: 4 },
+      async (event) => {
+        await new Promise((r) => setTimeout(r, 1200));
+        handled.push({ id: event.workspaceId, deliveryCount: event.deliveryCount });
+      },
+      logger,
+    );
+    const ids = Array.from({ length: 12 }, (_, i) => `ws_e${i}`);
+    for (const id of ids)
+      await bus.publishEvent(id, 'workspace.created', {
+        workspaceId: id,
+        name: id,
+        createdAt: new Date().toISOString(),
+      });
+    const until = Date.now() + 20_000;
+    while (handled.length < ids.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 2500)); // a copy handed out again would come by now
+    await consumer.stop();
+    expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
+    expect(handled.every((h) => h.deliveryCount === 1)).toBe(true);
     await closeOwn(bus);
   }, 30_000);
 
