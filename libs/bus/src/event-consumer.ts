@@ -115,6 +115,6 @@ export const consumeEvents = async (
   };
 
   // Kept alive while handled or waiting its turn, so a live consumer's event is not handed out twice.
-  const turns = await handInTurn(consumer, concurrency, ackWaitMs, handle);
+  const turns = await handInTurn(consumer, concurrency, ackWaitMs, handle, log);
   return { stop: () => turns.stop() };
 };

@@ -1,37 +1,44 @@
-import type { Consumer, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { Logger } from '@tidemark/telemetry';
 
 export interface InTurn {
   /** Messages being handled now. */
   inFlight(): number;
-  /** Takes no more messages, gives back those waiting their turn, and waits for those in hand. */
+  /** Asks for no more messages and waits for those in hand. */
   stop(): Promise<void>;
 }
 
+/** How long one pull waits for messages before the next is sent. */
+const PULL_EXPIRES_MS = 30_000;
+/** After a pull fails (the consumer or the connection away), the next waits this long. */
+const PULL_RETRY_MS = 1_000;
+
 /**
  * Hands a consumer's messages to `handle` (which acks, naks or terminates each), at most
- * `concurrency` at once, and keeps every message it holds alive until then (JetStream's
- * `working`): those in hand and the one waiting for a turn. It pulls one message at a time
- * (`max_messages: 1`): the client sends its next pull only as this loop reads on, so while every
- * turn is taken nothing more arrives to wait unseen. Pulling batches, a batch's
- * messages waited in the client behind slow ones (pages of one host queued for its politeness
- * slots, a service being waited out) for longer than the ack wait; JetStream handed them out
- * again while the first copy still waited, and both were handled (a batch page fetched twice).
- * A worker that dies stops the keep-alive with it, so its messages still come back after the ack
- * wait.
+ * `concurrency` at once, asking the server for only as many as there are free turns, and keeps
+ * each alive (JetStream's `working`) until it is handled. Nothing is pulled that must wait here
+ * for a turn: with `consume()` the client pulled ahead of the handlers, and messages waited in it
+ * unseen behind slow ones (pages of one host queued for its politeness slots, a service being
+ * waited out) past the ack wait; JetStream handed them out again while the first copy still
+ * waited, and both were handled (a batch page fetched twice, a webhook sent twice). A worker that
+ * dies stops the keep-alive with it, so its messages still come back after the ack wait.
  */
 export const handInTurn = async (
   consumer: Consumer,
   concurrency: number,
   ackWaitMs: number,
   handle: (m: JsMsg) => Promise<void>,
+  log: Logger,
 ): Promise<InTurn> => {
-  const messages = await consumer.consume({ max_messages: 1 });
-  const waiting: JsMsg[] = [];
   const held = new Set<JsMsg>();
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
-  /** Wakes the loop when the message waiting has its turn (or the consumer stops). */
+  let pulling: ConsumerMessages | undefined;
+  /** Wakes the loop when a turn comes free (or the consumer stops). */
   let turnFree: (() => void) | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  /** Said once a streak of failed pulls, not once a second. */
+  let failing = false;
   // One timer for all held messages, rather than one a message.
   const keepAlive = setInterval(
     () => {
@@ -46,36 +53,47 @@ export const handInTurn = async (
   );
 
   const start = (m: JsMsg) => {
+    held.add(m);
     const p = handle(m)
       .catch(() => undefined)
       .finally(() => {
         held.delete(m);
         inFlight.delete(p);
-        const next = stopping ? undefined : waiting.shift();
-        if (next) start(next);
-        if (waiting.length === 0) turnFree?.();
+        turnFree?.();
       });
     inFlight.add(p);
   };
-  const giveBack = (m: JsMsg) => {
-    held.delete(m);
-    m.nak();
-  };
+  const wait = (ms?: number) =>
+    new Promise<void>((resolve) => {
+      turnFree = resolve;
+      if (ms !== undefined) retryTimer = setTimeout(resolve, ms);
+    });
 
   const loop = (async () => {
-    for await (const m of messages) {
-      if (stopping) {
-        m.nak();
+    while (!stopping) {
+      const free = concurrency - inFlight.size;
+      if (free <= 0) {
+        await wait();
         continue;
       }
-      held.add(m);
-      if (inFlight.size < concurrency) {
-        start(m);
-        continue;
+      try {
+        pulling = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
+        failing = false;
+        // Closing takes effect as the iteration below reads on (its promise settles only then).
+        if (stopping) void pulling.close();
+        for await (const m of pulling) {
+          if (stopping) m.nak();
+          else start(m);
+        }
+      } catch (err) {
+        // The consumer or the connection is away for now (a restart, streams being replaced).
+        if (stopping) break;
+        if (!failing) log.warn({ err }, 'pulling messages failed; trying again every second');
+        failing = true;
+        await wait(PULL_RETRY_MS);
+      } finally {
+        pulling = undefined;
       }
-      // Not read on (no next pull) until this one has its turn.
-      waiting.push(m);
-      await new Promise<void>((resolve) => (turnFree = resolve));
     }
   })();
 
@@ -83,11 +101,10 @@ export const handInTurn = async (
     inFlight: () => inFlight.size,
     stop: async () => {
       stopping = true;
+      clearTimeout(retryTimer);
       turnFree?.();
-      await messages.close();
+      void pulling?.close();
       await loop.catch(() => undefined);
-      // Back at once for another worker, rather than after the ack wait.
-      for (const m of waiting.splice(0)) giveBack(m);
       await Promise.allSettled(inFlight);
       clearInterval(keepAlive);
     },

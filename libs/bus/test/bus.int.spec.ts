@@ -180,7 +180,7 @@ describe('Bus', () => {
     await closeOwn(bus);
   }, 30_000);
 
-  it('gives the messages waiting their turn back at once when it stops, not after the ack wait', async () => {
+  it('leaves what it has no turn for with the server: once it stops, another worker takes it at once, not after the ack wait', async () => {
     const bus = await ownBus();
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
