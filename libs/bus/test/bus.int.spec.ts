@@ -128,6 +128,20 @@ describe('Bus', () => {
     await closeOwn(bus);
   });
 
+  /** Waits for every id to be handled, and a while more for a copy handed out again; then stops. */
+  const expectHandledOnceEach = async (
+    ids: string[],
+    handled: { id: string; deliveryCount: number }[],
+    consumer: { stop(): Promise<void> },
+  ) => {
+    const until = Date.now() + 20_000;
+    while (handled.length < ids.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 2500));
+    await consumer.stop();
+    expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
+    expect(handled.every((h) => h.deliveryCount === 1)).toBe(true);
+  };
+
   it('keeps messages waiting their turn behind slow ones alive: each is handled once, on its first delivery', async () => {
     const bus = await ownBus();
     const handled: { id: string; deliveryCount: number }[] = [];
@@ -142,12 +156,7 @@ describe('Bus', () => {
     );
     const ids = Array.from({ length: 12 }, (_, i) => `ws_${i}`);
     for (const id of ids) await bus.publishWork('work.billing.welcome', { workspaceId: id });
-    const until = Date.now() + 20_000;
-    while (handled.length < ids.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 2500)); // a copy handed out again would come by now
-    await consumer.stop();
-    expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
-    expect(handled.every((h) => h.deliveryCount === 1)).toBe(true);
+    await expectHandledOnceEach(ids, handled, consumer);
     expect(await settledInfo(bus, 'in-turn-test')).toMatchObject({ ackPending: 0, pending: 0, delivered: ids.length });
     await closeOwn(bus);
   }, 30_000);
@@ -171,12 +180,7 @@ describe('Bus', () => {
         name: id,
         createdAt: new Date().toISOString(),
       });
-    const until = Date.now() + 20_000;
-    while (handled.length < ids.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 2500)); // a copy handed out again would come by now
-    await consumer.stop();
-    expect(handled.map((h) => h.id).sort()).toEqual([...ids].sort());
-    expect(handled.every((h) => h.deliveryCount === 1)).toBe(true);
+    await expectHandledOnceEach(ids, handled, consumer);
     await closeOwn(bus);
   }, 30_000);
 
@@ -196,7 +200,7 @@ describe('Bus', () => {
     for (const id of ['ws_1', 'ws_2', 'ws_3']) await bus.publishWork('work.billing.welcome', { workspaceId: id });
     let until = Date.now() + 5000;
     while (first.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 300)); // the other two reach the stopping worker
+    await new Promise((r) => setTimeout(r, 300)); // time for the other two to reach a worker that pulls ahead
     const stopped = a.stop();
     release();
     await stopped;
