@@ -288,7 +288,7 @@ export class Bus {
       }
     };
 
-    // Kept alive while handled or waiting its turn, so a live worker's message is not handed out twice.
+    // Pulled only as turns come free and kept alive while handled: a live worker's message is not handed out twice.
     const turns = await handInTurn(consumer, concurrency, ackWaitMs, handle, log);
     const running: RunningConsumer = {
       stop: async () => {

@@ -114,7 +114,7 @@ export const consumeEvents = async (
     }
   };
 
-  // Kept alive while handled or waiting its turn, so a live consumer's event is not handed out twice.
+  // Pulled only as turns come free and kept alive while handled: a live consumer's event is not handed out twice.
   const turns = await handInTurn(consumer, concurrency, ackWaitMs, handle, log);
   return { stop: () => turns.stop() };
 };
