@@ -35,13 +35,15 @@ const LEASE_USABLE = 0.8;
 const LEASE_RENEW = 0.4;
 /**
  * A service this holder needs is out of reach (billing, say, restarting): nothing new starts
- * for this long, doubling to 30 s while it lasts, and the pages it stopped are tried again
+ * for this long, doubling to 5 s while it lasts, and the pages it stopped are tried again
  * then, no attempt counted (before, a few seconds of it gave each page its every try at once
  * and settled it failed, without a row; a charge that failed was dropped). Past
  * `OUTAGE_GIVE_UP_MS` pages go back failed, as before, so a crawl ends even if it never returns.
+ * At most 5 s between tries: the crawl goes on within seconds of the service's return, and a
+ * try a holder makes in an outage is one failed call.
  */
 const OUTAGE_FIRST_MS = 500;
-const OUTAGE_MAX_MS = 30_000;
+const OUTAGE_MAX_MS = 5_000;
 const OUTAGE_GIVE_UP_MS = 10 * 60_000;
 
 export interface LeaseDeps {

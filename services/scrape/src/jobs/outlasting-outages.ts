@@ -1,8 +1,12 @@
 import { asApiError } from '@tidemark/errors';
 
-/** The first pause after a failure that may pass, doubled after each until the longest. */
+/**
+ * The first pause after a failure that may pass, doubled after each until the longest: at most
+ * 5 s, so a page goes on within seconds of the service's return (at 30 s a batch ran on up to half
+ * a minute after billing was back); a try in an outage is one failed call and one claim.
+ */
 const FIRST_PAUSE_MS = 500;
-const LONGEST_PAUSE_MS = 30_000;
+const LONGEST_PAUSE_MS = 5_000;
 /** How long one delivery of a page waits a service out before it fails as it used to. */
 const OUTAGE_GIVE_UP_MS = 10 * 60_000;
 
