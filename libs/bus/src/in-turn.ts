@@ -30,8 +30,8 @@ export const handInTurn = async (
   handle: (m: JsMsg) => Promise<void>,
   log: Logger,
 ): Promise<InTurn> => {
-  const held = new Set<JsMsg>();
-  const inFlight = new Set<Promise<void>>();
+  /** The messages being handled, each with its handling. */
+  const inHand = new Map<JsMsg, Promise<void>>();
   let stopping = false;
   let pulling: ConsumerMessages | undefined;
   /** Wakes the loop when a turn comes free (or the consumer stops). */
@@ -39,10 +39,10 @@ export const handInTurn = async (
   let retryTimer: NodeJS.Timeout | undefined;
   /** Said once a streak of failed pulls, not once a second. */
   let failing = false;
-  // One timer for all held messages, rather than one a message.
+  // One timer for all messages in hand, rather than one a message.
   const keepAlive = setInterval(
     () => {
-      for (const m of held)
+      for (const m of inHand.keys())
         try {
           m.working();
         } catch {
@@ -53,15 +53,13 @@ export const handInTurn = async (
   );
 
   const start = (m: JsMsg) => {
-    held.add(m);
-    const p = handle(m)
+    const handling = handle(m)
       .catch(() => undefined)
       .finally(() => {
-        held.delete(m);
-        inFlight.delete(p);
+        inHand.delete(m);
         turnFree?.();
       });
-    inFlight.add(p);
+    inHand.set(m, handling);
   };
   const wait = (ms?: number) =>
     new Promise<void>((resolve) => {
@@ -71,7 +69,7 @@ export const handInTurn = async (
 
   const loop = (async () => {
     while (!stopping) {
-      const free = concurrency - inFlight.size;
+      const free = concurrency - inHand.size;
       if (free <= 0) {
         await wait();
         continue;
@@ -98,14 +96,14 @@ export const handInTurn = async (
   })();
 
   return {
-    inFlight: () => inFlight.size,
+    inFlight: () => inHand.size,
     stop: async () => {
       stopping = true;
       clearTimeout(retryTimer);
       turnFree?.();
       void pulling?.close();
       await loop.catch(() => undefined);
-      await Promise.allSettled(inFlight);
+      await Promise.allSettled(inHand.values());
       clearInterval(keepAlive);
     },
   };

@@ -1502,7 +1502,7 @@ function copyBeside(el: Element, n: number, sib: ChildNode | null, before: boole
  * pipe: "Shop new | Shop sale" is a bar of links, which a page may mean as content.
  */
 const CRUMB_SEPARATOR = /^\s*[›»>/→]\s*$/;
-/** What follows a trail's last link: a separator, then the page's title or nothing. */
+/** What follows a trail's last link: a separator, then a short text (the page's title) or nothing. */
 const CRUMB_TAIL = /^[›»>/→]\s*([^›»>/→]*)$/;
 /** A trail is short: its steps, and the page's own title at its end. */
 const CRUMB_MAX_CHARS = 300;
@@ -1517,7 +1517,8 @@ const CRUMB_OPENS_WITHIN = 120;
  * A breadcrumb trail with no class to name it (asked of what opens the winner, at most
  * `CRUMB_OPENS_WITHIN` characters of it before): its whole text is two or more steps joined by
  * separators, every step but the last the text of a link in it, in order, and the last a link or
- * the page's own title. Navigation, not content: a model reading the markdown would take
+ * a short text after a separator (the page's own title; not compared with it, which the head
+ * may spell otherwise). Navigation, not content: a model reading the markdown would take
  * "Newsroom/Online learning tips/…" for the article's first line.
  */
 function breadcrumbTrail(c: number, stats: Stats): boolean {
@@ -1548,7 +1549,7 @@ function breadcrumbTrail(c: number, stats: Stats): boolean {
     if (links[k]!.length > (last ? CRUMB_LAST_CHARS : CRUMB_STEP_CHARS)) return false;
     if (!last && !CRUMB_SEPARATOR.test(between[k + 1]!)) return false;
   }
-  // After the last link: nothing, a separator ("Home » Blog »"), or one and the page's title.
+  // After the last link: nothing, a separator ("Home » Blog »"), or one and a short text.
   const tail = between[links.length]!.trim();
   if (!tail) return true;
   const title = CRUMB_TAIL.exec(tail);
