@@ -13,8 +13,8 @@ export const PAGE_COLUMNS = Prisma.raw(
 
 export const JOB_COLUMNS = Prisma.raw(
   `id, workspace_id AS "workspaceId", kind, status, progress, credits_used AS "creditsUsed", counts, stop, error,
-   request_id AS "requestId", request, secret, run_id AS "runId", result, created_at AS "createdAt",
-   updated_at AS "updatedAt"`,
+   request_id AS "requestId", request, secret, run_id AS "runId", result, dispatched,
+   dispatch_window AS "dispatchWindow", created_at AS "createdAt", updated_at AS "updatedAt"`,
 );
 
 export const PROJECT_COLUMNS = Prisma.raw(

@@ -91,7 +91,10 @@ export const buildApp = async (
     (sealed) => box.open(sealed),
     new DeploymentRungs(browserPool, logger.child({ module: 'deployment-rungs' })),
   );
-  const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }), box);
+  const jobs = new JobService(jobRepo, pageRepo, bus, logger.child({ module: 'job.service' }), box, {
+    window: cfg.SCRAPE_BATCH_WINDOW,
+    hostConcurrency: cfg.SCRAPE_HOST_CONCURRENCY,
+  });
   // Politeness per host is this process's, whichever way a page came: queued or read at once.
   const hosts = new HostLimiter(cfg.SCRAPE_HOST_CONCURRENCY);
   const jobPages = { writes: new JobPageWrites(pageRepo), jobService: jobs, ladder, hosts };
@@ -125,7 +128,12 @@ export const buildApp = async (
   const watchdog = new StalledWorkWatchdog(
     bus,
     ['scrape-page'],
-    (stallMs) => jobs.failStalled(stallMs),
+    // A quiet batch first gets its queued URLs published again (a worker that died between a
+    // page's count and the next URLs' publish); one that does not move for JOB_STALL_MS fails.
+    async (stallMs) => {
+      await jobs.redispatchQuiet(cfg.SCRAPE_REDISPATCH_QUIET_MS);
+      return jobs.failStalled(stallMs);
+    },
     cfg.JOB_STALL_MS,
     logger.child({ module: 'job.watchdog' }),
   );

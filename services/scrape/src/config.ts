@@ -17,6 +17,24 @@ const schema = baseEnv
     SCRAPE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
     /** Per-host ceiling within this process (a project's fetch.concurrency may ask for less). */
     SCRAPE_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    /**
+     * Most URLs of one batch scrape unsettled on the work stream at once (fewer on few hosts:
+     * twice what they take in flight); the next goes on as each settles. Above the worker turns
+     * one batch should be able to fill across the fleet (SCRAPE_CONCURRENCY per replica), below
+     * that it slows a lone batch; each batch started after waits behind this many of each one
+     * running, not behind all their URLs.
+     */
+    SCRAPE_BATCH_WINDOW: z.coerce.number().int().min(1).max(500).default(32),
+    /**
+     * A batch that has not moved for this long has the URLs it put on the stream and that are
+     * still queued published again (what a worker that died mid-dispatch left off). Below
+     * JOB_STALL_MS, which fails a job that does not move.
+     */
+    SCRAPE_REDISPATCH_QUIET_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(5 * 60_000),
     SCRAPE_USER_AGENT: z.string().default('Mozilla/5.0 (compatible; TidemarkBot/0.1; +https://tidemark.dev/bot)'),
     /** Largest body the HTTP rung reads; beyond it the fetch is cut (10 MB). */
     SCRAPE_MAX_BODY_BYTES: z.coerce

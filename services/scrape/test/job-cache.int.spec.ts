@@ -93,9 +93,9 @@ describe('the jobs a replica reads pages of, read once', () => {
     expect(await jobs.cancel('ws_cache', 'job_cache_d')).toBeTruthy();
     // The cached job still says running; the claim reads the job as it stands.
     expect((await cache.get('job_cache_d'))!.status).toBe('running');
-    expect(await pages.claimMany([{ jobId: 'job_cache_d', position: 0 }]).then(([taken]) => taken === true)).toBe(
-      false,
-    );
+    expect(
+      await pages.claimMany([{ jobId: 'job_cache_d', position: 0, reclaim: true }]).then(([taken]) => taken === true),
+    ).toBe(false);
 
     await batch('job_cache_e');
     await jobs.cancel('ws_cache', 'job_cache_e');

@@ -45,14 +45,17 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
     await batch('job_w_claim_cancelled', 1, 'cancelled');
     await db.prisma.page.updateMany({ where: { jobId: 'job_w_claim', position: 1 }, data: { status: 'done' } });
     await db.prisma.page.updateMany({ where: { jobId: 'job_w_claim', position: 2 }, data: { status: 'running' } });
+    // A first delivery takes a queued row only: a row running is another message's.
+    expect(await pages.claimMany([{ jobId: 'job_w_claim', position: 2, reclaim: false }])).toEqual([false]);
     const taken = await pages.claimMany([
-      { jobId: 'job_w_claim', position: 3 },
-      { jobId: 'job_w_claim', position: 1 },
-      { jobId: 'job_w_claim_cancelled', position: 0 },
-      { jobId: 'job_w_claim', position: 2 },
-      { jobId: 'job_w_claim', position: 0 },
+      { jobId: 'job_w_claim', position: 3, reclaim: true },
+      { jobId: 'job_w_claim', position: 1, reclaim: true },
+      { jobId: 'job_w_claim_cancelled', position: 0, reclaim: true },
+      { jobId: 'job_w_claim', position: 2, reclaim: true },
+      { jobId: 'job_w_claim', position: 0, reclaim: false },
     ]);
-    // A settled row and a cancelled job's row are left; a row a dead worker left running is taken.
+    // A settled row and a cancelled job's row are left; a row a dead worker left running is taken
+    // by its message's redelivery.
     expect(taken).toEqual([true, false, false, true, true]);
     expect(await statusOf('job_w_claim', 1)).toBe('done');
     expect(await statusOf('job_w_claim_cancelled', 0)).toBe('queued');
@@ -66,7 +69,7 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
       ['job_w_settle_a', 3],
       ['job_w_settle_b', 2],
     ] as const)
-      await pages.claimMany(Array.from({ length: n }, (_, position) => ({ jobId, position })));
+      await pages.claimMany(Array.from({ length: n }, (_, position) => ({ jobId, position, reclaim: true })));
     await db.prisma.page.updateMany({ where: { jobId: 'job_w_settle_a', position: 1 }, data: { status: 'cancelled' } });
     const urls = urlsOf(3);
     const failed = readResult(urls[0]!, 0);
@@ -164,7 +167,7 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
     })(db.prisma, db.raw);
     const writes = new JobPageWrites(counted);
     const urls = urlsOf(6);
-    await pages.claimMany(urls.map((_, position) => ({ jobId: 'job_w_shared', position })));
+    await pages.claimMany(urls.map((_, position) => ({ jobId: 'job_w_shared', position, reclaim: true })));
     const settle = (position: number, behind: boolean) =>
       writes.settle('job_w_shared', position, readResult(urls[position]!, 5), behind);
 
@@ -182,7 +185,7 @@ describe("a scrape job's rows taken, written and counted several at a time", () 
 
   it('ends a job once when several of its pages settle in one statement, by the last of them', async () => {
     await batch('job_w_last', 3);
-    await pages.claimMany([0, 1, 2].map((position) => ({ jobId: 'job_w_last', position })));
+    await pages.claimMany([0, 1, 2].map((position) => ({ jobId: 'job_w_last', position, reclaim: true })));
     const writes = new JobPageWrites(pages);
     const urls = urlsOf(3);
     const settled = await Promise.all(

@@ -121,7 +121,9 @@ describe('a page of a job read now: its row and its charge written side by side'
     expect((await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).progress).toMatchObject({ done: 0 });
     expect(settled.count).toBe(0);
     // Open: the work stream's worker can take it, as it takes any open row.
-    expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
+    expect(
+      await pages.claimMany([{ jobId: job.id, position: 0, reclaim: true }]).then(([taken]) => taken === true),
+    ).toBe(true);
   });
 
   it("leaves a worker's row open too when its charge fails for another reason than an outage: the message's redelivery reads it again", async () => {
@@ -131,12 +133,14 @@ describe('a page of a job read now: its row and its charge written side by side'
     charged.catch(() => undefined);
     await expect(
       readJobPage(deps(ladderCharging(charged, asked), { count: 0 }), job, { position: 0, url }, async () =>
-        pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
+        pages.claimMany([{ jobId: job.id, position: 0, reclaim: true }]).then(([taken]) => taken === true),
       ),
     ).rejects.toThrow('billing is out of reach');
     expect(asked[0]).toMatchObject({ chargeBehind: true, creditPool: { id: job.id, chargesLinger: true } });
     // The redelivered message claims it, as it claims a row whose worker died mid-page.
-    expect(await pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true)).toBe(true);
+    expect(
+      await pages.claimMany([{ jobId: job.id, position: 0, reclaim: true }]).then(([taken]) => taken === true),
+    ).toBe(true);
     expect((await pages.findAt(job.id, 0))?.verdict).toBeNull();
   });
 
@@ -146,7 +150,7 @@ describe('a page of a job read now: its row and its charge written side by side'
     const { ladder, sentAgain } = ladderBillingAway(1, asked);
     const settled = { count: 0 };
     const read = await readJobPage(deps(ladder, settled), job, { position: 0, url }, async () =>
-      pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
+      pages.claimMany([{ jobId: job.id, position: 0, reclaim: true }]).then(([taken]) => taken === true),
     );
     expect(asked).toHaveLength(1);
     const ref = { workspaceId: 'ws_now', jobId: job.id, position: 0 };
@@ -174,7 +178,7 @@ describe('a page of a job read now: its row and its charge written side by side'
     } as unknown as LadderService;
     const settled = { count: 0 };
     const read = await readJobPage(deps(ladder, settled), job, { position: 0, url }, async () =>
-      pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
+      pages.claimMany([{ jobId: job.id, position: 0, reclaim: true }]).then(([taken]) => taken === true),
     );
     expect(asked).toHaveLength(2);
     expect(read!.after).toMatchObject({ status: 'done' });
@@ -199,7 +203,7 @@ describe('a page of a job read now: its row and its charge written side by side'
       { ...deps(ladder, { count: 0 }), stopping: stopping.signal },
       job,
       { position: 0, url },
-      async () => pages.claimMany([{ jobId: job.id, position: 0 }]).then(([taken]) => taken === true),
+      async () => pages.claimMany([{ jobId: job.id, position: 0, reclaim: true }]).then(([taken]) => taken === true),
     );
     // It waits (0.5 s, sends the charge again, then 1 s, …) until the worker stops.
     while (sentAgain.length === 0) await new Promise((r) => setTimeout(r, 20));

@@ -30,7 +30,7 @@ type Outcome = Settled | { error: unknown };
  * little for company.
  */
 export class JobPageWrites {
-  private readonly claims: CallBatcher<{ jobId: string; position: number }, boolean>;
+  private readonly claims: CallBatcher<{ jobId: string; position: number; reclaim: boolean }, boolean>;
   private readonly settles: CallBatcher<Settling, Outcome>;
   private readonly settlesBehind: CallBatcher<Settling, Outcome>;
 
@@ -48,22 +48,27 @@ export class JobPageWrites {
         for (const item of items) alone.push(...(await settleMany([item])));
         return alone;
       }
-      // A job's end belongs to one of its pages, the last of them written here: it announces it.
+      // A job's end, and the URLs the count let on, belong to one of its pages, the last of them
+      // written here: it announces the end and publishes those.
       const last = new Map<string, number>();
       items.forEach((item, i) => settled.written[i] && last.set(item.jobId, i));
       return items.map((item, i): Outcome => {
         const after = settled.jobs.get(item.jobId);
         if (!settled.written[i] || !after) return { written: false };
-        return { written: true, after: { ...after, finishedNow: after.finishedNow && last.get(item.jobId) === i } };
+        const its = last.get(item.jobId) === i;
+        return {
+          written: true,
+          after: { ...after, finishedNow: after.finishedNow && its, dispatch: its ? after.dispatch : null },
+        };
       });
     };
     this.settles = new CallBatcher(settleMany, 2, MAX_ROWS);
     this.settlesBehind = new CallBatcher(settleMany, 2, MAX_ROWS, BEHIND_LINGER_MS);
   }
 
-  /** Takes a row for fetching (PageRepository.claimMany). */
-  claim(jobId: string, position: number): Promise<boolean> {
-    return this.claims.call({ jobId, position });
+  /** Takes a row for fetching (PageRepository.claimMany; `reclaim`: a row left running too). */
+  claim(jobId: string, position: number, reclaim: boolean): Promise<boolean> {
+    return this.claims.call({ jobId, position, reclaim });
   }
 
   /** Writes a fetched (and charged) page's row and counts it into its job (PageRepository.settleMany). */

@@ -122,6 +122,7 @@ export const readJobPage = async (
   } else await result.charged;
   const settled = await storing(result, () => deps.writes.settle(job.id, page.position, result, mode === 'worker'));
   if (!settled.written) return null;
+  if (settled.after.dispatch) await deps.jobService.dispatch(job, settled.after.dispatch);
   await deps.jobService.pageSettled(job, settled.after, mode);
   return { result, after: settled.after };
 };

@@ -41,6 +41,49 @@ export const fanOutOrder = (urls: string[]): number[] => {
   return order;
 };
 
+/**
+ * How many URLs of a batch wait unsettled on the work stream at once: twice what its hosts take
+ * in flight (each host's politeness limit `perHost`), so a page that finishes finds the next one
+ * waiting, and never more than `most`. A batch on one slow host holds a few worker turns this
+ * way, not every one of them waiting for its host, and a batch started after it is not queued
+ * behind its every URL.
+ */
+export const dispatchWindowOf = (urls: string[], perHost: number, most: number): number => {
+  const byHost = new Map<string, number>();
+  for (const u of urls) {
+    const host = new URL(u).host;
+    byHost.set(host, (byHost.get(host) ?? 0) + 1);
+  }
+  let window = 0;
+  for (const count of byHost.values()) window += Math.min(count, 2 * perHost);
+  return Math.max(1, Math.min(window, most));
+};
+
+/** What a batch's dispatch is bounded by (SCRAPE_BATCH_WINDOW, SCRAPE_HOST_CONCURRENCY). */
+export interface BatchDispatch {
+  window: number;
+  hostConcurrency: number;
+}
+
+/** A job's URLs as its request keeps them (`urls`, or one `url`), in row order. */
+const urlsOfRequest = (request: unknown): string[] => {
+  const { urls, url } = request as { urls?: string[]; url?: string };
+  return urls ?? (url ? [url] : []);
+};
+
+/** A job's URLs and their fan-out order (`fanOutOrder`), worked out once for a job read once. */
+const fanOutOfJob = new WeakMap<Job, { urls: string[]; order: number[] }>();
+const fanOutOf = (job: Job): { urls: string[]; order: number[] } => {
+  const known = fanOutOfJob.get(job);
+  if (known) return known;
+  const urls = urlsOfRequest(job.request);
+  const fanOut = { urls, order: fanOutOrder(urls) };
+  fanOutOfJob.set(job, fanOut);
+  return fanOut;
+};
+
+const sameUrls = (a: string[], b: string[]): boolean => a.length === b.length && a.every((u, i) => u === b[i]);
+
 /** How many jobs' formats JobService keeps: a few KB, the jobs being polled at once. */
 const FORMATS_REMEMBERED = 1024;
 
@@ -52,15 +95,18 @@ export class JobService {
     private readonly logger: Logger,
     /** Seals the job's webhook secret at rest (delivery opens it). */
     private readonly box: SecretBox,
+    private readonly batches: BatchDispatch,
   ) {}
 
   /** The formats of jobs whose rows were read lately, oldest first. */
   private readonly formatsByJob = new Map<string, ScrapeFormat[]>();
 
   /**
-   * Creates a job with a queued row per URL and puts every URL on the work stream. `raw` is the
-   * request as the caller sent it: it is what the job keeps, and what every worker parses again
-   * with the same schema (the parsed form does not parse twice).
+   * Creates a job with a queued row per URL and puts the first of its URLs on the work stream, in
+   * host-interleaved order, as many as its window (`dispatchWindowOf`); each page counted lets the
+   * next on (`dispatch`). `raw` is the request as the caller sent it: it is what the job keeps,
+   * and what every worker parses again with the same schema (the parsed form does not parse
+   * twice).
    */
   async start(
     workspaceId: string,
@@ -71,6 +117,10 @@ export class JobService {
     kind: JobKind = 'scrape',
   ): Promise<{ job: Job; secret: string | null }> {
     const secret = request.webhook_url ? `whsec_${randomBytes(24).toString('base64')}` : null;
+    const perHost = Math.min(resolveOptions(request).config.fetch.concurrency, this.batches.hostConcurrency);
+    // A worker finds the URLs it lets on in the job's request: a caller whose rows are not the
+    // request's URLs, in order, gets every URL on at once, as before windows.
+    const windowed = sameUrls(urlsOfRequest(raw), urls);
     const job = await this.jobs.create({
       workspaceId,
       kind,
@@ -78,24 +128,67 @@ export class JobService {
       request: { ...raw, batch: request.urls !== undefined },
       requestId,
       secret: secret ? this.box.seal(secret) : null,
+      dispatchWindow: windowed ? dispatchWindowOf(urls, perHost, this.batches.window) : 0,
     });
     await this.pages.createQueued(workspaceId, job.id, urls);
-    // Published in host-interleaved order, a window at a time (each publish waits for its ack).
-    const order = fanOutOrder(urls);
-    for (let i = 0; i < order.length; i += 64) {
+    if (!windowed) fanOutOfJob.set(job, { urls, order: fanOutOrder(urls) });
+    // A publish that fails fails the call; the dispatch sweep puts what was not published on later.
+    const { order } = fanOutOf(job);
+    await this.publishPages(job, windowed ? order.slice(0, job.dispatched) : order);
+    return { job, secret };
+  }
+
+  /**
+   * Puts the URLs a count let on (positions [from, to) of the job's fan-out order) on the work
+   * stream. A publish that fails is logged, not thrown: the page that counted is settled, and
+   * the dispatch sweep (`redispatchQuiet`) puts what was not published on.
+   */
+  async dispatch(job: Job, range: { from: number; to: number }): Promise<void> {
+    try {
+      await this.publishPages(job, fanOutOf(job).order.slice(range.from, range.to));
+    } catch (err) {
+      this.logger.warn({ err, jobId: job.id, range }, "a batch's next URLs were not published; the sweep will");
+    }
+  }
+
+  /**
+   * The dispatch sweep's step: a windowed batch that has not moved for `quietMs` gets its URLs
+   * that went on and are still queued published again, under the same message ids. What a
+   * worker that died between a page's count and its publish left unpublished goes on this way;
+   * a message that was only slow is dropped as a duplicate within the stream's two minutes, and
+   * past them is a second message whose claim finds the row taken. Answers how many it put on.
+   */
+  async redispatchQuiet(quietMs: number): Promise<number> {
+    let published = 0;
+    for (const job of await this.jobs.quietWindowed(quietMs, 50)) {
+      const queued = new Set(await this.pages.queuedPositions(job.id));
+      const lost = fanOutOf(job)
+        .order.slice(0, job.dispatched)
+        .filter((position) => queued.has(position));
+      if (!lost.length) continue;
+      this.logger.warn({ jobId: job.id, urls: lost.length }, 'a quiet batch gets its queued URLs published again');
+      await this.publishPages(job, lost);
+      published += lost.length;
+    }
+    return published;
+  }
+
+  /** Publishes pages of a job, 64 at a time (each publish waits for its ack). */
+  private async publishPages(job: Job, positions: number[]): Promise<void> {
+    const { urls } = fanOutOf(job);
+    for (let i = 0; i < positions.length; i += 64) {
       await Promise.all(
-        order
+        positions
           .slice(i, i + 64)
           .map((position) =>
             this.bus.publishWork(
               'work.scrape.page',
-              { jobId: job.id, workspaceId, position, url: urls[position]! },
+              { jobId: job.id, workspaceId: job.workspaceId, position, url: urls[position]! },
               { msgId: `${job.id}:${position}` },
             ),
           ),
       );
     }
-    return { job, secret };
   }
 
   /**
@@ -284,6 +377,7 @@ export class JobService {
     const count = { jobId: job.id, credits: result.row.credits, key: countKeyOf(result.row) };
     const after = (await this.jobs.recordPages([count])).get(job.id);
     if (!after) throw new Error(`job ${job.id} is gone: its page was not counted`);
+    if (after.dispatch) await this.dispatch(job, after.dispatch);
     await this.pageSettled(job, after, 'worker');
     return after;
   }

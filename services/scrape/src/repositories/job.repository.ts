@@ -13,6 +13,11 @@ export interface JobAfterPage extends JobProgress {
   error: unknown;
   /** This page was its last: the job ended with it. */
   finishedNow: boolean;
+  /**
+   * A windowed batch's URLs this count let onto the work stream, as positions in its fan-out
+   * order [from, to): the caller that counted publishes them (`JobService.dispatch`).
+   */
+  dispatch: { from: number; to: number } | null;
 }
 
 /** What a settled page counts as in its job's `counts`: its verdict, or error. */
@@ -34,7 +39,8 @@ export const countingIntoJobs = Prisma.sql`
     SELECT job_id, sum(n)::int AS n, sum(credits)::int AS credits, jsonb_object_agg(key, n) AS keys
       FROM per_key GROUP BY job_id),
   before AS (
-    SELECT job.id, job.status AS was FROM job JOIN per_job ON per_job.job_id = job.id ORDER BY job.id FOR UPDATE OF job),
+    SELECT job.id, job.status AS was, job.dispatched AS dispatched_was
+      FROM job JOIN per_job ON per_job.job_id = job.id ORDER BY job.id FOR UPDATE OF job),
   counted AS (
     UPDATE job SET
       progress = jsonb_build_object(
@@ -51,18 +57,36 @@ export const countingIntoJobs = Prisma.sql`
       stop = CASE
         WHEN status IN ('queued', 'running') AND (progress->>'done')::int + per_job.n >= (progress->>'total')::int THEN 'completed'
         ELSE stop END,
+      dispatched = CASE
+        WHEN dispatch_window > 0 AND status IN ('queued', 'running')
+        THEN GREATEST(dispatched, LEAST((progress->>'total')::int, (progress->>'done')::int + per_job.n + dispatch_window))
+        ELSE dispatched END,
       updated_at = (now() AT TIME ZONE 'utc')
     FROM per_job, before
     WHERE job.id = per_job.job_id AND before.id = per_job.job_id
     RETURNING job.id, job.status, job.progress, job.credits_used AS "creditsUsed", job.counts, job.stop, job.error,
-              before.was)`;
+              before.was, before.dispatched_was AS "dispatchedWas", job.dispatched)`;
 
 /** A job as `countingIntoJobs` left it, with its status before (`was`). */
-export type JobCounted = Omit<JobAfterPage, 'finishedNow'> & { id: string; was: string };
+export type JobCounted = Omit<JobAfterPage, 'finishedNow' | 'dispatch'> & {
+  id: string;
+  was: string;
+  dispatchedWas: number;
+  dispatched: number;
+};
 
 /** Each job counted into, by id; `finishedNow` for a job this count ended (one count ends a job). */
 export const jobsAfterCount = (rows: JobCounted[]): Map<string, JobAfterPage> =>
-  new Map(rows.map(({ id, was, ...job }) => [id, { ...job, finishedNow: job.status === 'done' && was !== 'done' }]));
+  new Map(
+    rows.map(({ id, was, dispatchedWas, dispatched, ...job }) => [
+      id,
+      {
+        ...job,
+        finishedNow: job.status === 'done' && was !== 'done',
+        dispatch: dispatched > dispatchedWas ? { from: dispatchedWas, to: dispatched } : null,
+      },
+    ]),
+  );
 
 /**
  * The only file of scrape that touches job. What every scrape does (create, read, count a page in)
@@ -88,16 +112,21 @@ export class JobRepository {
     taken?: boolean;
     /** Given with `id` by `draftTaken`, whose job is in use before its row is written. */
     createdAt?: Date;
+    /** A batch's window (`Job.dispatchWindow`): its first `dispatchWindow` URLs go on at once. */
+    dispatchWindow?: number;
   }): Promise<Job> {
     const progress = { done: 0, total: data.total, queued: data.taken ? 0 : data.total };
+    const window = data.dispatchWindow ?? 0;
     const createdAt = data.createdAt
       ? Prisma.sql`(${data.createdAt.toISOString()}::timestamptz AT TIME ZONE 'utc')`
       : Prisma.sql`(now() AT TIME ZONE 'utc')`;
     const [job] = await this.raw.$queryRaw<Job[]>`
-      INSERT INTO job (id, workspace_id, kind, status, progress, request, request_id, secret, created_at, updated_at)
+      INSERT INTO job (id, workspace_id, kind, status, progress, request, request_id, secret, dispatched, dispatch_window,
+                       created_at, updated_at)
       VALUES (${data.id ?? newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
               ${JSON.stringify(progress)}::jsonb,
-              ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret}, ${createdAt}, ${createdAt})
+              ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret},
+              ${Math.min(window, data.total)}::int, ${window}::int, ${createdAt}, ${createdAt})
       RETURNING ${JOB_COLUMNS}`;
     return job!;
   }
@@ -130,6 +159,8 @@ export class JobRepository {
       secret: data.secret,
       runId: null,
       result: null,
+      dispatched: 0,
+      dispatchWindow: 0,
       createdAt,
       updatedAt: createdAt,
     };
@@ -199,6 +230,19 @@ export class JobRepository {
       RETURNING id`;
     if (!rows.length) return [];
     return this.prisma.job.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
+  }
+
+  /**
+   * Windowed batches still open whose row has not moved for `quietMs` (the dispatch sweep's),
+   * with URLs on the stream not yet counted, the quietest first.
+   */
+  async quietWindowed(quietMs: number, take: number): Promise<Job[]> {
+    return this.raw.$queryRaw<Job[]>`
+      SELECT ${JOB_COLUMNS} FROM job
+       WHERE kind IN ('scrape', 'playground') AND status IN ('queued', 'running') AND dispatch_window > 0
+         AND dispatched > (progress->>'done')::int
+         AND updated_at < (now() AT TIME ZONE 'utc') - make_interval(secs => ${quietMs}::float8 / 1000)
+       ORDER BY updated_at LIMIT ${take}::int`;
   }
 
   /** Counts rows the watchdog settled as errors into their (ended) job. */

@@ -106,15 +106,19 @@ export class PageRepository {
    * answers, per row in order, whether it was taken. False when it is done or cancelled, or its
    * job was cancelled (a cancel that came while the page queued for its host still stops it): a
    * redelivered message for a page already settled does nothing. A row left `running` by a
-   * worker that died is taken again.
+   * worker that died is taken again by a claim that may (`reclaim`: its message's redelivery);
+   * a first delivery takes a queued row only, so a second message for the page (the dispatch
+   * sweep's) does not fetch it beside the first.
    */
-  async claimMany(rows: { jobId: string; position: number }[]): Promise<boolean[]> {
+  async claimMany(rows: { jobId: string; position: number; reclaim: boolean }[]): Promise<boolean[]> {
     if (!rows.length) return [];
     const taken = await this.raw.$queryRaw<{ job_id: string; position: number }[]>`
       /* prepared */
       UPDATE page SET status = 'running'
-        FROM unnest(${rows.map((r) => r.jobId)}::text[], ${rows.map((r) => r.position)}::int[]) AS i(job_id, position)
-       WHERE page.job_id = i.job_id AND page.position = i.position AND page.status IN ('queued', 'running')
+        FROM unnest(${rows.map((r) => r.jobId)}::text[], ${rows.map((r) => r.position)}::int[],
+                    ${rows.map((r) => r.reclaim)}::bool[]) AS i(job_id, position, reclaim)
+       WHERE page.job_id = i.job_id AND page.position = i.position
+         AND (page.status = 'queued' OR (page.status = 'running' AND i.reclaim))
          AND EXISTS (SELECT 1 FROM job WHERE job.id = i.job_id AND job.status <> 'cancelled')
       RETURNING page.job_id, page.position`;
     const keys = new Set(taken.map((w) => `${w.job_id}:${w.position}`));
@@ -262,6 +266,13 @@ export class PageRepository {
     return this.raw.$queryRaw<Page[]>`
       SELECT ${PAGE_COLUMNS} FROM page
        WHERE job_id = ${jobId} AND workspace_id = ${workspaceId} AND position = ANY(${positions}::int[])`;
+  }
+
+  /** The positions of a job's rows not yet taken. */
+  async queuedPositions(jobId: string): Promise<number[]> {
+    const rows = await this.raw.$queryRaw<{ position: number }[]>`
+      SELECT position FROM page WHERE job_id = ${jobId} AND status = 'queued' ORDER BY position`;
+    return rows.map((r) => r.position);
   }
 
   async cancelQueued(jobId: string): Promise<number> {

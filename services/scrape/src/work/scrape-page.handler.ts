@@ -14,12 +14,15 @@ import { gaveUpResult } from './give-up.js';
  */
 export const scrapePageHandler =
   (deps: JobPageDeps & { jobCache: JobCache }): WorkHandler<'work.scrape.page'> =>
-  async (msg) => {
+  async (msg, ctx) => {
     const job = await deps.jobCache.get(msg.jobId);
     if (!job || job.status === 'cancelled') return;
     // The claim checks the job too: a cancel that came while we queued for the host still stops
-    // this page, whatever the cached job says.
-    const read = await readJobPage(deps, job, msg, () => deps.writes.claim(msg.jobId, msg.position));
+    // this page, whatever the cached job says. A row left running is taken again by a redelivery
+    // (its worker died), or by a one-URL scrape's page sent here (its row was running from the
+    // start; such a job has no window); a windowed batch's first delivery takes a queued row only.
+    const reclaim = ctx.deliveryCount > 1 || job.dispatchWindow === 0;
+    const read = await readJobPage(deps, job, msg, () => deps.writes.claim(msg.jobId, msg.position, reclaim));
     if (read?.after.finishedNow) deps.jobCache.forget(job.id);
   };
 

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { scrapeRequestSchema } from '@tidemark/contracts';
+import * as scrape from '@tidemark/scrape';
+import { bulkSite, startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { until as pollUntil } from '../support/until.js';
+
+/**
+ * A batch scrape's URLs go on the work stream a window at a time (SCRAPE_BATCH_WINDOW, fewer on
+ * few hosts), the next as each page is counted: a batch started after another is not queued
+ * behind its every URL, and a batch on one slow host does not hold every worker turn waiting for
+ * its host. What a worker that died mid-dispatch left unpublished, a sweep puts on.
+ */
+const WINDOW = 4;
+
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000) =>
+  pollUntil(what, read, ok, { timeoutMs: ms, everyMs: 100 });
+
+describe('batch scrapes share the work stream', () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let key: string;
+  let workspaceId: string;
+  const apps: { stop(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    // Hosts of these tests alone, whose fetches are counted.
+    for (const host of ['win1.test', 'win2.test', 'win3.test', 'lost.test']) web.addSite(host, bulkSite(host, 20));
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      SCRAPE_BATCH_WINDOW: String(WINDOW),
+      SCRAPE_REDISPATCH_QUIET_MS: '1000',
+      JOB_WATCHDOG_MS: '300',
+    });
+    const ws = await t.createWorkspace('batches');
+    key = ws.apiKey;
+    workspaceId = ws.workspaceId;
+    await t.db.prisma.workspace.update({ where: { id: workspaceId }, data: { plan: 'growth' } });
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.stop();
+    await t.stop();
+    await web.close();
+  });
+
+  type JobRead = { status: string; progress: { done: number; total: number }; counts: Record<string, number> };
+  const read = async (id: string): Promise<JobRead> => (await t.call('GET', `/scrape/${id}?limit=1`, { key })).body;
+  const fetchesOf = (host: string) => web.hits.filter((h) => h.host === host && h.path.startsWith('/p/')).length;
+
+  it('finishes a batch started after one on a slow host while that one is still on its first pages', async () => {
+    // One host that answers each page after 3 s, one page at a time: 24 pages take 72 s.
+    const slowUrls = Array.from({ length: 24 }, (_, i) => web.url('pages.test', `/slow?fair=${i}`));
+    const slow = await t.call('POST', '/scrape', { key, body: { urls: slowUrls, config: { concurrency: 1 } } });
+    expect(slow.status).toBe(202);
+    const quickUrls = ['b.test', 'c.test'].flatMap((h) => [1, 2, 3].map((i) => web.url(h, `/p/${i}?fair`)));
+    const quick = await t.call('POST', '/scrape', { key, body: { urls: quickUrls } });
+    expect(quick.status).toBe(202);
+
+    const quickDone = await until(
+      'the batch started second to end',
+      () => read(quick.body.id),
+      (j) => j.status === 'done',
+    );
+    expect(quickDone).toMatchObject({ progress: { done: 6, total: 6 }, counts: { ok: 6 } });
+    // The slow batch has two URLs on the stream (twice its one page in flight) and is on them.
+    const slowNow = await read(slow.body.id);
+    expect(['queued', 'running']).toContain(slowNow.status);
+    expect(slowNow.progress.done).toBeLessThanOrEqual(2);
+    const row = await t.db.prisma.job.findUniqueOrThrow({ where: { id: slow.body.id } });
+    expect(row.dispatchWindow).toBe(2);
+    expect(row.dispatched - slowNow.progress.done).toBeLessThanOrEqual(2);
+    expect((await t.call('DELETE', `/scrape/${slow.body.id}`, { key })).status).toBe(200);
+  });
+
+  it('puts a batch on a window at a time: never more than the window unsettled, every URL read once', async () => {
+    const hosts = ['win1.test', 'win2.test', 'win3.test'];
+    const urls = hosts.flatMap((h) => Array.from({ length: 14 }, (_, i) => web.url(h, `/p/${i}`)));
+    const res = await t.call('POST', '/scrape', { key, body: { urls } });
+    expect(res.status).toBe(202);
+    let widest = 0;
+    const job = await until(
+      'the batch to end',
+      async () => {
+        const row = await t.db.prisma.job.findUniqueOrThrow({ where: { id: res.body.id } });
+        const done = (row.progress as { done: number }).done;
+        widest = Math.max(widest, row.dispatched - done);
+        return row;
+      },
+      (j) => j.status === 'done',
+    );
+    expect(job).toMatchObject({ dispatched: urls.length, dispatchWindow: WINDOW, counts: { ok: urls.length } });
+    expect(widest).toBeGreaterThan(0);
+    expect(widest).toBeLessThanOrEqual(WINDOW);
+    for (const h of hosts) expect(fetchesOf(h)).toBe(14);
+  });
+
+  it('publishes again what a worker that died between a count and its publish left off', async () => {
+    // A scrape app built, not started: it writes the job and its first window, and takes nothing.
+    const app = await scrape.buildApp(
+      scrape.loadConfig({
+        ...process.env,
+        ...t.env,
+        BILLING_GRPC_URL: t.fleet.grpc.billing,
+        SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
+      }),
+    );
+    apps.push(app);
+    const raw = { urls: Array.from({ length: 10 }, (_, i) => web.url('lost.test', `/p/${i}`)) };
+    const { job } = await app.jobs.start(workspaceId, raw.urls, scrapeRequestSchema.parse(raw), raw, null);
+    expect(job).toMatchObject({ dispatched: WINDOW, dispatchWindow: WINDOW });
+    // As a worker leaves it that died after a count let three URLs on and before it published
+    // them: the job says they went on, and no message carries them.
+    await t.db.prisma.job.update({ where: { id: job.id }, data: { dispatched: WINDOW + 3 } });
+
+    const ended = await until(
+      'the batch to end',
+      () => t.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } }),
+      (j) => j.status !== 'queued' && j.status !== 'running',
+    );
+    expect(ended).toMatchObject({ status: 'done', progress: { done: 10, total: 10 }, counts: { ok: 10 } });
+    expect(fetchesOf('lost.test')).toBe(10);
+  });
+});
