@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Bus } from '@tidemark/bus';
 import { scrapeRequestSchema } from '@tidemark/contracts';
 import * as scrape from '@tidemark/scrape';
-import { bulkSite, startTestWeb, type TestWeb } from '@tidemark/testkit';
+import { createLogger } from '@tidemark/telemetry';
+import { bulkSite, startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 import { until as pollUntil } from '../support/until.js';
 
@@ -95,8 +97,8 @@ describe('batch scrapes share the work stream', () => {
     for (const h of hosts) expect(fetchesOf(h)).toBe(14);
   });
 
-  it('publishes again what a worker that died between a count and its publish left off', async () => {
-    // A scrape app built, not started: it writes the job and its first window, and takes nothing.
+  /** A scrape app built, not started: it writes jobs and their first window, and takes nothing. */
+  const idleScrapeApp = async (bus?: Bus) => {
     const app = await scrape.buildApp(
       scrape.loadConfig({
         ...process.env,
@@ -104,10 +106,20 @@ describe('batch scrapes share the work stream', () => {
         BILLING_GRPC_URL: t.fleet.grpc.billing,
         SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
       }),
+      bus ? { bus } : {},
     );
     apps.push(app);
-    const raw = { urls: Array.from({ length: 10 }, (_, i) => web.url('lost.test', `/p/${i}`)) };
-    const { job } = await app.jobs.start(workspaceId, raw.urls, scrapeRequestSchema.parse(raw), raw, null);
+    return app;
+  };
+  const batchOf = (host: string, n: number) => {
+    const raw = { urls: Array.from({ length: n }, (_, i) => web.url(host, `/p/${i}`)) };
+    return { urls: raw.urls, request: scrapeRequestSchema.parse(raw), raw };
+  };
+
+  it('publishes again what a worker that died between a count and its publish left off', async () => {
+    const app = await idleScrapeApp();
+    const b = batchOf('lost.test', 10);
+    const { job } = await app.jobs.start(workspaceId, b.urls, b.request, b.raw, null);
     expect(job).toMatchObject({ dispatched: WINDOW, dispatchWindow: WINDOW });
     // As a worker leaves it that died after a count let three URLs on and before it published
     // them: the job says they went on, and no message carries them.
@@ -120,5 +132,30 @@ describe('batch scrapes share the work stream', () => {
     );
     expect(ended).toMatchObject({ status: 'done', progress: { done: 10, total: 10 }, counts: { ok: 10 } });
     expect(fetchesOf('lost.test')).toBe(10);
+  });
+
+  it('ends a batch whose start could not be queued, so that nothing of it is read later', async () => {
+    // A bus already closed: the first publish fails, as with the work stream out of reach.
+    const closed = await Bus.connect({
+      url: TEST_INFRA.natsUrl,
+      prefix: t.env.NATS_PREFIX!,
+      name: 'closed',
+      logger: createLogger('test', 'silent'),
+    });
+    await closed.close();
+    const app = await idleScrapeApp(closed);
+    const b = batchOf('a.test', 6);
+    await expect(app.jobs.start(workspaceId, b.urls, b.request, b.raw, null)).rejects.toThrow();
+    const job = await t.db.prisma.job.findFirstOrThrow({
+      where: { workspaceId, request: { path: ['urls'], equals: b.urls } },
+    });
+    expect(job).toMatchObject({
+      status: 'error',
+      progress: { done: 6, total: 6, queued: 0 },
+      counts: { error: 6 },
+      error: { message: expect.stringContaining('could not be queued') },
+    });
+    const rows = await t.db.prisma.page.findMany({ where: { jobId: job.id } });
+    expect(rows.map((r) => r.status)).toEqual(Array(6).fill('error'));
   });
 });

@@ -132,10 +132,30 @@ export class JobService {
     });
     await this.pages.createQueued(workspaceId, job.id, urls);
     if (!windowed) fanOutOfJob.set(job, { urls, order: fanOutOrder(urls) });
-    // A publish that fails fails the call; the dispatch sweep puts what was not published on later.
     const { order } = fanOutOf(job);
-    await this.publishPages(job, windowed ? order.slice(0, job.dispatched) : order);
+    try {
+      await this.publishPages(job, windowed ? order.slice(0, job.dispatched) : order);
+    } catch (err) {
+      // The call fails and its caller has no job to follow: the job ends now, so that nothing of
+      // it is read later (the dispatch sweep would put the rest on) beside the batch sent again.
+      await this.failUnqueued(job).catch((failErr: unknown) =>
+        this.logger.error({ err: failErr, jobId: job.id }, 'a batch that could not be queued was not ended'),
+      );
+      throw err;
+    }
     return { job, secret };
+  }
+
+  /**
+   * Ends a batch whose start could not be queued as an error with the reason; its rows not yet
+   * taken too. A page a worker took meanwhile (its message went on before the failure) is read,
+   * charged and counted as any page.
+   */
+  private async failUnqueued(job: Job): Promise<void> {
+    const reason = 'the batch could not be queued (the work stream was out of reach); nothing more of it is read';
+    await this.jobs.endWithError(job.id, reason);
+    const rows = await this.pages.failQueued(job.id, reason);
+    await this.jobs.recordFailedRows(job.id, rows);
   }
 
   /**

@@ -245,6 +245,14 @@ export class JobRepository {
        ORDER BY updated_at LIMIT ${take}::int`;
   }
 
+  /** Ends a job still open as an error with `reason`. */
+  async endWithError(id: string, reason: string): Promise<void> {
+    await this.raw.$executeRaw`
+      UPDATE job SET status = 'error', stop = 'error', error = jsonb_build_object('message', ${reason}::text),
+             updated_at = (now() AT TIME ZONE 'utc')
+       WHERE id = ${id} AND status IN ('queued', 'running')`;
+  }
+
   /** Counts rows the watchdog settled as errors into their (ended) job. */
   async recordFailedRows(jobId: string, rows: number): Promise<JobProgress> {
     const [after] = await this.prisma.$queryRaw<JobProgress[]>`

@@ -250,6 +250,15 @@ export class PageRepository {
        WHERE job_id = ${jobId} AND status IN ('queued', 'running')`;
   }
 
+  /** A job's rows not yet taken, settled as errors with `reason` (the job ended before them). */
+  async failQueued(jobId: string, reason: string): Promise<number> {
+    return this.raw.$executeRaw`
+      UPDATE page SET status = 'error',
+             data = data || jsonb_build_object('status', 'error', 'reason', ${reason}::text,
+                                               'crawledAt', to_jsonb(${new Date().toISOString()}::text))
+       WHERE job_id = ${jobId} AND status = 'queued'`;
+  }
+
   /** A crawl page given up: its error row, replacing whatever an earlier attempt wrote. */
   async giveUpCrawlRow(ref: CrawlRowRef, result: PageResult, attempt: number): Promise<void> {
     await this.rewriteCrawlRow(ref, result, attempt);
