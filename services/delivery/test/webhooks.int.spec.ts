@@ -126,12 +126,11 @@ describe('job webhooks', () => {
         () => deliveryOf(jobId),
         (d) => d?.status === 'paused',
       );
-      // Gaps between arrivals: each at least its scheduled delay, and short of the next one.
+      // Gaps between arrivals: each at least its scheduled delay (never early). How much later an
+      // arrival may come is the machine's load, not the schedule, which retry-policy.spec.ts
+      // pins delay by delay (a bound here failed CI by 60 ms on a loaded 2-core machine).
       const gaps = got.slice(1).map((r, i) => r.at - got[i]!.at);
-      RETRY_DELAYS_MS.forEach((delay, i) => {
-        expect(gaps[i]).toBeGreaterThanOrEqual(delay * SCALE - 2);
-        if (i >= 2 && i < RETRY_DELAYS_MS.length - 1) expect(gaps[i]).toBeLessThan(RETRY_DELAYS_MS[i + 1]! * SCALE);
-      });
+      RETRY_DELAYS_MS.forEach((delay, i) => expect(gaps[i]).toBeGreaterThanOrEqual(delay * SCALE - 2));
       expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
       expect(d).toMatchObject({ attempts: 7, retries: 6, lastStatus: 500, nextAt: null });
       expect(d!.log.map((a) => a.outcome)).toEqual([...Array(6).fill('retry'), 'paused']);

@@ -138,6 +138,9 @@ describe('LadderService', () => {
       );
     ladder = build(pool);
     ladderWithoutBrowser = build(deadPool);
+    // Billing's first call opens its database connections: on a loaded 2-core machine (a CI run)
+    // that outlasted the 5 s a hold may wait, and the first test failed on an unready service.
+    await billing.call('balance', { workspaceId }, 60_000);
   }, 180_000);
 
   afterAll(async () => {
