@@ -5,7 +5,7 @@ import * as scrape from '@tidemark/scrape';
 import { createLogger } from '@tidemark/telemetry';
 import { bulkSite, startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
-import { until as pollUntil } from '../support/until.js';
+import { until } from '../support/until.js';
 
 /**
  * A batch scrape's URLs go on the work stream a window at a time (SCRAPE_BATCH_WINDOW, fewer on
@@ -15,8 +15,8 @@ import { until as pollUntil } from '../support/until.js';
  */
 const WINDOW = 4;
 
-const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000) =>
-  pollUntil(what, read, ok, { timeoutMs: ms, everyMs: 100 });
+/** How long and how often the tests read a job while they wait for it. */
+const POLL = { timeoutMs: 30_000, everyMs: 100 };
 
 describe('batch scrapes share the work stream', () => {
   let web: TestWeb;
@@ -63,6 +63,7 @@ describe('batch scrapes share the work stream', () => {
       'the batch started second to end',
       () => read(quick.body.id),
       (j) => j.status === 'done',
+      POLL,
     );
     expect(quickDone).toMatchObject({ progress: { done: 6, total: 6 }, counts: { ok: 6 } });
     // The slow batch has two URLs on the stream (twice its one page in flight) and is on them.
@@ -90,6 +91,7 @@ describe('batch scrapes share the work stream', () => {
         return row;
       },
       (j) => j.status === 'done',
+      POLL,
     );
     expect(job).toMatchObject({ dispatched: urls.length, dispatchWindow: WINDOW, counts: { ok: urls.length } });
     expect(widest).toBeGreaterThan(0);
@@ -129,6 +131,7 @@ describe('batch scrapes share the work stream', () => {
       'the batch to end',
       () => t.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } }),
       (j) => j.status !== 'queued' && j.status !== 'running',
+      POLL,
     );
     expect(ended).toMatchObject({ status: 'done', progress: { done: 10, total: 10 }, counts: { ok: 10 } });
     expect(fetchesOf('lost.test')).toBe(10);
