@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Bus } from '@tidemark/bus';
 import { scrapeRequestSchema } from '@tidemark/contracts';
-import * as scrape from '@tidemark/scrape';
 import { createLogger } from '@tidemark/telemetry';
 import { bulkSite, startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { buildScrapeApp } from '../support/scrape-app.js';
 import { until } from '../support/until.js';
 
 /**
@@ -101,15 +101,7 @@ describe('batch scrapes share the work stream', () => {
 
   /** A scrape app built, not started: it writes jobs and their first window, and takes nothing. */
   const idleScrapeApp = async (bus?: Bus) => {
-    const app = await scrape.buildApp(
-      scrape.loadConfig({
-        ...process.env,
-        ...t.env,
-        BILLING_GRPC_URL: t.fleet.grpc.billing,
-        SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
-      }),
-      bus ? { bus } : {},
-    );
+    const app = await buildScrapeApp(t, bus);
     apps.push(app);
     return app;
   };

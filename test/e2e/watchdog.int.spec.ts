@@ -6,6 +6,7 @@ import * as scrape from '@tidemark/scrape';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { buildScrapeApp } from '../support/scrape-app.js';
 import { until as pollUntil } from '../support/until.js';
 
 /**
@@ -66,14 +67,7 @@ describe('the watchdog ends stalled jobs and runs', () => {
   });
 
   const scrapeApp = async () => {
-    const app = await scrape.buildApp(
-      scrape.loadConfig({
-        ...process.env,
-        ...t.env,
-        BILLING_GRPC_URL: t.fleet.grpc.billing,
-        SCRAPE_GRPC_LISTEN: '127.0.0.1:0',
-      }),
-    );
+    const app = await buildScrapeApp(t);
     apps.push(app);
     return app;
   };

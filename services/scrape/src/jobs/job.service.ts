@@ -26,14 +26,21 @@ export const jobKind = (kind: string | undefined): JobKind => (kind === 'playgro
 export const jobDoneSubject = (jobId: string) => `scrape.job.${jobId}.done`;
 export const jobDoneMessage = z.object({ jobId: z.string(), status: z.string() });
 
-/** Interleaves URLs host by host, so one big host does not hold the stream ahead of the others. */
-export const fanOutOrder = (urls: string[]): number[] => {
+/** The positions of a batch's URLs, host by host. */
+const positionsByHost = (urls: string[]): Map<string, number[]> => {
   const byHost = new Map<string, number[]>();
   urls.forEach((u, i) => {
     const host = new URL(u).host;
-    byHost.set(host, [...(byHost.get(host) ?? []), i]);
+    const positions = byHost.get(host);
+    if (positions) positions.push(i);
+    else byHost.set(host, [i]);
   });
-  const queues = [...byHost.values()];
+  return byHost;
+};
+
+/** Interleaves URLs host by host, so one big host does not hold the stream ahead of the others. */
+export const fanOutOrder = (urls: string[]): number[] => {
+  const queues = [...positionsByHost(urls).values()];
   const order: number[] = [];
   for (let round = 0; order.length < urls.length; round++) {
     for (const q of queues) if (round < q.length) order.push(q[round]!);
@@ -49,13 +56,8 @@ export const fanOutOrder = (urls: string[]): number[] => {
  * behind its every URL.
  */
 export const dispatchWindowOf = (urls: string[], perHost: number, most: number): number => {
-  const byHost = new Map<string, number>();
-  for (const u of urls) {
-    const host = new URL(u).host;
-    byHost.set(host, (byHost.get(host) ?? 0) + 1);
-  }
   let window = 0;
-  for (const count of byHost.values()) window += Math.min(count, 2 * perHost);
+  for (const positions of positionsByHost(urls).values()) window += Math.min(positions.length, 2 * perHost);
   return Math.max(1, Math.min(window, most));
 };
 
@@ -131,10 +133,9 @@ export class JobService {
       dispatchWindow: windowed ? dispatchWindowOf(urls, perHost, this.batches.window) : 0,
     });
     await this.pages.createQueued(workspaceId, job.id, urls);
-    if (!windowed) fanOutOfJob.set(job, { urls, order: fanOutOrder(urls) });
-    const { order } = fanOutOf(job);
+    const order = fanOutOrder(urls);
     try {
-      await this.publishPages(job, windowed ? order.slice(0, job.dispatched) : order);
+      await this.publishPages(job, urls, windowed ? order.slice(0, job.dispatched) : order);
     } catch (err) {
       // The call fails and its caller has no job to follow: the job ends now, so that nothing of
       // it is read later (the dispatch sweep would put the rest on) beside the batch sent again.
@@ -154,7 +155,7 @@ export class JobService {
   private async failUnqueued(job: Job): Promise<void> {
     const reason = 'the batch could not be queued (the work stream was out of reach); nothing more of it is read';
     await this.jobs.endWithError(job.id, reason);
-    const rows = await this.pages.failQueued(job.id, reason);
+    const rows = await this.pages.failOpen(job.id, reason, ['queued']);
     await this.jobs.recordFailedRows(job.id, rows);
   }
 
@@ -164,8 +165,9 @@ export class JobService {
    * the dispatch sweep (`redispatchQuiet`) puts what was not published on.
    */
   async dispatch(job: Job, range: { from: number; to: number }): Promise<void> {
+    const { urls, order } = fanOutOf(job);
     try {
-      await this.publishPages(job, fanOutOf(job).order.slice(range.from, range.to));
+      await this.publishPages(job, urls, order.slice(range.from, range.to));
     } catch (err) {
       this.logger.warn({ err, jobId: job.id, range }, "a batch's next URLs were not published; the sweep will");
     }
@@ -182,20 +184,18 @@ export class JobService {
     let published = 0;
     for (const job of await this.jobs.quietWindowed(quietMs, 50)) {
       const queued = new Set(await this.pages.queuedPositions(job.id));
-      const lost = fanOutOf(job)
-        .order.slice(0, job.dispatched)
-        .filter((position) => queued.has(position));
+      const { urls, order } = fanOutOf(job);
+      const lost = order.slice(0, job.dispatched).filter((position) => queued.has(position));
       if (!lost.length) continue;
       this.logger.warn({ jobId: job.id, urls: lost.length }, 'a quiet batch gets its queued URLs published again');
-      await this.publishPages(job, lost);
+      await this.publishPages(job, urls, lost);
       published += lost.length;
     }
     return published;
   }
 
-  /** Publishes pages of a job, 64 at a time (each publish waits for its ack). */
-  private async publishPages(job: Job, positions: number[]): Promise<void> {
-    const { urls } = fanOutOf(job);
+  /** Publishes pages of a job (`urls` by position), 64 at a time (each publish waits for its ack). */
+  private async publishPages(job: Job, urls: string[], positions: number[]): Promise<void> {
     for (let i = 0; i < positions.length; i += 64) {
       await Promise.all(
         positions

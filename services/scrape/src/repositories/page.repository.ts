@@ -241,22 +241,16 @@ export class PageRepository {
     return count > 0;
   }
 
-  /** Every row of a job still open (queued, or taken by a worker whose work was lost) as an error. */
-  async failOpen(jobId: string, reason: string): Promise<number> {
+  /**
+   * A job's rows still open as errors with `reason`: queued, or taken by a worker whose work was
+   * lost (`statuses`: only those of these statuses).
+   */
+  async failOpen(jobId: string, reason: string, statuses: string[] = ['queued', 'running']): Promise<number> {
     return this.prisma.$executeRaw`
       UPDATE page SET status = 'error',
              data = data || jsonb_build_object('status', 'error', 'reason', ${reason}::text,
                                                'crawledAt', to_jsonb(${new Date().toISOString()}::text))
-       WHERE job_id = ${jobId} AND status IN ('queued', 'running')`;
-  }
-
-  /** A job's rows not yet taken, settled as errors with `reason` (the job ended before them). */
-  async failQueued(jobId: string, reason: string): Promise<number> {
-    return this.raw.$executeRaw`
-      UPDATE page SET status = 'error',
-             data = data || jsonb_build_object('status', 'error', 'reason', ${reason}::text,
-                                               'crawledAt', to_jsonb(${new Date().toISOString()}::text))
-       WHERE job_id = ${jobId} AND status = 'queued'`;
+       WHERE job_id = ${jobId} AND status = ANY(${statuses}::text[])`;
   }
 
   /** A crawl page given up: its error row, replacing whatever an earlier attempt wrote. */
