@@ -154,3 +154,71 @@ describe('batch scrapes share the work stream', () => {
     expect(rows.map((r) => r.status)).toEqual(Array(6).fill('error'));
   });
 });
+
+/**
+ * A workspace's batches share its part of the stream (SCRAPE_WORKSPACE_WINDOW): one that posts
+ * many batches holds about that many worker turns, not a window of each, and another workspace's
+ * batch posted after them is read meanwhile.
+ */
+describe("one workspace's batches and another's", () => {
+  let web: TestWeb;
+  let t: TestFleet;
+  let many: string;
+  let other: string;
+
+  beforeAll(async () => {
+    web = await startTestWeb();
+    t = await startTestFleet({
+      FETCH_HOST_MAP: web.hostMap,
+      // Four worker turns; each batch's window is 2 here (one slow host, one page at a time).
+      SCRAPE_CONCURRENCY: '4',
+      SCRAPE_BATCH_WINDOW: String(WINDOW),
+      SCRAPE_WORKSPACE_WINDOW: '1',
+    });
+    const keyOf = async (name: string) => {
+      const ws = await t.createWorkspace(name);
+      await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
+      return ws.apiKey;
+    };
+    many = await keyOf('many-batches');
+    other = await keyOf('one-batch');
+  });
+  afterAll(async () => {
+    await t.stop();
+    await web.close();
+  });
+
+  it("reads another workspace's batch while one workspace's batches wait on a slow host", async () => {
+    // Three batches on a host that answers each page after 3 s, one page at a time: with a
+    // window of each on the stream (6) they would take every worker turn and the messages
+    // ahead of the other workspace's; with one URL each (their share), three turns.
+    const slow: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const urls = Array.from({ length: 8 }, (_, i) => web.url('pages.test', `/slow?share=${n}-${i}`));
+      const res = await t.call('POST', '/scrape', { key: many, body: { urls, config: { concurrency: 1 } } });
+      expect(res.status).toBe(202);
+      slow.push(res.body.id as string);
+    }
+    const quickUrls = ['b.test', 'c.test'].flatMap((h) => [1, 2, 3].map((i) => web.url(h, `/p/${i}?share`)));
+    const quick = await t.call('POST', '/scrape', { key: other, body: { urls: quickUrls } });
+    expect(quick.status).toBe(202);
+
+    const quickDone = await until(
+      "the other workspace's batch to end",
+      async () => (await t.call('GET', `/scrape/${quick.body.id}?limit=1`, { key: other })).body,
+      (j: { status: string }) => j.status === 'done',
+      POLL,
+    );
+    expect(quickDone).toMatchObject({ progress: { done: 6, total: 6 }, counts: { ok: 6 } });
+    // The slow batches are on their first pages (their host gives one every 3 s), each with at
+    // most one URL unsettled on the stream.
+    const rows = await t.db.prisma.job.findMany({ where: { id: { in: slow } } });
+    const doneOf = (r: { progress: unknown }) => (r.progress as { done: number }).done;
+    expect(rows.reduce((sum, r) => sum + doneOf(r), 0)).toBeLessThanOrEqual(1);
+    for (const r of rows) {
+      expect(r).toMatchObject({ status: expect.stringMatching(/^(queued|running)$/), dispatchWindow: 2 });
+      expect(r.dispatched - doneOf(r)).toBeLessThanOrEqual(1);
+    }
+    for (const id of slow) expect((await t.call('DELETE', `/scrape/${id}`, { key: many })).status).toBe(200);
+  });
+});

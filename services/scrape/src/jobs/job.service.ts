@@ -105,8 +105,9 @@ export class JobService {
 
   /**
    * Creates a job with a queued row per URL and puts the first of its URLs on the work stream, in
-   * host-interleaved order, as many as its window (`dispatchWindowOf`); each page counted lets the
-   * next on (`dispatch`). `raw` is the request as the caller sent it: it is what the job keeps,
+   * host-interleaved order, as many as its window (`dispatchWindowOf`) or its share of its
+   * workspace's (`JobRepository.create`), whichever is less; each page counted lets the next on
+   * (`dispatch`). `raw` is the request as the caller sent it: it is what the job keeps,
    * and what every worker parses again with the same schema (the parsed form does not parse
    * twice).
    */

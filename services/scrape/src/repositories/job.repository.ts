@@ -24,14 +24,37 @@ export interface JobAfterPage extends JobProgress {
 export const countKeyOf = (row: { status: string; verdict: string | null }): string =>
   row.status === 'error' ? 'error' : (row.verdict ?? 'error');
 
+/** SCRAPE_WORKSPACE_WINDOW's default: two of SCRAPE_BATCH_WINDOW's. */
+export const DEFAULT_WORKSPACE_WINDOW = 64;
+
+/**
+ * How many URLs a windowed batch of the workspace `workspace` (an SQL expression) may keep
+ * unsettled on the work stream: its own window, or its share of the workspace's
+ * (`workspaceWindow` over the workspace's open windowed batches, read through the partial index
+ * job_open_batches), whichever is less, and never less than one, so that no batch waits for
+ * another to end. A share that shrinks as batches start is reached as pages settle (the batches
+ * over it let nothing on until they are under it); one that grows is taken at the next count.
+ */
+const batchShare = (workspace: Prisma.Sql, workspaceWindow: number) => Prisma.sql`
+  LEAST(dispatch_window, GREATEST(1, ${workspaceWindow}::int / GREATEST(1, (
+    SELECT count(*)::int FROM job AS open
+     WHERE open.workspace_id = ${workspace} AND open.dispatch_window > 0 AND open.status IN ('queued', 'running')))))`;
+
+/** A new batch's share (`batchShare`), counting itself among the workspace's open batches. */
+const firstShare = (workspaceId: string, window: number, workspaceWindow: number) => Prisma.sql`
+  LEAST(${window}::int, GREATEST(1, ${workspaceWindow}::int / (1 + (
+    SELECT count(*)::int FROM job AS open
+     WHERE open.workspace_id = ${workspaceId} AND open.dispatch_window > 0 AND open.status IN ('queued', 'running')))))`;
+
 /**
  * Settled pages counted into their jobs: the rest of a statement whose CTE `counting` holds a row
  * per page (job_id, credits, count_key). Done, credits and counts by verdict are summed per job,
- * and a job whose last page is among them is ended. The jobs are locked in id order, so
- * statements that count into the same jobs wait for each other rather than deadlock. Its CTE
- * `counted` answers each job as the count left it (JobCounted; `jobsAfterCount` reads it).
+ * and a job whose last page is among them is ended; a windowed batch lets its next URLs on, up to
+ * its share (`batchShare`). The jobs are locked in id order, so statements that count into the
+ * same jobs wait for each other rather than deadlock. Its CTE `counted` answers each job as the
+ * count left it (JobCounted; `jobsAfterCount` reads it).
  */
-export const countingIntoJobs = Prisma.sql`
+export const countingIntoJobs = (workspaceWindow: number) => Prisma.sql`
   per_key AS (
     SELECT job_id, count_key AS key, count(*)::int AS n, sum(credits)::int AS credits
       FROM counting GROUP BY job_id, count_key),
@@ -59,7 +82,8 @@ export const countingIntoJobs = Prisma.sql`
         ELSE stop END,
       dispatched = CASE
         WHEN dispatch_window > 0 AND status IN ('queued', 'running')
-        THEN GREATEST(dispatched, LEAST((progress->>'total')::int, (progress->>'done')::int + per_job.n + dispatch_window))
+        THEN GREATEST(dispatched, LEAST((progress->>'total')::int,
+                                        (progress->>'done')::int + per_job.n + ${batchShare(Prisma.sql`job.workspace_id`, workspaceWindow)}))
         ELSE dispatched END,
       updated_at = (now() AT TIME ZONE 'utc')
     FROM per_job, before
@@ -97,6 +121,8 @@ export class JobRepository {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly raw: RawDb,
+    /** SCRAPE_WORKSPACE_WINDOW: what one workspace's batches keep on the work stream in all. */
+    private readonly workspaceWindow = DEFAULT_WORKSPACE_WINDOW,
   ) {}
 
   async create(data: {
@@ -112,7 +138,10 @@ export class JobRepository {
     taken?: boolean;
     /** Given with `id` by `draftTaken`, whose job is in use before its row is written. */
     createdAt?: Date;
-    /** A batch's window (`Job.dispatchWindow`): its first `dispatchWindow` URLs go on at once. */
+    /**
+     * A batch's window (`Job.dispatchWindow`): its first URLs go on at once, as many as its
+     * window or its share of its workspace's (`batchShare`, counting itself), whichever is less.
+     */
     dispatchWindow?: number;
   }): Promise<Job> {
     const progress = { done: 0, total: data.total, queued: data.taken ? 0 : data.total };
@@ -126,7 +155,8 @@ export class JobRepository {
       VALUES (${data.id ?? newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
               ${JSON.stringify(progress)}::jsonb,
               ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret},
-              ${Math.min(window, data.total)}::int, ${window}::int, ${createdAt}, ${createdAt})
+              ${window > 0 ? Prisma.sql`LEAST(${data.total}::int, ${firstShare(data.workspaceId, window, this.workspaceWindow)})` : Prisma.sql`0`},
+              ${window}::int, ${createdAt}, ${createdAt})
       RETURNING ${JOB_COLUMNS}`;
     return job!;
   }
@@ -206,7 +236,7 @@ export class JobRepository {
       WITH counting AS (
         SELECT * FROM unnest(${pages.map((p) => p.jobId)}::text[], ${pages.map((p) => p.credits)}::int[],
                              ${pages.map((p) => p.key)}::text[]) AS u(job_id, credits, count_key)),
-      ${countingIntoJobs}
+      ${countingIntoJobs(this.workspaceWindow)}
       SELECT * FROM counted`;
     return jobsAfterCount(rows);
   }

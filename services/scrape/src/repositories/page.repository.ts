@@ -2,7 +2,14 @@ import { newId, PAGE_COLUMNS, Prisma, storable, type Page, type PrismaClient, ty
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { decodeBodies, encodeBodies, encodeBodiesAsync } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
-import { countingIntoJobs, countKeyOf, jobsAfterCount, type JobAfterPage, type JobCounted } from './job.repository.js';
+import {
+  countingIntoJobs,
+  countKeyOf,
+  DEFAULT_WORKSPACE_WINDOW,
+  jobsAfterCount,
+  type JobAfterPage,
+  type JobCounted,
+} from './job.repository.js';
 
 type RowData = PageResult['row'];
 export type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
@@ -54,6 +61,8 @@ export class PageRepository {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly raw: RawDb,
+    /** SCRAPE_WORKSPACE_WINDOW: what one workspace's batches keep on the work stream in all. */
+    private readonly workspaceWindow = DEFAULT_WORKSPACE_WINDOW,
   ) {}
 
   /**
@@ -159,7 +168,7 @@ export class PageRepository {
                                                    tier, credits, data, bodies, screenshot, crawled_at, count_key)
          WHERE page.job_id = i.job_id AND page.position = i.position AND page.status = 'running'
         RETURNING page.job_id, page.position, i.credits, i.count_key),
-      ${countingIntoJobs}
+      ${countingIntoJobs(this.workspaceWindow)}
       SELECT (SELECT json_agg(json_build_object('j', job_id, 'p', position)) FROM counting) AS written,
              (SELECT json_agg(counted) FROM counted) AS jobs`;
     const keys = new Set((answer?.written ?? []).map((w) => `${w.j}:${w.p}`));
