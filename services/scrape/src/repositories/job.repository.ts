@@ -27,24 +27,20 @@ export const countKeyOf = (row: { status: string; verdict: string | null }): str
 /** SCRAPE_WORKSPACE_WINDOW's default: two of SCRAPE_BATCH_WINDOW's. */
 export const DEFAULT_WORKSPACE_WINDOW = 64;
 
-/**
- * How many URLs a windowed batch of the workspace `workspace` (an SQL expression) may keep
- * unsettled on the work stream: its own window, or its share of the workspace's
- * (`workspaceWindow` over the workspace's open windowed batches, read through the partial index
- * job_open_batches), whichever is less, and never less than one, so that no batch waits for
- * another to end. A share that shrinks as batches start is reached as pages settle (the batches
- * over it let nothing on until they are under it); one that grows is taken at the next count.
- */
-const batchShare = (workspace: Prisma.Sql, workspaceWindow: number) => Prisma.sql`
-  LEAST(dispatch_window, GREATEST(1, ${workspaceWindow}::int / GREATEST(1, (
-    SELECT count(*)::int FROM job AS open
-     WHERE open.workspace_id = ${workspace} AND open.dispatch_window > 0 AND open.status IN ('queued', 'running')))))`;
+/** The workspace's open windowed batches, read through the partial index job_open_batches. */
+const openBatchesOf = (workspace: Prisma.Sql) => Prisma.sql`(
+  SELECT count(*)::int FROM job AS open
+   WHERE open.workspace_id = ${workspace} AND open.dispatch_window > 0 AND open.status IN ('queued', 'running'))`;
 
-/** A new batch's share (`batchShare`), counting itself among the workspace's open batches. */
-const firstShare = (workspaceId: string, window: number, workspaceWindow: number) => Prisma.sql`
-  LEAST(${window}::int, GREATEST(1, ${workspaceWindow}::int / (1 + (
-    SELECT count(*)::int FROM job AS open
-     WHERE open.workspace_id = ${workspaceId} AND open.dispatch_window > 0 AND open.status IN ('queued', 'running')))))`;
+/**
+ * How many URLs a windowed batch may keep unsettled on the work stream: its own `window`, or its
+ * share of its workspace's (`workspaceWindow` over the workspace's open batches, `batches`),
+ * whichever is less, and never less than one, so that no batch waits for another to end. A share
+ * that shrinks as batches start is reached as pages settle (the batches over it let nothing on
+ * until they are under it); one that grows is taken at the next count.
+ */
+const batchShare = (window: Prisma.Sql, batches: Prisma.Sql, workspaceWindow: number) =>
+  Prisma.sql`LEAST(${window}, GREATEST(1, ${workspaceWindow}::int / GREATEST(1, ${batches})))`;
 
 /**
  * Settled pages counted into their jobs: the rest of a statement whose CTE `counting` holds a row
@@ -83,7 +79,7 @@ export const countingIntoJobs = (workspaceWindow: number) => Prisma.sql`
       dispatched = CASE
         WHEN dispatch_window > 0 AND status IN ('queued', 'running')
         THEN GREATEST(dispatched, LEAST((progress->>'total')::int,
-                                        (progress->>'done')::int + per_job.n + ${batchShare(Prisma.sql`job.workspace_id`, workspaceWindow)}))
+                                        (progress->>'done')::int + per_job.n + ${batchShare(Prisma.sql`dispatch_window`, openBatchesOf(Prisma.sql`job.workspace_id`), workspaceWindow)}))
         ELSE dispatched END,
       updated_at = (now() AT TIME ZONE 'utc')
     FROM per_job, before
@@ -140,12 +136,18 @@ export class JobRepository {
     createdAt?: Date;
     /**
      * A batch's window (`Job.dispatchWindow`): its first URLs go on at once, as many as its
-     * window or its share of its workspace's (`batchShare`, counting itself), whichever is less.
+     * window or its share of its workspace's (`batchShare`), whichever is less.
      */
     dispatchWindow?: number;
   }): Promise<Job> {
     const progress = { done: 0, total: data.total, queued: data.taken ? 0 : data.total };
     const window = data.dispatchWindow ?? 0;
+    // Counting itself among its workspace's open batches.
+    const firstShare = batchShare(
+      Prisma.sql`${window}::int`,
+      Prisma.sql`1 + ${openBatchesOf(Prisma.sql`${data.workspaceId}`)}`,
+      this.workspaceWindow,
+    );
     const createdAt = data.createdAt
       ? Prisma.sql`(${data.createdAt.toISOString()}::timestamptz AT TIME ZONE 'utc')`
       : Prisma.sql`(now() AT TIME ZONE 'utc')`;
@@ -155,7 +157,7 @@ export class JobRepository {
       VALUES (${data.id ?? newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
               ${JSON.stringify(progress)}::jsonb,
               ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret},
-              ${window > 0 ? Prisma.sql`LEAST(${data.total}::int, ${firstShare(data.workspaceId, window, this.workspaceWindow)})` : Prisma.sql`0`},
+              ${window > 0 ? Prisma.sql`LEAST(${data.total}::int, ${firstShare})` : Prisma.sql`0`},
               ${window}::int, ${createdAt}, ${createdAt})
       RETURNING ${JOB_COLUMNS}`;
     return job!;
