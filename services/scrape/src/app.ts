@@ -64,8 +64,9 @@ export const buildApp = async (
   const agents = guardedAgents(guard);
 
   const credits = new BatchingCredits(billing, 'page', logger.child({ module: 'credits' }));
-  const jobRepo = new JobRepository(prisma, raw, cfg.SCRAPE_WORKSPACE_WINDOW);
-  const pageRepo = new PageRepository(prisma, raw, cfg.SCRAPE_WORKSPACE_WINDOW);
+  const workspaceWindow = cfg.SCRAPE_WORKSPACE_WINDOW ?? cfg.SCRAPE_BATCH_WINDOW;
+  const jobRepo = new JobRepository(prisma, raw, workspaceWindow);
+  const pageRepo = new PageRepository(prisma, raw, workspaceWindow);
   // Seals job webhook secrets; opens the fetch.headers values the gateway sealed.
   const box = secretBoxFor(cfg.SECRETS_KEY, (m) => logger.warn(m));
   const reader = new PageReaderPool({

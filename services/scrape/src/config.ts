@@ -1,7 +1,6 @@
 import { requireSecretsKey, secretsKeyEnv } from '@tidemark/secret-box';
 import { baseEnv, grpcEnv, parseEnv, watchdogEnv, z } from '@tidemark/config';
 import { fetchGuardEnv } from '@tidemark/net-guard';
-import { DEFAULT_WORKSPACE_WINDOW } from './repositories/job.repository.js';
 import { threadDefaults, type ThreadDefaults } from './reading/thread-defaults.js';
 
 // Read from the cgroup files once, and only when a thread setting is not given.
@@ -29,10 +28,10 @@ const schema = baseEnv
     /**
      * Most URLs of one workspace's batches unsettled on the work stream at once, shared between
      * its open batches (each keeps at least one on): a workspace that posts many batches holds
-     * about this many of the stream, not a window of each, so another workspace's batch is not
-     * queued behind them all. Two batch windows by default: one batch alone keeps its window.
+     * what one batch would, not a window of each, so another workspace's batch is not queued
+     * behind them all. Unset: SCRAPE_BATCH_WINDOW (one batch alone keeps its window).
      */
-    SCRAPE_WORKSPACE_WINDOW: z.coerce.number().int().min(1).max(5000).default(DEFAULT_WORKSPACE_WINDOW),
+    SCRAPE_WORKSPACE_WINDOW: z.coerce.number().int().min(1).max(5000).optional(),
     /**
      * A batch that has not moved for this long has the URLs it put on the stream and that are
      * still queued published again (what a worker that died mid-dispatch left off). Below

@@ -24,8 +24,8 @@ export interface JobAfterPage extends JobProgress {
 export const countKeyOf = (row: { status: string; verdict: string | null }): string =>
   row.status === 'error' ? 'error' : (row.verdict ?? 'error');
 
-/** SCRAPE_WORKSPACE_WINDOW's default: two of SCRAPE_BATCH_WINDOW's. */
-export const DEFAULT_WORKSPACE_WINDOW = 64;
+/** What a workspace's batches keep on the stream in all where no setting says: SCRAPE_BATCH_WINDOW's default. */
+export const DEFAULT_WORKSPACE_WINDOW = 32;
 
 /** The workspace's open windowed batches, read through the partial index job_open_batches. */
 const openBatchesOf = (workspace: Prisma.Sql) => Prisma.sql`(
