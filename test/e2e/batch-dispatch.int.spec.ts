@@ -28,7 +28,8 @@ describe('batch scrapes share the work stream', () => {
   beforeAll(async () => {
     web = await startTestWeb();
     // Hosts of these tests alone, whose fetches are counted.
-    for (const host of ['win1.test', 'win2.test', 'win3.test', 'lost.test']) web.addSite(host, bulkSite(host, 20));
+    for (const host of ['win1.test', 'win2.test', 'win3.test', 'lost.test', 'share1.test', 'share2.test'])
+      web.addSite(host, bulkSite(host, 20));
     t = await startTestFleet({
       FETCH_HOST_MAP: web.hostMap,
       SCRAPE_BATCH_WINDOW: String(WINDOW),
@@ -127,6 +128,32 @@ describe('batch scrapes share the work stream', () => {
     );
     expect(ended).toMatchObject({ status: 'done', progress: { done: 10, total: 10 }, counts: { ok: 10 } });
     expect(fetchesOf('lost.test')).toBe(10);
+  });
+
+  it("starts a workspace's second open batch on its share of the batch window (no workspace window set)", async () => {
+    // SCRAPE_WORKSPACE_WINDOW is unset in this fleet: the workspace holds what one batch would
+    // (SCRAPE_BATCH_WINDOW, 4), so of two batches open together the second gets half.
+    const app = await idleScrapeApp();
+    // The first is long enough (20 pages, 4 at a time) not to end before the second starts.
+    const one = batchOf('share1.test', 20);
+    const two = batchOf('share2.test', 8);
+    const first = (await app.jobs.start(workspaceId, one.urls, one.request, one.raw, null)).job;
+    const second = (await app.jobs.start(workspaceId, two.urls, two.request, two.raw, null)).job;
+    expect(first).toMatchObject({ dispatched: WINDOW, dispatchWindow: WINDOW });
+    expect(second).toMatchObject({ dispatched: WINDOW / 2, dispatchWindow: WINDOW });
+    for (const [job, n] of [
+      [first, 20],
+      [second, 8],
+    ] as const) {
+      const ended = await until(
+        'the batch to end',
+        () => t.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } }),
+        (j) => j.status !== 'queued' && j.status !== 'running',
+        POLL,
+      );
+      expect(ended).toMatchObject({ status: 'done', progress: { done: n, total: n }, counts: { ok: n } });
+    }
+    expect([fetchesOf('share1.test'), fetchesOf('share2.test')]).toEqual([20, 8]);
   });
 
   it('ends a batch whose start could not be queued, so that nothing of it is read later', async () => {
