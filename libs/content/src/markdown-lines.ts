@@ -1,5 +1,5 @@
 // Reading finished markdown line by line, as the passes that give back what the writer escaped
-// before it knew a piece's neighbours (literal-brackets.ts, literal-stars.ts) need: where a line's
+// before it knew a piece's neighbours (literal-brackets.ts, literal-emphasis.ts) need: where a line's
 // content starts, where fenced code runs, which backticks make code spans.
 
 /** What opens a line before its content: indentation, quote and list item markers. */

@@ -3,7 +3,7 @@ import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { extractContent, parseDocument } from '../src/index.js';
 import { unescapeLiteralBrackets } from '../src/literal-brackets.js';
-import { unescapeLiteralStars } from '../src/literal-stars.js';
+import { unescapeLiteralStars, unescapeLiteralUnderscores } from '../src/literal-emphasis.js';
 import { toText } from '../src/text.js';
 import { FIXTURES, FIXTURE_URL, fixtureHtml } from './support/fixtures.js';
 
@@ -458,6 +458,56 @@ describe('stars in the text, written as they are where no emphasis can form', ()
     ];
     const md = lines.map(([written]) => written).join('\n');
     const out = unescapeLiteralStars(md);
+    expect(out.split('\n')).toEqual(lines.map(([written, mended]) => mended ?? written));
+    expect(words(renderedText(out))).toBe(words(renderedText(md)));
+  });
+});
+
+describe('underscores in the text, written as they are where no emphasis can form', () => {
+  it('writes identifiers that open with an underscore and handles in addresses as they are', () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Release notes</h1>
+      <p>The compiler adds _Float16, _Float32 and _Float64 to its list of types, and the loader reads
+      each module from the path once, in the order that the list gives.</p>
+      <p>Then __init__ runs once for each module that the loader reads from the path.</p>
+      <p>Announced by <a href="https://x.com/TomAllnutt_/status/1">x.com/TomAllnutt_/status/1</a>
+      on the day of the release, with the notes that follow it.</p>
+      <p>A word <em>stressed</em> here, beside a_name and _private_ names.</p></main></body></html>`);
+    const md = r.markdown!;
+    expect(md).toContain('The compiler adds _Float16, _Float32 and _Float64 to its list of types, and the loader');
+    expect(md).toContain('[x.com/TomAllnutt_/status/1](https://x.com/TomAllnutt_/status/1)');
+    // Where underscores would pair they stay escaped: `__init__` would be strong, `_private_`
+    // emphasis (beside the paragraph's own).
+    expect(md).toContain('Then \\_\\_init\\_\\_ runs');
+    expect(md).toContain('\\_private\\_');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it('keeps the escapes where underscores could pair or open a line, and in code', () => {
+    // Each line as written, and what it becomes where it changes.
+    const lines: [string, string?][] = [
+      // Around a word: emphasis if unescaped.
+      ['Use \\_this\\_ word.'],
+      [''],
+      // An underscore that can only close, with no opener before it.
+      ['handle\\_ and then more', 'handle_ and then more'],
+      [''],
+      // An opener and a closer across lines of one paragraph.
+      ['one \\_two'],
+      ['three\\_ four'],
+      [''],
+      // Between punctuation and a letter an underscore can open; one after it can close.
+      ['(\\_a) and b\\_.'],
+      [''],
+      // At a line's start three underscores are a thematic break.
+      ['\\_\\_\\_'],
+      [''],
+      ['```'],
+      ['a \\_b c\\_'],
+      ['```'],
+      ['A span `x \\_ y` and \\_lead only.', 'A span `x \\_ y` and _lead only.'],
+    ];
+    const md = lines.map(([written]) => written).join('\n');
+    const out = unescapeLiteralUnderscores(md);
     expect(out.split('\n')).toEqual(lines.map(([written, mended]) => mended ?? written));
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });

@@ -1,10 +1,13 @@
-// Stars in a page's text (`Insurance*`, `up to 24x ROI*`, `(* Disclosure: …)`) are escaped as
-// the text is written, since a text piece cannot see the rest of its paragraph: a star there could
-// pair with one further on and make emphasis. Once the whole markdown is written, a paragraph in
-// which no star can open emphasis before one that can close it has no emphasis to make, and its
-// stars are given back as written (CommonMark 0.31, "Emphasis and strong emphasis": a `*` run opens
-// only if it is left-flanking and closes only if it is right-flanking, and emphasis needs an
-// opener before a closer in the same paragraph).
+// Stars and underscores in a page's text (`Insurance*`, `up to 24x ROI*`, `(* Disclosure: …)`,
+// `_Float16`, `x.com/handle_/status`) are escaped as the text is written, since a text piece
+// cannot see the rest of its paragraph: a delimiter there could pair with one further on and make
+// emphasis. Once the whole markdown is written, a paragraph in which no run of that delimiter can
+// open emphasis before one that can close it has no emphasis of it to make, and its escaped runs
+// are given back as written (CommonMark 0.31, "Emphasis and strong emphasis": a `*` run opens only
+// if it is left-flanking and closes only if it is right-flanking; a `_` run opens only if it is
+// left-flanking and either not right-flanking or preceded by punctuation, and closes only if it is
+// right-flanking and either not left-flanking or followed by punctuation; emphasis needs an opener
+// before a closer of the same character in the same paragraph).
 
 import { backticksPair, CONTAINER, paragraphsOutsideFences, pastCodeSpan } from './markdown-lines.js';
 
@@ -16,17 +19,24 @@ import { backticksPair, CONTAINER, paragraphsOutsideFences, pastCodeSpan } from 
  * A paragraph whose backticks do not pair up on each line is left as it is (what is code there
  * cannot be told line by line).
  */
-export function unescapeLiteralStars(md: string): string {
-  if (!md.includes('\\*')) return md;
+export const unescapeLiteralStars = (md: string): string => unescapeLiteral(md, '*');
+
+/** `\_` written `_` in every paragraph whose underscore runs cannot pair, as unescapeLiteralStars. */
+export const unescapeLiteralUnderscores = (md: string): string => unescapeLiteral(md, '_');
+
+type Delimiter = '*' | '_';
+
+function unescapeLiteral(md: string, delimiter: Delimiter): string {
+  if (!md.includes(`\\${delimiter}`)) return md;
   const lines = md.split('\n');
   let changed = false;
   paragraphsOutsideFences(lines, (start, end) => {
-    if (mendParagraph(lines, start, end)) changed = true;
+    if (mendParagraph(lines, start, end, delimiter)) changed = true;
   });
   return changed ? lines.join('\n') : md;
 }
 
-interface StarRun {
+interface DelimiterRun {
   line: number;
   /** Where the run starts on its line (its first backslash for an escaped run) and ends. */
   from: number;
@@ -34,37 +44,38 @@ interface StarRun {
   escaped: boolean;
 }
 
-/** Unescapes the literal stars of lines[start, end) when none of its star runs can pair. */
-function mendParagraph(lines: string[], start: number, end: number): boolean {
-  const runs: StarRun[] = [];
+/** Unescapes the literal delimiters of lines[start, end) when none of its runs of them can pair. */
+function mendParagraph(lines: string[], start: number, end: number, delimiter: Delimiter): boolean {
+  const escape = `\\${delimiter}`;
+  const runs: DelimiterRun[] = [];
   for (let l = start; l < end; l++) {
     const line = lines[l]!;
     if (line.includes('`') && !backticksPair(line)) return false;
-    if (!line.includes('*')) continue;
+    if (!line.includes(delimiter)) continue;
     for (let i = 0; i < line.length;) {
       const c = line[i];
       if (c === '`') {
         i = pastCodeSpan(line, i);
         continue;
       }
-      if (c !== '*' && !(c === '\\' && line[i + 1] === '*')) {
+      if (c !== delimiter && !(c === '\\' && line[i + 1] === delimiter)) {
         i += c === '\\' ? 2 : 1;
         continue;
       }
       let j = i;
-      let escapedStars = 0;
-      let plainStars = 0;
+      let escapedOnes = 0;
+      let plainOnes = 0;
       for (;;) {
-        if (line[j] === '*') {
-          plainStars++;
+        if (line[j] === delimiter) {
+          plainOnes++;
           j++;
-        } else if (line[j] === '\\' && line[j + 1] === '*') {
-          escapedStars++;
+        } else if (line[j] === '\\' && line[j + 1] === delimiter) {
+          escapedOnes++;
           j += 2;
         } else break;
       }
-      if (escapedStars && plainStars) return false;
-      runs.push({ line: l, from: i, to: j, escaped: escapedStars > 0 });
+      if (escapedOnes && plainOnes) return false;
+      runs.push({ line: l, from: i, to: j, escaped: escapedOnes > 0 });
       i = j;
     }
   }
@@ -78,12 +89,12 @@ function mendParagraph(lines: string[], start: number, end: number): boolean {
       const line = lines[run.line]!;
       const before = charBefore(line, run.from);
       const after = charAt(line, run.to);
-      if (openerSeen && flanking(before, after, punctuation)) return false;
-      if (flanking(after, before, punctuation)) openerSeen = true;
+      if (openerSeen && canClose(delimiter, before, after, punctuation)) return false;
+      if (canOpen(delimiter, before, after, punctuation)) openerSeen = true;
     }
   }
-  // Each line rebuilt once (a hostile line holds thousands of runs): cut at every `\*` in it,
-  // each cut written back as it was or as a bare star.
+  // Each line rebuilt once (a hostile line holds thousands of runs): cut at every escaped
+  // delimiter in it, each cut written back as it was or bare.
   let changed = false;
   for (let r = 0; r < runs.length;) {
     const l = runs[r]!.line;
@@ -95,14 +106,15 @@ function mendParagraph(lines: string[], start: number, end: number): boolean {
       if (run.escaped && run.from !== lineStart) for (let at = run.from; at < run.to; at += 2) bare.add(at);
     }
     if (!bare.size) continue;
-    const pieces = line.split('\\*');
+    const pieces = line.split(escape);
     let out = pieces[0]!;
     let piece = 1;
-    // The cuts split() made, in order: every backslash followed by a star (also one that ends an
-    // escaped backslash, `\\*`; bare holds only the escapes of stars).
+    // The cuts split() made, in order: every backslash followed by the delimiter (also one that
+    // ends an escaped backslash, `\\*`; bare holds only the escapes of delimiters).
+    const code = delimiter.charCodeAt(0);
     for (let at = 0; at < line.length - 1; at++) {
-      if (line.charCodeAt(at) !== 92 || line.charCodeAt(at + 1) !== 42) continue;
-      out += (bare.has(at) ? '*' : '\\*') + pieces[piece++]!;
+      if (line.charCodeAt(at) !== 92 || line.charCodeAt(at + 1) !== code) continue;
+      out += (bare.has(at) ? delimiter : escape) + pieces[piece++]!;
     }
     lines[l] = out;
     changed = true;
@@ -120,11 +132,20 @@ const PUNCTUATION_030 = /^[\p{P}!-/:-@[-`{-~]$/u;
 /**
  * Whether a run is right-flanking, given the characters before and after it; with the two
  * swapped, whether it is left-flanking. Right-flanking: not preceded by whitespace, and not by
- * punctuation unless whitespace or punctuation follows. A `*` run closes emphasis only if it is
- * right-flanking and opens it only if it is left-flanking.
+ * punctuation unless whitespace or punctuation follows.
  */
 const flanking = (before: string, after: string, punctuation: RegExp): boolean =>
   !WHITESPACE.test(before) && (!punctuation.test(before) || WHITESPACE.test(after) || punctuation.test(after));
+
+/** Whether a run of the delimiter can open emphasis (left-flanking; for `_` also see the header). */
+const canOpen = (delimiter: Delimiter, before: string, after: string, punctuation: RegExp): boolean =>
+  flanking(after, before, punctuation) &&
+  (delimiter === '*' || !flanking(before, after, punctuation) || punctuation.test(before));
+
+/** Whether a run of the delimiter can close emphasis (right-flanking; for `_` also see the header). */
+const canClose = (delimiter: Delimiter, before: string, after: string, punctuation: RegExp): boolean =>
+  flanking(before, after, punctuation) &&
+  (delimiter === '*' || !flanking(after, before, punctuation) || punctuation.test(after));
 
 /** The character (a whole code point) before `at`, or a line's end. */
 function charBefore(line: string, at: number): string {
