@@ -12,6 +12,7 @@ import { Visitor, type NodeMetadata } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
 import { blockTree, type MdElement, type MdNode, type MdText } from './markdown-tree.js';
 import { unescapeLiteralBrackets } from './literal-brackets.js';
+import { unescapeInlineLineMarkers } from './literal-line-markers.js';
 import { unescapeLiteralStars, unescapeLiteralUnderscores } from './literal-emphasis.js';
 import { COLLAPSIBLE, isSpace } from './text.js';
 import type { UrlResolver } from './urls.js';
@@ -1159,7 +1160,9 @@ export function tidyMarkdown(md: string): string {
       .replace(/^\|(?:\s*:?-+:?\s*\|)+$/gm, (rule) => rule.replace(/-{4,}/g, '---'));
   }
   if (EMPTY_LINK_TEXT.test(md)) md = md.replace(/(^|[^!\]])\[\s*\]\([^)]*\)/g, '$1');
-  return unescapeLiteralUnderscores(unescapeLiteralStars(unescapeLiteralBrackets(trimLineEnds(md))))
+  return unescapeInlineLineMarkers(
+    unescapeLiteralUnderscores(unescapeLiteralStars(unescapeLiteralBrackets(trimLineEnds(md)))),
+  )
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

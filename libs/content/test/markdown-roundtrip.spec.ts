@@ -4,6 +4,7 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { extractContent, parseDocument } from '../src/index.js';
 import { unescapeLiteralBrackets } from '../src/literal-brackets.js';
 import { unescapeLiteralStars, unescapeLiteralUnderscores } from '../src/literal-emphasis.js';
+import { unescapeInlineLineMarkers } from '../src/literal-line-markers.js';
 import { toText } from '../src/text.js';
 import { FIXTURES, FIXTURE_URL, fixtureHtml } from './support/fixtures.js';
 
@@ -508,6 +509,46 @@ describe('underscores in the text, written as they are where no emphasis can for
     ];
     const md = lines.map(([written]) => written).join('\n');
     const out = unescapeLiteralUnderscores(md);
+    expect(out.split('\n')).toEqual(lines.map(([written, mended]) => mended ?? written));
+    expect(words(renderedText(out))).toBe(words(renderedText(md)));
+  });
+});
+
+describe('line markers inside a line, written as they are', () => {
+  it("writes a numbered heading's, a strong question's and a cell's numbers as they are", () => {
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Moving house</h1>
+      <h3>1. Start with the easy stuff</h3><p>Pack what you use least first, a box at a time, and write
+      on each box the room it goes to and what it holds.</p>
+      <p><strong>2. How often should I replace my toothbrush</strong>? Every three months, or after
+      an illness, whichever comes first.</p>
+      <table><tr><th>Step</th><th>What</th></tr><tr><td>3. Label</td><td>- a list of rooms</td></tr></table>
+      <p>1. A paragraph that opens with a number keeps its escape.</p></main></body></html>`);
+    const md = r.markdown!;
+    expect(md).toContain('### 1. Start with the easy stuff');
+    expect(md).toContain('**2. How often should I replace my toothbrush**?');
+    expect(md).toContain('| 3. Label | - a list of rooms |');
+    expect(md).toContain('1\\. A paragraph that opens');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it('keeps the escapes that open a line, an item or a quote, and in code', () => {
+    const lines: [string, string?][] = [
+      ['1\\. opens the line'],
+      ['- 2\\. opens an item'],
+      ['> \\> opens a quote in a quote'],
+      [''],
+      ['a line with 3\\. and \\- and \\+ and \\> inside', 'a line with 3. and - and + and > inside'],
+      [''],
+      ['a backslash and a dash: \\\\- stays, as does 2024\\\\.'],
+      [''],
+      ['A span `x 4\\. y` and 5\\) after it.', 'A span `x 4\\. y` and 5) after it.'],
+      [''],
+      ['```'],
+      ['text 6\\. in a fence'],
+      ['```'],
+    ];
+    const md = lines.map(([written]) => written).join('\n');
+    const out = unescapeInlineLineMarkers(md);
     expect(out.split('\n')).toEqual(lines.map(([written, mended]) => mended ?? written));
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });
