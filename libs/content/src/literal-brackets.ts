@@ -5,7 +5,7 @@
 // defines a link reference (a line opening with `[x]:` keeps its escapes), so a bracketed text is
 // syntax only when it opens an inline link or image, is a task list's box, or a footnote.
 
-import { backticksPair, CONTAINER, paragraphsOutsideFences, pastCodeSpan } from './markdown-lines.js';
+import { CONTAINER, mendLinesOutsideFences, pastCodeSpan, withoutCharsAt } from './markdown-lines.js';
 
 /**
  * `\[x\]` written `[x]` wherever that reads as the same text: outside code (fences and code
@@ -16,23 +16,7 @@ import { backticksPair, CONTAINER, paragraphsOutsideFences, pastCodeSpan } from 
  */
 export function unescapeLiteralBrackets(md: string): string {
   if (!md.includes('\\[')) return md;
-  const lines = md.split('\n');
-  let changed = false;
-  paragraphsOutsideFences(lines, (start, end) => {
-    for (let i = start; i < end; i++) {
-      const line = lines[i]!;
-      // A paragraph whose backticks do not pair up on a line is left as it is from there: a code
-      // span may run over its lines, and what is code there cannot be told line by line.
-      if (line.includes('`') && !backticksPair(line)) return;
-      if (!line.includes('\\[')) continue;
-      const mended = mendLine(line);
-      if (mended !== line) {
-        lines[i] = mended;
-        changed = true;
-      }
-    }
-  });
-  return changed ? lines.join('\n') : md;
+  return mendLinesOutsideFences(md, (line) => line.includes('\\['), mendLine);
 }
 
 const TASK_BOX = /^[ xX]$/;
@@ -88,12 +72,5 @@ function mendLine(line: string): string {
     i += 2;
   }
   drop.sort((a, b) => a - b);
-  if (!drop.length) return line;
-  let out = '';
-  let from = 0;
-  for (const at of drop) {
-    out += line.slice(from, at);
-    from = at + 1;
-  }
-  return out + line.slice(from);
+  return withoutCharsAt(line, drop);
 }

@@ -6,7 +6,7 @@
 // the start of a line's content (after its quote and list markers) is given back as written:
 // `### 1. Start`, `**2. How often**`, `| 3. step |`.
 
-import { backticksPair, CONTAINER, paragraphsOutsideFences, pastCodeSpan } from './markdown-lines.js';
+import { CONTAINER, mendLinesOutsideFences, pastCodeSpan, withoutCharsAt } from './markdown-lines.js';
 
 /** Escapes the writer's line-start pass makes that this pass may give back. */
 const MAY_HOLD = /\\[-+>.)]/;
@@ -20,21 +20,7 @@ const MAY_HOLD = /\\[-+>.)]/;
  */
 export function unescapeInlineLineMarkers(md: string): string {
   if (!MAY_HOLD.test(md)) return md;
-  const lines = md.split('\n');
-  let changed = false;
-  paragraphsOutsideFences(lines, (start, end) => {
-    for (let i = start; i < end; i++) {
-      const line = lines[i]!;
-      if (line.includes('`') && !backticksPair(line)) return;
-      if (!MAY_HOLD.test(line)) continue;
-      const mended = mendLine(line);
-      if (mended !== line) {
-        lines[i] = mended;
-        changed = true;
-      }
-    }
-  });
-  return changed ? lines.join('\n') : md;
+  return mendLinesOutsideFences(md, (line) => MAY_HOLD.test(line), mendLine);
 }
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
@@ -66,12 +52,5 @@ function mendLine(line: string): string {
     }
     i += 2;
   }
-  if (!drop.length) return line;
-  let out = '';
-  let from = 0;
-  for (const at of drop) {
-    out += line.slice(from, at);
-    from = at + 1;
-  }
-  return out + line.slice(from);
+  return withoutCharsAt(line, drop);
 }

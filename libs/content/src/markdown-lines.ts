@@ -80,3 +80,42 @@ export function pastCodeSpan(line: string, at: number): number {
   const n = runLength(line, at);
   return closingRun(line, at + n, n) + n;
 }
+
+/**
+ * Each line of `md` that `mayHold` picks, outside fenced code, written again by `mend`; a
+ * paragraph whose backticks do not pair up on a line is left as it is from there (a code span may
+ * run over its lines, and what is code there cannot be told line by line).
+ */
+export function mendLinesOutsideFences(
+  md: string,
+  mayHold: (line: string) => boolean,
+  mend: (line: string) => string,
+): string {
+  const lines = md.split('\n');
+  let changed = false;
+  paragraphsOutsideFences(lines, (start, end) => {
+    for (let i = start; i < end; i++) {
+      const line = lines[i]!;
+      if (line.includes('`') && !backticksPair(line)) return;
+      if (!mayHold(line)) continue;
+      const mended = mend(line);
+      if (mended !== line) {
+        lines[i] = mended;
+        changed = true;
+      }
+    }
+  });
+  return changed ? lines.join('\n') : md;
+}
+
+/** The line without the characters at `positions` (ascending): the backslashes of escapes given back. */
+export function withoutCharsAt(line: string, positions: number[]): string {
+  if (!positions.length) return line;
+  let out = '';
+  let from = 0;
+  for (const at of positions) {
+    out += line.slice(from, at);
+    from = at + 1;
+  }
+  return out + line.slice(from);
+}
