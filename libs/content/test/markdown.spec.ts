@@ -601,6 +601,17 @@ describe('markdown of hostile sizes', () => {
     expect([md.includes('\\*'), md.match(/rate \d+\*/g)?.length]).toEqual([false, 20_000]);
   });
 
+  it('writes 20,000 handles and numbered headings of one page as they are, in linear time', () => {
+    // The passes that give escapes back (underscores, line markers) read each line once.
+    const handles = linear(
+      (n) => `<p>${Array.from({ length: n }, (_, i) => `x.com/tide${i}_/status`).join(' ')}</p>`,
+      20_000,
+    );
+    expect([handles.includes('\\_'), handles.match(/tide\d+_\/status/g)?.length]).toEqual([false, 20_000]);
+    const headings = linear((n) => Array.from({ length: n }, (_, i) => `<h3>${i + 1}. Step</h3>`).join(''), 20_000);
+    expect([headings.includes('\\.'), headings.match(/^### \d+\. Step$/gm)?.length]).toEqual([false, 20_000]);
+  });
+
   it('writes lists nested as deep as a page may nest them in linear time, every item kept', () => {
     // Unclosed lists nest down to the parse's depth limit (MAX_TREE_DEPTH), then go on as
     // siblings at the deepest level; each item's later lines were read again at every level.

@@ -7,6 +7,9 @@ import { threadDefaults, type ThreadDefaults } from './reading/thread-defaults.j
 let machine: ThreadDefaults | undefined;
 const threads = (): ThreadDefaults => (machine ??= threadDefaults());
 
+/** SCRAPE_BATCH_WINDOW's default, and what a workspace's batches share where nothing else says. */
+export const DEFAULT_BATCH_WINDOW = 32;
+
 const schema = baseEnv
   .merge(fetchGuardEnv)
   .merge(grpcEnv)
@@ -24,7 +27,7 @@ const schema = baseEnv
      * that it slows a lone batch; each batch started after waits behind this many of each one
      * running, not behind all their URLs.
      */
-    SCRAPE_BATCH_WINDOW: z.coerce.number().int().min(1).max(500).default(32),
+    SCRAPE_BATCH_WINDOW: z.coerce.number().int().min(1).max(500).default(DEFAULT_BATCH_WINDOW),
     /**
      * Most URLs of one workspace's batches unsettled on the work stream at once, shared between
      * its open batches (each keeps at least one on): a workspace that posts many batches holds

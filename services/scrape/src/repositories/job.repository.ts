@@ -1,3 +1,4 @@
+import { DEFAULT_BATCH_WINDOW } from '../config.js';
 import { JOB_COLUMNS, newId, Prisma, type Job, type PrismaClient, type RawDb } from '@tidemark/db';
 
 export interface JobProgress {
@@ -23,9 +24,6 @@ export interface JobAfterPage extends JobProgress {
 /** What a settled page counts as in its job's `counts`: its verdict, or error. */
 export const countKeyOf = (row: { status: string; verdict: string | null }): string =>
   row.status === 'error' ? 'error' : (row.verdict ?? 'error');
-
-/** What a workspace's batches keep on the stream in all where no setting says: SCRAPE_BATCH_WINDOW's default. */
-export const DEFAULT_WORKSPACE_WINDOW = 32;
 
 /** The workspace's open windowed batches, read through the partial index job_open_batches. */
 const openBatchesOf = (workspace: Prisma.Sql) => Prisma.sql`(
@@ -118,7 +116,7 @@ export class JobRepository {
     private readonly prisma: PrismaClient,
     private readonly raw: RawDb,
     /** SCRAPE_WORKSPACE_WINDOW: what one workspace's batches keep on the work stream in all. */
-    private readonly workspaceWindow = DEFAULT_WORKSPACE_WINDOW,
+    private readonly workspaceWindow = DEFAULT_BATCH_WINDOW,
   ) {}
 
   async create(data: {
@@ -142,12 +140,15 @@ export class JobRepository {
   }): Promise<Job> {
     const progress = { done: 0, total: data.total, queued: data.taken ? 0 : data.total };
     const window = data.dispatchWindow ?? 0;
-    // Counting itself among its workspace's open batches.
-    const firstShare = batchShare(
-      Prisma.sql`${window}::int`,
-      Prisma.sql`1 + ${openBatchesOf(Prisma.sql`${data.workspaceId}`)}`,
-      this.workspaceWindow,
-    );
+    // A windowed batch starts on its share, counting itself among its workspace's open batches.
+    const dispatched =
+      window > 0
+        ? Prisma.sql`LEAST(${data.total}::int, ${batchShare(
+            Prisma.sql`${window}::int`,
+            Prisma.sql`1 + ${openBatchesOf(Prisma.sql`${data.workspaceId}`)}`,
+            this.workspaceWindow,
+          )})`
+        : Prisma.sql`0`;
     const createdAt = data.createdAt
       ? Prisma.sql`(${data.createdAt.toISOString()}::timestamptz AT TIME ZONE 'utc')`
       : Prisma.sql`(now() AT TIME ZONE 'utc')`;
@@ -157,7 +158,7 @@ export class JobRepository {
       VALUES (${data.id ?? newId('job')}, ${data.workspaceId}, ${data.kind}, ${data.taken ? 'running' : 'queued'},
               ${JSON.stringify(progress)}::jsonb,
               ${JSON.stringify(data.request)}::jsonb, ${data.requestId}, ${data.secret},
-              ${window > 0 ? Prisma.sql`LEAST(${data.total}::int, ${firstShare})` : Prisma.sql`0`},
+              ${dispatched},
               ${window}::int, ${createdAt}, ${createdAt})
       RETURNING ${JOB_COLUMNS}`;
     return job!;

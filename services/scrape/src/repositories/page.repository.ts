@@ -2,14 +2,8 @@ import { newId, PAGE_COLUMNS, Prisma, storable, type Page, type PrismaClient, ty
 import type { PageRow, ScrapeFormat } from '@tidemark/contracts';
 import { decodeBodies, encodeBodies, encodeBodiesAsync } from '@tidemark/page-store';
 import { emptyRow, type Bodies, type PageResult } from '../ladder/ladder.service.js';
-import {
-  countingIntoJobs,
-  countKeyOf,
-  DEFAULT_WORKSPACE_WINDOW,
-  jobsAfterCount,
-  type JobAfterPage,
-  type JobCounted,
-} from './job.repository.js';
+import { DEFAULT_BATCH_WINDOW } from '../config.js';
+import { countingIntoJobs, countKeyOf, jobsAfterCount, type JobAfterPage, type JobCounted } from './job.repository.js';
 
 type RowData = PageResult['row'];
 export type CrawlRowRef = { workspaceId: string; jobId: string; runId: string; position: number };
@@ -62,7 +56,7 @@ export class PageRepository {
     private readonly prisma: PrismaClient,
     private readonly raw: RawDb,
     /** SCRAPE_WORKSPACE_WINDOW: what one workspace's batches keep on the work stream in all. */
-    private readonly workspaceWindow = DEFAULT_WORKSPACE_WINDOW,
+    private readonly workspaceWindow = DEFAULT_BATCH_WINDOW,
   ) {}
 
   /**
