@@ -15,7 +15,8 @@ describe("a workspace's batches share its window", () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     jobs = new JobRepository(db.prisma, db.raw, WORKSPACE_WINDOW);
-    for (const id of ['ws_share_a', 'ws_share_b']) await db.prisma.workspace.create({ data: { id, name: id } });
+    for (const id of ['ws_share_a', 'ws_share_b', 'ws_share_c'])
+      await db.prisma.workspace.create({ data: { id, name: id } });
   });
   afterAll(() => db.drop());
 
@@ -32,7 +33,7 @@ describe("a workspace's batches share its window", () => {
     // Another workspace's batch is not counted against this one's.
     expect((await batch('ws_share_b', 10, 4)).dispatched).toBe(4);
     // A batch's own window still bounds it when its workspace has room.
-    expect((await batch('ws_share_b', 10, 1)).dispatched).toBe(1);
+    expect((await batch('ws_share_b', 10, 2)).dispatched).toBe(2);
 
     // The first is over its share now (4 unsettled, a share of 1): a page counted lets none on.
     expect(await countOne(first.id)).toMatchObject({ progress: { done: 1 }, dispatch: null });
@@ -54,5 +55,16 @@ describe("a workspace's batches share its window", () => {
     for (const job of many) expect(job.dispatched).toBe(1);
     // A count lets the next URL on (one unsettled again), so no batch waits for another to end.
     expect(await countOne(many[0]!.id)).toMatchObject({ dispatch: { from: 1, to: 2 } });
+  });
+
+  it("takes no share for a workspace's one-URL jobs", async () => {
+    // One-URL scrapes queued on a busy replica: jobs of one URL, a window of 1 each. They hold at
+    // most their one message: a batch started beside them keeps the workspace's whole window.
+    const single = (workspaceId: string) => batch(workspaceId, 1, 1);
+    for (let i = 0; i < 2 * WORKSPACE_WINDOW; i++) expect((await single('ws_share_c')).dispatched).toBe(1);
+    const big = await batch('ws_share_c', 20, 8);
+    expect(big.dispatched).toBe(WORKSPACE_WINDOW);
+    // A second batch of more than one URL is counted: the two now share the window.
+    expect((await batch('ws_share_c', 20, 8)).dispatched).toBe(WORKSPACE_WINDOW / 2);
   });
 });

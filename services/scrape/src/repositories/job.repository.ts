@@ -25,10 +25,15 @@ export interface JobAfterPage extends JobProgress {
 export const countKeyOf = (row: { status: string; verdict: string | null }): string =>
   row.status === 'error' ? 'error' : (row.verdict ?? 'error');
 
-/** The workspace's open windowed batches, read through the partial index job_open_batches. */
+/**
+ * The workspace's open batches that can hold more than one URL on the work stream (a window over
+ * 1), read through the partial index job_open_batches. A job of one URL (a one-URL scrape queued
+ * on a busy replica, a batch of one) has a window of 1: it never holds more than its one message,
+ * so it takes no share, and a workspace's one-URL calls in flight do not shrink its batches'.
+ */
 const openBatchesOf = (workspace: Prisma.Sql) => Prisma.sql`(
   SELECT count(*)::int FROM job AS open
-   WHERE open.workspace_id = ${workspace} AND open.dispatch_window > 0 AND open.status IN ('queued', 'running'))`;
+   WHERE open.workspace_id = ${workspace} AND open.dispatch_window > 1 AND open.status IN ('queued', 'running'))`;
 
 /**
  * How many URLs a windowed batch may keep unsettled on the work stream: its own `window`, or its
