@@ -1508,8 +1508,33 @@ const CRUMB_TAIL = /^[›»>/→]\s*([^›»>/→]*)$/;
 const CRUMB_MAX_CHARS = 300;
 const CRUMB_STEP_CHARS = 60;
 const CRUMB_LAST_CHARS = 160;
-const CRUMB_BLOCKS =
-  'div,p,h1,h2,h3,h4,h5,h6,ul,ol,li,dl,table,section,article,header,footer,nav,aside,main,form,blockquote,pre,figure';
+/** Elements that would put a trail's text on lines of its own. */
+const CRUMB_BLOCKS = new Set([
+  'div',
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'table',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'main',
+  'form',
+  'blockquote',
+  'pre',
+  'figure',
+]);
 /** Text of the winner before a trail at most: a kicker, no more. */
 const CRUMB_OPENS_WITHIN = 120;
 
@@ -1522,10 +1547,12 @@ const CRUMB_OPENS_WITHIN = 120;
  * "Newsroom/Online learning tips/…" for the article's first line.
  */
 function breadcrumbTrail(c: number, stats: Stats): boolean {
-  const { text, link, el } = stats;
+  const { text, link, el, end } = stats;
   if (text[c]! > CRUMB_MAX_CHARS || link[c]! === 0) return false;
   // One line of inline content: a heading or paragraph after the trail is not its last step.
-  if (el[c]!.querySelector(CRUMB_BLOCKS)) return false;
+  // (Read on the walk's arrays, the subtree's elements in document order: linkedom's
+  // querySelector parses its selector again at every call.)
+  for (let d = c + 1; d < end[c]!; d++) if (CRUMB_BLOCKS.has(el[d]!.localName)) return false;
   // The links' texts and what stands between them, in order (a link's own text may hold a
   // separator: "Science/Technology").
   const links: string[] = [];
