@@ -1510,30 +1510,8 @@ const CRUMB_STEP_CHARS = 60;
 const CRUMB_LAST_CHARS = 160;
 /** Elements that would put a trail's text on lines of its own. */
 const CRUMB_BLOCKS = new Set([
-  'div',
-  'p',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'ul',
-  'ol',
-  'li',
-  'dl',
-  'table',
-  'section',
-  'article',
-  'header',
-  'footer',
-  'nav',
-  'aside',
-  'main',
-  'form',
-  'blockquote',
-  'pre',
-  'figure',
+  ...HEADING,
+  ...'div p ul ol li dl table section article header footer nav aside main form blockquote pre figure'.split(' '),
 ]);
 /** Text of the winner before a trail at most: a kicker, no more. */
 const CRUMB_OPENS_WITHIN = 120;
