@@ -161,11 +161,14 @@ export const runRoutes = (
     responses: { 200: { description: 'the verdicts', schema: dryRunSchema } },
     handler: async ({ auth, params, body }) => {
       await projects.get(auth, params.id);
-      const res = await crawl.call('dryRun', {
-        workspaceId: auth.workspaceId,
-        projectId: params.id,
-        draft: toStruct(body),
-      });
+      // Judging every known URL of a large project is bounded work (GlobBudget), but it is more
+      // than the default deadline's: cut off by it, a draft of costly globs answered 503 on a
+      // loaded machine before its budget refused it with a 422.
+      const res = await crawl.call(
+        'dryRun',
+        { workspaceId: auth.workspaceId, projectId: params.id, draft: toStruct(body) },
+        60_000,
+      );
       return { status: 200, body: dryRunToRest(res) };
     },
   }),
