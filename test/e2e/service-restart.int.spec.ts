@@ -5,6 +5,7 @@ import * as crawl from '@tidemark/crawl';
 import * as scrape from '@tidemark/scrape';
 import { startTestWeb, treeSite, type TestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { restartableAddress } from '../support/ports.js';
 import { until as pollUntil } from '../support/until.js';
 
 /** Pages of the crawled site (and its root), each slow enough that the crawl is running while billing is away. */
@@ -27,7 +28,23 @@ const slowTreeSite = (web: TestWeb, host: string, pages: number, delayMs: number
 
 /** A fleet on the test web and a workspace on the growth plan. */
 const fleetWithWorkspace = async (web: TestWeb, name: string, env: Record<string, string> = {}) => {
-  const t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, ...env });
+  // The services the tests restart listen where no connection's local port can take their
+  // address while they are down (restartableAddress).
+  const [billingAt, crawlAt, scrapeAt] = [
+    await restartableAddress(),
+    await restartableAddress(),
+    await restartableAddress(),
+  ];
+  const t = await startTestFleet({
+    FETCH_HOST_MAP: web.hostMap,
+    BILLING_GRPC_LISTEN: billingAt,
+    BILLING_GRPC_URL: billingAt,
+    CRAWL_GRPC_LISTEN: crawlAt,
+    CRAWL_GRPC_URL: crawlAt,
+    SCRAPE_GRPC_LISTEN: scrapeAt,
+    SCRAPE_GRPC_URL: scrapeAt,
+    ...env,
+  });
   const ws = await t.createWorkspace(name);
   await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'growth' } });
   return { t, key: ws.apiKey, workspaceId: ws.workspaceId };
