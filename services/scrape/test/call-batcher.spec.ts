@@ -39,6 +39,16 @@ describe('CallBatcher', () => {
     expect(calls).toEqual([[1, 2]]);
   });
 
+  it('with a linger, sends the items of one turn together even when the turn outlasts the linger', async () => {
+    const { calls, batcher } = recording(2, 10, 5);
+    const first = batcher.call(1);
+    const until = performance.now() + 20; // the turn goes on past the first item's linger
+    while (performance.now() < until);
+    const rest = [2, 3].map((i) => batcher.call(i));
+    expect(await Promise.all([first, ...rest])).toEqual([2, 4, 6]);
+    expect(calls).toEqual([[1, 2, 3]]);
+  });
+
   it('with a linger, sends as soon as a full batch waits', async () => {
     const { calls, batcher } = recording(2, 3, 10_000);
     // (A batch that waited out its 10 s linger would fail this test by jest's 5 s timeout.)

@@ -29,7 +29,10 @@ export class CallBatcher<I, O> {
 
   private pump(): void {
     if (this.lingerMs > 0 && this.waiting.length && this.waiting.length < this.maxBatch && this.expecting()) {
-      // The oldest waiting item sets the clock; the batch goes when its time is up.
+      // The oldest waiting item sets the clock; the batch goes when its timer fires, with every
+      // item that came before then: items of one turn go together even when that turn outlasts
+      // the linger (a loaded machine), rather than the first of them alone.
+      if (this.lingering) return;
       const left = this.waiting[0]!.at + this.lingerMs - performance.now();
       if (left > 0) {
         this.lingering ??= setTimeout(() => {
