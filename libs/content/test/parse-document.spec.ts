@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parse } from 'parse5';
 import { extractContent, parseDocument } from '../src/index.js';
 import { MAX_TREE_DEPTH, surveyDocument } from '../src/parse-document.js';
+import { Parser } from 'htmlparser2';
 import { parseHTML } from 'linkedom';
 import { FIXTURE_URL } from './support/fixtures.js';
 
@@ -293,6 +294,79 @@ describe('parseDocument: htmlparser2 as patched', () => {
     const [half, full] = [nested(50_000), nested(100_000)];
     expect(full.elements).toBeLessThanOrEqual(2.5 * half.elements + 1_000);
     expect(full.result.body.textContent).toBe('x'.repeat(100_000));
+  });
+
+  /** The parser's events for html, written at once or `chunk` characters at a time. */
+  const eventsOf = (html: string, chunk = 0): string[] => {
+    const seen: string[] = [];
+    const parser = new Parser(
+      {
+        onopentag: (name, attribs) => seen.push(`<${name} ${JSON.stringify(attribs)}>`),
+        ontext: (text) => seen.push(`text ${JSON.stringify(text)}`),
+        onclosetag: (name, implied) => seen.push(`</${name}${implied ? ' implied' : ''}>`),
+        oncomment: (text) => seen.push(`comment ${JSON.stringify(text)}`),
+      },
+      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+    );
+    if (chunk) {
+      for (let i = 0; i < html.length; i += chunk) parser.write(html.slice(i, i + chunk));
+      parser.end();
+    } else parser.end(html);
+    // Adjacent texts joined: a chunked write may cut a text in two where a whole one is one.
+    return seen.reduce<string[]>((out, e) => {
+      const last = out[out.length - 1];
+      if (e.startsWith('text ') && last?.startsWith('text '))
+        out[out.length - 1] = `text ${JSON.stringify(JSON.parse(last.slice(5)) + JSON.parse(e.slice(5)))}`;
+      else out.push(e);
+      return out;
+    }, []);
+  };
+
+  it('skips ahead through text and quoted values to the next "<", quote or "&", and reads what it read a character at a time', () => {
+    const html =
+      '&amp;start <p title="a &quot;b&quot; & c\'d">x &lt; y &amp z&#x41;</p>' +
+      "<a href='/q?a=1&amp;b=2' data-x='say \"hi\"'>link</a><!-- a & b < c -->" +
+      '<script>if (a<b && c) x("&amp;")</script>tail &notanentity; end&';
+    const expected = [
+      'text "&start "',
+      '<p {"title":"a \\"b\\" & c\'d"}>',
+      'text "x < y & zA"',
+      '</p>',
+      '<a {"href":"/q?a=1&b=2","data-x":"say \\"hi\\""}>',
+      'text "link"',
+      '</a>',
+      'comment " a & b < c "',
+      '<script {}>',
+      'text "if (a<b && c) x(\\"&amp;\\")"',
+      '</script>',
+      // A legacy entity ends without its semicolon in text, as in a browser: "&not" is "¬".
+      'text "tail ¬anentity; end&"',
+    ];
+    expect(eventsOf(html)).toEqual(expected);
+    // Written a character, or a few, at a time, the parser reads the same page.
+    for (const chunk of [1, 3, 7]) expect(eventsOf(html, chunk)).toEqual(expected);
+  });
+
+  it('reads a long text or attribute value without taking each character through its loop', () => {
+    // Counted as the characters the parser reads one by one: the patched parser finds the next
+    // "<", quote or "&" with indexOf; as published, it read all 130,000 of them.
+    const html = `<p>${'tide '.repeat(20_000)}&amp;</p><a title="${'v'.repeat(30_000)}">x</a>`;
+    const proto = String.prototype as unknown as { charCodeAt: (this: string, i: number) => number };
+    const original = proto.charCodeAt;
+    let read = 0;
+    proto.charCodeAt = function (this: string, i: number) {
+      read++;
+      return original.call(this, i);
+    };
+    let events: string[];
+    try {
+      events = eventsOf(html);
+    } finally {
+      proto.charCodeAt = original;
+    }
+    expect(events[1]).toBe(`text ${JSON.stringify('tide '.repeat(20_000) + '&')}`);
+    expect(events[3]).toBe(`<a ${JSON.stringify({ title: 'v'.repeat(30_000) })}>`);
+    expect(read).toBeLessThan(1_000);
   });
 
   it('closes what it closed before: implied ends, stray end tags, the end of the input, foreign content', () => {
