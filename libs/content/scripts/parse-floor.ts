@@ -5,25 +5,14 @@
 // (each element's parent, its text and link text) into typed arrays.
 //   node --import tsx libs/content/scripts/parse-floor.ts
 // Best of several interleaved rounds, wall ms a page, as `pnpm bench content` measures.
-import fs from 'node:fs';
-import path from 'node:path';
-import zlib from 'node:zlib';
 import { Parser } from 'htmlparser2';
 import { parseHTML } from 'linkedom';
+import { samplePages } from './sample-pages.js';
 
-const PAGES_DIR = process.env.WCXB_HTML_DIR ?? '/work/shared/extraction/wcxb/dev/html';
 const SAMPLE = Number(process.env.BENCH_CONTENT_PAGES ?? 100);
 const ROUNDS = Number(process.env.BENCH_CONTENT_ROUNDS ?? 5);
 
-const files = fs
-  .readdirSync(PAGES_DIR)
-  .filter((f) => f.endsWith('.html.gz'))
-  .sort();
-const step = Math.max(1, Math.floor(files.length / SAMPLE));
-const pages = files
-  .filter((_, i) => i % step === 0)
-  .slice(0, SAMPLE)
-  .map((f) => zlib.gunzipSync(fs.readFileSync(path.join(PAGES_DIR, f))).toString('utf8'));
+const pages = samplePages(SAMPLE).map((p) => p.html);
 
 // linkedom parses with these options (its `parseFromString` for text/html).
 const OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true };
@@ -98,7 +87,7 @@ for (let r = 0; r < ROUNDS; r++) {
   });
 }
 const kb = pages.reduce((s, p) => s + p.length, 0) / pages.length / 1024;
-console.log(`${pages.length} pages of ${PAGES_DIR} (mean ${kb.toFixed(0)} KB), best of ${ROUNDS} interleaved rounds`);
+console.log(`${pages.length} pages (mean ${kb.toFixed(0)} KB), best of ${ROUNDS} interleaved rounds`);
 works.forEach(([name], i) =>
   console.log(
     `${name.padEnd(42)} ${best[i]!.toFixed(2).padStart(6)} ms/page  ${(best[i]! / best[0]!).toFixed(2)}× the baseline`,

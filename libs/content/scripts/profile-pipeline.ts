@@ -8,9 +8,6 @@
 // The stages replay extractContent's steps for the benchmark's request (markdown, main content
 // only); the last line times extractContent itself on the same pages. CPU time of the process
 // rather than wall time, so that other work on the machine matters less.
-import fs from 'node:fs';
-import path from 'node:path';
-import zlib from 'node:zlib';
 import { cleanDocument } from '../src/clean.js';
 import { contentBlocks } from '../src/compact-html.js';
 import { scanPage } from '../src/dom-walk.js';
@@ -23,25 +20,13 @@ import { parseDocument } from '../src/parse-document.js';
 import { NameMatcher } from '../src/patterns.js';
 import { countWords, toText } from '../src/text.js';
 import { urlResolver } from '../src/urls.js';
+import { samplePages } from './sample-pages.js';
 
-const PAGES_DIR = process.env.WCXB_HTML_DIR ?? '/work/shared/extraction/wcxb/dev/html';
 const SAMPLE = Number(process.env.BENCH_CONTENT_PAGES ?? 100);
 const ROUNDS = Number(process.env.BENCH_CONTENT_ROUNDS ?? 3);
 
-const files = fs
-  .readdirSync(PAGES_DIR)
-  .filter((f) => f.endsWith('.html.gz'))
-  .sort();
-const step = Math.max(1, Math.floor(files.length / SAMPLE));
 const only = process.env.PROFILE_PAGES?.split(',');
-const pages = (
-  only ? files.filter((f) => only.includes(f.replace(/\.html\.gz$/, ''))) : files.filter((_, i) => i % step === 0)
-)
-  .slice(0, SAMPLE)
-  .map((f) => ({
-    id: f.replace(/\.html\.gz$/, ''),
-    html: zlib.gunzipSync(fs.readFileSync(path.join(PAGES_DIR, f))).toString('utf8'),
-  }));
+const pages = samplePages(SAMPLE, only);
 
 const cpuMs = (): number => {
   const { user, system } = process.cpuUsage();
