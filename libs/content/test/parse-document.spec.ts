@@ -255,29 +255,47 @@ describe('parseDocument: linkedom as patched', () => {
 
 describe('parseDocument: htmlparser2 as patched', () => {
   /**
+   * Runs `run` with the methods `names` of `proto` wrapped, and sums what each call costs by
+   * `cost`: the length of the array or string before the call, the call's arguments and its
+   * answer.
+   */
+  const counting = <T>(
+    proto: object,
+    names: readonly string[],
+    cost: (length: number, args: unknown[], answer: unknown) => number,
+    run: () => T,
+  ): { result: T; count: number } => {
+    type Method = (...args: unknown[]) => unknown;
+    const methods = proto as Record<string, Method>;
+    const originals = Object.fromEntries(names.map((name) => [name, methods[name]!]));
+    let count = 0;
+    for (const name of names) {
+      methods[name] = function (this: { length: number }, ...args: unknown[]) {
+        const length = this.length;
+        const answer = originals[name]!.apply(this, args);
+        count += cost(length, args, answer);
+        return answer;
+      };
+    }
+    try {
+      return { result: run(), count };
+    } finally {
+      Object.assign(methods, originals);
+    }
+  };
+
+  /**
    * The elements of arrays that unshift and shift move and indexOf and lastIndexOf may read (what
    * each costs grows with the array), while `run` runs.
    */
   const arrayWork = <T>(run: () => T): { result: T; elements: number } => {
-    type Method = (...args: unknown[]) => unknown;
-    const names = ['unshift', 'shift', 'indexOf', 'lastIndexOf'] as const;
-    const proto = Array.prototype as unknown as Record<(typeof names)[number], Method>;
-    const originals = Object.fromEntries(names.map((name) => [name, proto[name]])) as Record<
-      (typeof names)[number],
-      Method
-    >;
-    let elements = 0;
-    for (const name of names) {
-      proto[name] = function (this: unknown[], ...args: unknown[]) {
-        elements += this.length;
-        return originals[name].apply(this, args);
-      };
-    }
-    try {
-      return { result: run(), elements };
-    } finally {
-      Object.assign(proto, originals);
-    }
+    const { result, count } = counting(
+      Array.prototype,
+      ['unshift', 'shift', 'indexOf', 'lastIndexOf'],
+      (length) => length,
+      run,
+    );
+    return { result, elements: count };
   };
 
   it('keeps its open elements as a stack whose top is its end: markup nested 100,000 deep parses in linear work', () => {
@@ -351,19 +369,12 @@ describe('parseDocument: htmlparser2 as patched', () => {
     // Counted as the characters the parser reads one by one: the patched parser finds the next
     // "<", quote or "&" with indexOf; as published, it read all 130,000 of them.
     const html = `<p>${'tide '.repeat(20_000)}&amp;</p><a title="${'v'.repeat(30_000)}">x</a>`;
-    const proto = String.prototype as unknown as { charCodeAt: (this: string, i: number) => number };
-    const original = proto.charCodeAt;
-    let read = 0;
-    proto.charCodeAt = function (this: string, i: number) {
-      read++;
-      return original.call(this, i);
-    };
-    let events: string[];
-    try {
-      events = eventsOf(html);
-    } finally {
-      proto.charCodeAt = original;
-    }
+    const { result: events, count: read } = counting(
+      String.prototype,
+      ['charCodeAt'],
+      () => 1,
+      () => eventsOf(html),
+    );
     expect(events[1]).toBe(`text ${JSON.stringify('tide '.repeat(20_000) + '&')}`);
     expect(events[3]).toBe(`<a ${JSON.stringify({ title: 'v'.repeat(30_000) })}>`);
     expect(read).toBeLessThan(1_000);
@@ -374,22 +385,13 @@ describe('parseDocument: htmlparser2 as patched', () => {
     // time, a run of 20,000 entities before it would read ~1.2 billion characters (it took 0.4 s
     // for 100,000 before the positions were remembered).
     const run = 'x&amp;'.repeat(20_000);
-    const proto = String.prototype as unknown as {
-      indexOf: (this: string, search: string, from?: number) => number;
-    };
-    const original = proto.indexOf;
-    let scanned = 0;
-    proto.indexOf = function (this: string, search: string, from = 0) {
-      const at = original.call(this, search, from);
-      scanned += (at === -1 ? this.length : at) - from;
-      return at;
-    };
-    let events: string[][];
-    try {
-      events = [eventsOf(`<p>${run}</p>`), eventsOf(`<a title="${run}" data-x='${run}'>x</a>`)];
-    } finally {
-      proto.indexOf = original;
-    }
+    const { result: events, count: scanned } = counting(
+      String.prototype,
+      ['indexOf'],
+      // The characters an indexOf reads: from where it starts to what it finds, or to the end.
+      (length, [, from = 0], at) => ((at as number) === -1 ? length : (at as number)) - (from as number),
+      () => [eventsOf(`<p>${run}</p>`), eventsOf(`<a title="${run}" data-x='${run}'>x</a>`)],
+    );
     const decoded = 'x&'.repeat(20_000);
     expect(events[0]).toEqual(['<p {}>', `text ${JSON.stringify(decoded)}`, '</p>']);
     expect(events[1]![0]).toBe(`<a ${JSON.stringify({ title: decoded, 'data-x': decoded })}>`);

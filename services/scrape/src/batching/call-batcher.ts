@@ -35,7 +35,7 @@ export class CallBatcher<I, O> {
       if (this.lingering) return;
       const left = this.waiting[0]!.at + this.lingerMs - performance.now();
       if (left > 0) {
-        this.lingering ??= setTimeout(() => {
+        this.lingering = setTimeout(() => {
           this.lingering = null;
           this.flush();
         }, left);
