@@ -14,7 +14,6 @@ import {
   POSTER_NAME,
 } from './patterns.js';
 import { blockLogit, type BlockModel } from './block-model.js';
-import { nextInSubtree } from './dom-walk.js';
 import { firstChildOf, judgedAttributes, nextSiblingOf } from './linked-nodes.js';
 import { BLOCK_MODEL } from './block-model.weights.js';
 import { nameKey } from './declared-content.js';
@@ -325,6 +324,12 @@ class Stats {
   otherCards = new Set<number>();
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
+  /**
+   * The block's own words (`readWords` as it read a block whose every character is its own: no
+   * block with text inside), four figures each: words, digits, capitalised words, the last
+   * visible character.
+   */
+  ownWords = new Int32Array(WORD_FIGURES * INITIAL);
   /** Text nodes glued to the word before them across inline elements (MainContent.glued). */
   glued: Text[] = [];
 
@@ -361,20 +366,30 @@ class Stats {
     this.score = grown(this.score);
     this.hasText = grown(this.hasText);
     this.pieces = grown(this.pieces);
+    const ownWords = new Int32Array(WORD_FIGURES * size);
+    ownWords.set(this.ownWords);
+    this.ownWords = ownWords;
   }
 }
 
 const INITIAL = 1024;
+const WORD_FIGURES = 4;
 
 /**
  * The inline text gathered for the blocks being measured, one slot per open block (a stack:
- * blocks nest), four figures each: text, link text, anchors, text nodes with punctuation.
+ * blocks nest), SLOT figures each: text, link text, anchors, text nodes with punctuation, and
+ * the words as readText counts them (words, digits, capitalised words, the last visible character).
  */
-let inline = new Float64Array(4 * 64);
+const SLOT = 8;
+let inline = new Float64Array(SLOT * 64);
 const TEXT = 0;
 const LINK = 1;
 const ANCHORS = 2;
 const PUNCTS = 3;
+const WORDS = 4;
+const DIGITS = 5;
+const UPPER = 6;
+const LAST = 7;
 
 /**
  * @param declared openings of the text the page declares as its content (lower-cased, blanks
@@ -470,16 +485,22 @@ function measure(
   const linkHere = inLink || tag === 'a';
   const me = stats.add(el, parent, depth, flagsOf(el, tag, names, stats.product));
   let own = slot;
-  if (isBlock || slot < 0) {
+  // A block's words are its own: none runs on into it. Whether one runs on past it is decided by
+  // what it holds (a word stops at a space inside it, and runs on over an empty block).
+  const opens = isBlock || slot < 0;
+  const wordBefore = inWord;
+  const charsBefore = charsRead;
+  if (opens) {
     own = free++;
-    if (4 * free > inline.length) {
+    if (SLOT * free > inline.length) {
       const grown = new Float64Array(inline.length * 2);
       grown.set(inline);
       inline = grown;
     }
-    inline.fill(0, 4 * own, 4 * own + 4);
+    inline.fill(0, SLOT * own, SLOT * own + SLOT);
+    inWord = false;
   }
-  const at = 4 * own;
+  const at = SLOT * own;
   if (tag === 'a') inline[at + ANCHORS]!++;
   const joins = GLUE_INLINE.has(tag);
   const keeps = VERBATIM.has(tag);
@@ -497,6 +518,10 @@ function measure(
     if (type === 3) {
       const data = (n as Text).data;
       const len = readText(data);
+      inline[at + WORDS]! += textWords;
+      inline[at + DIGITS]! += textDigits;
+      inline[at + UPPER]! += textUpper;
+      if (textLast) inline[at + LAST] = textLast;
       if (textSeen & NOT_BLANK) hasText = true;
       if (len === 0) {
         if (data.length) lastChar = 0;
@@ -521,7 +546,11 @@ function measure(
         const data = n.textContent ?? '';
         lastChar = 0;
         if (!hasText && NOT_BLANK_RE.test(data)) hasText = true;
-        const len = visibleLength(data);
+        const len = readText(data);
+        inline[at + WORDS]! += textWords;
+        inline[at + DIGITS]! += textDigits;
+        inline[at + UPPER]! += textUpper;
+        if (textLast) inline[at + LAST] = textLast;
         inline[at + TEXT]! += len;
         text += len;
         continue;
@@ -555,7 +584,13 @@ function measure(
     stats.ownText[me] = inline[at + TEXT]!;
     stats.ownAnchors[me] = inline[at + ANCHORS]!;
     stats.ownPuncts[me] = inline[at + PUNCTS]!;
+    const w = WORD_FIGURES * me;
+    stats.ownWords[w] = inline[at + WORDS]!;
+    stats.ownWords[w + 1] = inline[at + DIGITS]!;
+    stats.ownWords[w + 2] = inline[at + UPPER]!;
+    stats.ownWords[w + 3] = inline[at + LAST]!;
   }
+  if (opens && charsRead === charsBefore) inWord = wordBefore;
   return me;
 }
 
@@ -587,6 +622,18 @@ const opensWord = (c: number): boolean =>
 
 /** What readText found besides the length: bits of NOT_BLANK (\S) and PUNCTUATED. */
 let textSeen = 0;
+/**
+ * What readText counted of the words (as readWords reads them: a word is a run of characters
+ * other than controls, spaces and no-break spaces): words begun, digits, words begun with a
+ * capital A-Z, the last visible character (0 if none). A word runs on across texts (`inWord`);
+ * `charsRead` counts every character read, so that a block can tell whether it held any.
+ */
+let textWords = 0;
+let textDigits = 0;
+let textUpper = 0;
+let textLast = 0;
+let inWord = false;
+let charsRead = 0;
 const NOT_BLANK = 1;
 const PUNCTUATED = 2;
 
@@ -598,10 +645,22 @@ const PUNCTUATED = 2;
 function readText(s: string): number {
   let n = 0;
   let seen = 0;
+  let words = 0;
+  let digits = 0;
+  let upper = 0;
+  let last = 0;
+  let inside = inWord;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c > 32 && c !== 160) {
       n++;
+      last = c;
+      if (c <= 57 && c >= 48) digits++;
+      if (!inside) {
+        inside = true;
+        words++;
+        if (c >= 65 && c <= 90) upper++;
+      }
       if (c < 0x1680) {
         seen |= NOT_BLANK;
         if (c === 46 || c === 44 || c === 33 || c === 63 || c === 58 || c === 59) seen |= PUNCTUATED;
@@ -609,9 +668,18 @@ function readText(s: string): number {
         if (!isSpace(c)) seen |= NOT_BLANK;
         if (c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0x3001) seen |= PUNCTUATED;
       }
-    } else if (!isSpace(c)) seen |= NOT_BLANK;
+    } else {
+      inside = false;
+      if (!isSpace(c)) seen |= NOT_BLANK;
+    }
   }
   textSeen = seen;
+  textWords = words;
+  textDigits = digits;
+  textUpper = upper;
+  textLast = last;
+  inWord = inside;
+  charsRead += s.length;
   return n;
 }
 
@@ -695,15 +763,6 @@ function inArticle(el: Element): boolean {
   }
   return false;
 }
-
-const visibleLength = (s: string): number => {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 32 && c !== 160) n++;
-  }
-  return n;
-};
 
 /** Whether the last blockValue charged the short-fragment cost. */
 let blockFragment = 0;
@@ -2362,7 +2421,7 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
       asideHeading = ASIDE_HEADING.test(el[k]!.textContent ?? '') ? 1 : 0;
     } else sinceHeading++;
     const siblings = children.get(p)!;
-    const words = readWords(el[k]!);
+    const words = wordsOf(k, stats);
     x[o] = Math.log1p(t);
     x[o + 1] = ownLink[k]! / t;
     x[o + 2] = Math.log1p(stats.ownAnchors[k]!);
@@ -2451,41 +2510,18 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
 /** Word figures of a block's text: words, letters, digits, capitalised words, a closing stop. */
 const words = { words: 0, letters: 0, digits: 0, upper: 0, endsSentence: 0 };
 
-function readWords(block: Element): typeof words {
-  // Counted in locals over the block's text nodes in document order (no recursion, no stores to
-  // the shared object per character).
-  let count = 0;
-  let letters = 0;
-  let digits = 0;
-  let upper = 0;
-  let last = 0;
-  let inWord = false;
-  let n: Node | null = block.firstChild;
-  while (n && n !== block) {
-    if (n.nodeType === 3) {
-      const s = (n as Text).data;
-      for (let i = 0; i < s.length; i++) {
-        const c = s.charCodeAt(i);
-        if (c <= 32 || c === 160) {
-          inWord = false;
-          continue;
-        }
-        last = c;
-        if (c >= 48 && c <= 57) digits++;
-        else letters++;
-        if (!inWord) {
-          count++;
-          inWord = true;
-          if (c >= 65 && c <= 90) upper++;
-        }
-      }
-    }
-    n = nextInSubtree(n, block, n.nodeType === 1);
-  }
-  words.words = count;
-  words.letters = letters;
-  words.digits = digits;
-  words.upper = upper;
+/**
+ * The word figures of a leaf block (isLeafBlock: all its text is its own), as the measuring walk
+ * counted them (readText): the block's text is not read again. The shared object is reused by
+ * the next call: read it before that.
+ */
+function wordsOf(k: number, stats: Stats): typeof words {
+  const w = WORD_FIGURES * k;
+  const last = stats.ownWords[w + 3]!;
+  words.words = stats.ownWords[w]!;
+  words.digits = stats.ownWords[w + 1]!;
+  words.letters = stats.ownText[k]! - words.digits;
+  words.upper = stats.ownWords[w + 2]!;
   words.endsSentence = last === 46 || last === 33 || last === 63 || last === 0x3002 ? 1 : 0;
   return words;
 }
