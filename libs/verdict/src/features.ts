@@ -121,18 +121,38 @@ const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 const letters = new Uint8Array(0x10000);
 
 /**
- * The first TEXT_KEPT characters of `collapse(raw)`, collapsing only as much of `raw` as that
- * needs: a prefix of the raw text collapses to a prefix of its whole collapse, up to a trailing
- * space, so once it is longer than what is kept, what is kept is the same.
+ * The first TEXT_KEPT characters of `collapse(raw)`: its words (runs of what \s does not match)
+ * joined by one space, read only until there are enough. A page's text often opens with its
+ * menus, indented: thousands of blanks that collapse to a few hundred characters, so a fixed
+ * prefix of the raw text was too short and the whole page's text was collapsed for the first
+ * thousand characters of it.
  */
 const openingOf = (raw: string): string => {
-  const taken = 4 * TEXT_KEPT;
-  if (raw.length > taken) {
-    const opening = collapse(raw.slice(0, taken));
-    if (opening.length > TEXT_KEPT) return opening.slice(0, TEXT_KEPT);
+  let out = '';
+  for (let i = 0; i < raw.length && out.length < TEXT_KEPT;) {
+    while (i < raw.length && isSpace(raw.charCodeAt(i))) i++;
+    if (i === raw.length) break;
+    const start = i;
+    while (i < raw.length && !isSpace(raw.charCodeAt(i))) i++;
+    out += out ? ` ${raw.slice(start, i)}` : raw.slice(start, i);
   }
-  return collapse(raw).slice(0, TEXT_KEPT);
+  return out.slice(0, TEXT_KEPT);
 };
+
+/** What \s matches (and String.prototype.trim strips), line terminators included. */
+const isSpace = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  (c > 127 &&
+    (c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff));
 
 /** Words under which a page says little: its challenge and captcha markup may be what it is. */
 export const LITTLE_WORDS = 150;
