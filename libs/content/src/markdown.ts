@@ -7,7 +7,7 @@ import {
   type TranslatorConfigObject,
 } from 'node-html-markdown';
 import { defaultTranslators } from 'node-html-markdown/dist/config.js';
-import { parseHTML, trimNewLines } from 'node-html-markdown/dist/utilities.js';
+import { parseHTML } from 'node-html-markdown/dist/utilities.js';
 import { Visitor, type NodeMetadata } from 'node-html-markdown/dist/visitor.js';
 import { blockHtml, type ContentBlock } from './compact-html.js';
 import { blockTree, type MdElement, type MdNode, type MdText } from './markdown-tree.js';
@@ -86,6 +86,17 @@ function delimiterRun(c: string, i: number, s: string): { end: number; escaped: 
 /** Markers a line may open with: list items, headings, quotes, rules, setext underlines, fences. */
 const LINE_START =
   /^([ \t]*)(?:([-+*])(?=[ \t]|$)|(#{1,6})(?=[ \t]|$)|(>)|(\d{1,9})([.)])(?=[ \t]|$)|([-=_*])(?=(?:[ \t]*\7){2,}[ \t]*$|\7*[ \t]*$)|(~{3,}))/gm;
+/**
+ * LINE_START at the text's start only: for a text of one line, where the multiline expression
+ * would still be tried at every position for a line start that is not there.
+ */
+const TEXT_START = new RegExp(LINE_START.source);
+/** The characters that end a line for `^` and `$` in a multiline expression. */
+const LINE_END = /[\n\r\u2028\u2029]/;
+
+/** escapeLineStart applied at every line's start of `text`. */
+const escapeLineStarts = (text: string): string =>
+  text.replace(LINE_END.test(text) ? LINE_START : TEXT_START, escapeLineStart);
 
 function escapeLineStart(
   m: string,
@@ -163,7 +174,7 @@ function mayStrike(text: string): boolean {
 
 /** Plain text (paragraphs, lines) as markdown that renders back to the same text. */
 export function escapeMarkdownText(text: string): string {
-  return escapeInline(text).replace(LINE_START, escapeLineStart);
+  return escapeLineStarts(escapeInline(text));
 }
 
 /**
@@ -785,7 +796,9 @@ function processText(
     return keepSpace ? ` ${code}` : code;
   }
   let escaped = escapeInline(res, inLink);
-  if (LINE_OPEN.test(tail)) escaped = escaped.replace(LINE_START, escapeLineStart);
+  // A collapsed text is one line: its start is the only line start.
+  if (LINE_OPEN.test(tail))
+    escaped = metadata?.preserveWhitespace ? escapeLineStarts(escaped) : escaped.replace(TEXT_START, escapeLineStart);
   if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
   return keepSpace ? ` ${escaped}` : escaped;
 }
@@ -823,9 +836,32 @@ function renderTree(converter: NodeHtmlMarkdown, tree: MdElement): string {
 
 /** What getMarkdownForHtmlNodes does to the visitor's output. */
 function finishedMarkdown(text: string): string {
-  const md = trimNewLines(text.replace(EXTRA_NEWLINES, '$1'));
+  const md = trimNewLines(enoughLineFeeds(text) ? text.replace(EXTRA_NEWLINES, '$1') : text);
   return md.endsWith(' ') && !md.endsWith('  ') ? md.trimEnd() : md;
 }
+
+/**
+ * Whether `text` holds as many line feeds as EXTRA_NEWLINES needs (one more than the most it
+ * keeps in a row): a block of one paragraph has none, and is not read again for them.
+ */
+const enoughLineFeeds = (text: string): boolean => {
+  let at = -1;
+  for (let n = 0; n <= NHM_OPTIONS.maxConsecutiveNewlines!; n++)
+    if ((at = text.indexOf('\n', at + 1)) < 0) return false;
+  return true;
+};
+
+/**
+ * NHM's trimNewLines (text.replace(/^\n+|\n+$/g, '')): line feeds at either end dropped, read
+ * from the ends; the expression was tried at every line feed of the text.
+ */
+const trimNewLines = (s: string): string => {
+  let start = 0;
+  let end = s.length;
+  while (start < end && s.charCodeAt(start) === 10) start++;
+  while (end > start && s.charCodeAt(end - 1) === 10) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
+};
 
 const EXTRA_NEWLINES = new RegExp(String.raw`(?:\r?\n\s*)+((?:\r?\n\s*){${NHM_OPTIONS.maxConsecutiveNewlines}})`, 'g');
 
