@@ -129,30 +129,13 @@ const letters = new Uint8Array(0x10000);
  */
 const openingOf = (raw: string): string => {
   let out = '';
-  for (let i = 0; i < raw.length && out.length < TEXT_KEPT;) {
-    while (i < raw.length && isSpace(raw.charCodeAt(i))) i++;
-    if (i === raw.length) break;
-    const start = i;
-    while (i < raw.length && !isSpace(raw.charCodeAt(i))) i++;
-    out += out ? ` ${raw.slice(start, i)}` : raw.slice(start, i);
-  }
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(raw); m && out.length < TEXT_KEPT; m = WORD.exec(raw)) out += out ? ` ${m[0]}` : m[0];
   return out.slice(0, TEXT_KEPT);
 };
 
-/** What \s matches (and String.prototype.trim strips), line terminators included. */
-const isSpace = (c: number): boolean =>
-  c === 32 ||
-  (c >= 9 && c <= 13) ||
-  (c > 127 &&
-    (c === 0xa0 ||
-      c === 0x1680 ||
-      (c >= 0x2000 && c <= 0x200a) ||
-      c === 0x2028 ||
-      c === 0x2029 ||
-      c === 0x202f ||
-      c === 0x205f ||
-      c === 0x3000 ||
-      c === 0xfeff));
+/** A word of `collapse`: a run of what \s does not match. */
+const WORD = /\S+/g;
 
 /** Words under which a page says little: its challenge and captcha markup may be what it is. */
 export const LITTLE_WORDS = 150;
