@@ -35,9 +35,13 @@ const ROOT_IDS = ['root', 'app', '__next', '__nuxt', '___gatsby', 'svelte'];
 const APP_ROOT_TAG = ROOT_IDS.length;
 const REACT_ROOT = APP_ROOT_TAG + 1;
 const NG_APP = APP_ROOT_TAG + 2;
-const INVISIBLE = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD']);
+/**
+ * By local name, which the HTML parser lower-cases (tagName is its upper-case copy, made at each
+ * read: a tenth of these features' time).
+ */
+const INVISIBLE = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 /** Elements after whose text a space separates words (visible text has no layout to do it). */
-const BLOCK_BREAK = new Set(['P', 'DIV', 'LI', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TR', 'BR', 'SECTION', 'ARTICLE']);
+const BLOCK_BREAK = new Set(['p', 'div', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'br', 'section', 'article']);
 
 /**
  * Any marker, in any letter case. The markers are ASCII, so ASCII case folding (`i` without `u`)
@@ -267,7 +271,7 @@ export const pageFeatures = (doc: Document, html: string, opts: FeatureOptions =
           continue;
         }
         parents.push(shown);
-        shown = el === textRoot || (shown && !INVISIBLE.has(el.tagName));
+        shown = el === textRoot || (shown && !INVISIBLE.has(el.localName));
         owner = el;
       } else if (type === ATTRIBUTE_NODE) {
         // An element's attributes follow it in the list.
@@ -277,7 +281,7 @@ export const pageFeatures = (doc: Document, html: string, opts: FeatureOptions =
         if (shown) text.push((n as unknown as Text).nodeValue ?? '');
       } else if (type === END_NODE) {
         const el = n[links.start] as unknown as Element;
-        if (shown && el !== textRoot && BLOCK_BREAK.has(el.tagName)) text.push(' ');
+        if (shown && el !== textRoot && BLOCK_BREAK.has(el.localName)) text.push(' ');
         shown = parents.pop() ?? false;
       }
     }
@@ -302,7 +306,7 @@ export const pageFeatures = (doc: Document, html: string, opts: FeatureOptions =
         const el = child as Element;
         if (!visit(el)) continue;
         for (const a of Array.from(el.attributes)) attribute(el, a.name, a.value);
-        const tag = el.tagName;
+        const tag = el.localName;
         const shown = child === textRoot || (visible && !INVISIBLE.has(tag));
         walk(el, shown);
         if (shown && child !== textRoot && BLOCK_BREAK.has(tag)) text.push(' ');
