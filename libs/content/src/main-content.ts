@@ -325,9 +325,8 @@ class Stats {
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
   /**
-   * The block's own words (`readWords` as it read a block whose every character is its own: no
-   * block with text inside), four figures each: words, digits, capitalised words, the last
-   * visible character.
+   * The words of the block's own text (all its text, for a leaf block: isLeafBlock), as readText
+   * counted them, four figures each: words, digits, capitalised words, the last visible character.
    */
   ownWords = new Int32Array(WORD_FIGURES * INITIAL);
   /** Text nodes glued to the word before them across inline elements (MainContent.glued). */
@@ -623,10 +622,10 @@ const opensWord = (c: number): boolean =>
 /** What readText found besides the length: bits of NOT_BLANK (\S) and PUNCTUATED. */
 let textSeen = 0;
 /**
- * What readText counted of the words (as readWords reads them: a word is a run of characters
- * other than controls, spaces and no-break spaces): words begun, digits, words begun with a
- * capital A-Z, the last visible character (0 if none). A word runs on across texts (`inWord`);
- * `charsRead` counts every character read, so that a block can tell whether it held any.
+ * What readText counted of the words (a word is a run of characters other than controls, spaces
+ * and no-break spaces): words begun, digits, words begun with a capital A-Z, the last visible
+ * character (0 if none). A word runs on across texts (`inWord`); `charsRead` counts every
+ * character read, so that a block can tell whether it held any.
  */
 let textWords = 0;
 let textDigits = 0;

@@ -35,10 +35,7 @@ const ROOT_IDS = ['root', 'app', '__next', '__nuxt', '___gatsby', 'svelte'];
 const APP_ROOT_TAG = ROOT_IDS.length;
 const REACT_ROOT = APP_ROOT_TAG + 1;
 const NG_APP = APP_ROOT_TAG + 2;
-/**
- * By local name, which the HTML parser lower-cases (tagName is its upper-case copy, made at each
- * read: a tenth of these features' time).
- */
+/** By local name, which the HTML parser lower-cases (tagName is its upper-case copy, made at each read). */
 const INVISIBLE = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 /** Elements after whose text a space separates words (visible text has no layout to do it). */
 const BLOCK_BREAK = new Set(['p', 'div', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'br', 'section', 'article']);
