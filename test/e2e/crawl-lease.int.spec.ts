@@ -133,6 +133,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
         holder: '',
         results: [],
         returned: [],
+        handOver: false,
         resync: false,
         release: false,
         ...over,

@@ -103,13 +103,19 @@ export const buildApp = async (
     { ...jobPages, bus, logger: logger.child({ module: 'scrape-now' }) },
     cfg.SCRAPE_CONCURRENCY,
   );
-  const leases = scrapeLeaseHandler({
-    crawl,
-    pages: pageRepo,
-    ladder,
-    rows: new LeaseRows(pageRepo),
-    logger: logger.child({ module: 'crawl-lease' }),
-  });
+  const leases = scrapeLeaseHandler(
+    {
+      crawl,
+      pages: pageRepo,
+      ladder,
+      rows: new LeaseRows(pageRepo),
+      logger: logger.child({ module: 'crawl-lease' }),
+    },
+    {
+      turnMs: cfg.SCRAPE_LEASE_TURN_MS,
+      waiting: async () => (await bus.consumerInfo('scrape-lease')).pending,
+    },
+  );
   const server = new grpc.Server();
   server.addService(
     scrapeV1.ScrapeServiceService,

@@ -61,6 +61,12 @@ const schema = baseEnv
     /** Leased crawls (ADR 14) this process fetches at once, each at its own concurrency. */
     SCRAPE_LEASES: z.coerce.number().int().min(1).max(256).default(8),
     /**
+     * How long this process fetches a leased crawl before it makes way for leases that wait for
+     * a worker (the crawl queues its slot again behind them); 0: a lease is held until its crawl
+     * ends, and crawls that fill every worker keep every other waiting until one of them ends.
+     */
+    SCRAPE_LEASE_TURN_MS: z.coerce.number().int().min(0).default(60_000),
+    /**
      * Threads that parse and read pages (content, verdict, fields, selector search): by default
      * one per core but the event loop's (one at least); each holds a heap of its own (~80 MB).
      * In a container, its CPU quota and memory limit bound the default (thread-defaults.ts).

@@ -206,7 +206,8 @@ export class CrawlEngine {
           view = filled.job;
           urls = filled.urls;
         }
-        if (pull.resync || newHolder) urls = await this.leases.held(tx, view, pull.slot);
+        if (pull.handOver && !stopping) view = await this.leases.handOver(tx, view, ctx, pull);
+        else if (pull.resync || newHolder) urls = await this.leases.held(tx, view, pull.slot);
         remember(this.steppedAt, job.id, Date.now());
         const end = await this.advance(tx, view, ctx);
         answer = end ? answerOnly('ended') : this.leases.answer(stopping ? 'stop' : 'go', ctx, urls, view);

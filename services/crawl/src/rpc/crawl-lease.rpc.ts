@@ -26,6 +26,7 @@ export const crawlLeaseRpc = (engine: CrawlEngine, stored: Pick<StoredPagesRepos
       returned: req.returned,
       resync: req.resync,
       release: req.release,
+      handOver: req.handOver,
     });
   },
 });

@@ -120,6 +120,12 @@ export class LeaseRunner {
   private leaseMs = 0;
   private releasing = false;
   private halted = false;
+  /** Its turn is over (other leases wait for a worker): let go as in `release`, then handed over. */
+  private handingOver = false;
+  /** The pull that hands the slot over was answered: this holder is done. */
+  private handedOver = false;
+  /** When the crawl first let this holder fetch (performance.now()); null while it waits for the slot. */
+  private turnFrom: number | null = null;
   /** This holder's own id in its pulls: a lease message handed out twice with one count is told apart by it. */
   private readonly holder = randomBytes(6).toString('hex');
   private wake: (() => void) | null = null;
@@ -143,6 +149,26 @@ export class LeaseRunner {
   }
 
   /**
+   * This holder's turn is over and other leases wait for a worker: it lets the lease go as
+   * `release` does (what is in flight finishes and goes back, the rest is given back), and its
+   * last pull asks the crawl to put the slot at the back of the queue; its message is then done.
+   */
+  handOver(): void {
+    this.handingOver = true;
+    this.release();
+  }
+
+  /** How long this holder has been fetching for its crawl (ms); null while it waits for the slot. */
+  turnLength(now = performance.now()): number | null {
+    return this.turnFrom === null ? null : now - this.turnFrom;
+  }
+
+  /** Whether it is letting the lease go (stopping, or handing it over). */
+  get lettingGo(): boolean {
+    return this.releasing;
+  }
+
+  /**
    * The crawl ended (a cancel, the watchdog): nothing new starts; the next pull, made at once,
    * gives back what waits here and hands back what was in flight once it is done.
    */
@@ -156,7 +182,7 @@ export class LeaseRunner {
   }
 
   /** Runs the lease until the crawl ends it, stops it or gives it to another holder. */
-  async run(): Promise<'ended' | 'lost' | 'released'> {
+  async run(): Promise<'ended' | 'lost' | 'released' | 'handed-over'> {
     try {
       for (;;) {
         if ((this.releasing || this.halted) && this.state === 'go') this.state = 'stop';
@@ -164,6 +190,8 @@ export class LeaseRunner {
         const answer = await this.pull();
         // Letting go and the crawl does not answer (it stops too): the next holder resyncs.
         if (!answer) return 'released';
+        // The slot's next generation is queued (or the crawl is over): nothing here is held.
+        if (this.handedOver) return 'handed-over';
         if (answer.state === 'wait') {
           // An older holder's lease still runs: nothing is ours yet, and what we are handed once
           // the slot is ours is everything it holds (a resync).
@@ -180,6 +208,7 @@ export class LeaseRunner {
           return 'lost';
         }
         this.state = answer.state as typeof this.state;
+        this.turnFrom ??= performance.now();
         // A crawl that has heard of every refusal and goes on (the workspace has credits again, or
         // the refused page went back without its reason): so do we. A `go` while a refused page
         // is still here says nothing: the crawl has yet to hear of it.
@@ -212,6 +241,8 @@ export class LeaseRunner {
     this.settled = [];
     this.settledLinkBytes = 0;
     this.returned = [];
+    // Handed over only with the pull that leaves nothing held here: every page in flight is done.
+    const handOver = this.handingOver && this.holdsOnly(results, returned);
     for (let wait = PULL_RETRY_MS, tries = 1; ; wait = Math.min(wait * 2, 5000), tries++) {
       const request: crawlLeaseV1.PullCrawlWorkRequest = {
         jobId: this.msg.jobId,
@@ -225,6 +256,7 @@ export class LeaseRunner {
         returned,
         resync: this.resync,
         release: this.releasing,
+        handOver,
       };
       const sentAt = performance.now();
       this.lastPullAt = sentAt;
@@ -241,6 +273,7 @@ export class LeaseRunner {
           this.refused.delete(r.position);
         }
         for (const p of returned) this.holding.delete(p);
+        this.handedOver = handOver;
         return answer;
       } catch (err) {
         // The answer may have been lost after the crawl took the pull in: the next one asks for
@@ -251,6 +284,15 @@ export class LeaseRunner {
         await new Promise((r) => setTimeout(r, wait));
       }
     }
+  }
+
+  /** Whether everything held here goes in this pull (settled or given back): nothing in flight. */
+  private holdsOnly(results: crawlLeaseV1.LeasedPageResult[], returned: number[]): boolean {
+    if (this.inFlight > 0 || this.waiting.length > 0) return false;
+    const going = new Set(returned);
+    for (const r of results) going.add(r.position);
+    for (const p of this.holding) if (!going.has(p)) return false;
+    return true;
   }
 
   /** URLs from the crawl: new ones wait their turn; on a resync, ones held here are kept as they are. */

@@ -10,13 +10,31 @@ class LeaseReleased extends ApiError {
   }
 }
 
+export interface LeaseTurns {
+  /**
+   * How long a lease is fetched here before it makes way for leases waiting for a worker (ms;
+   * 0: it is held until its crawl ends).
+   */
+  turnMs: number;
+  /** Leases waiting in the work queue, not yet taken by any worker. */
+  waiting: () => Promise<number>;
+}
+
 /**
  * NATS in: `work.scrape.lease`, a crawl's lease (ADR 14). The message is held (its heartbeat
- * keeps it) while this worker fetches the crawl, and acked when the crawl ends the lease or gives
- * it to a newer holder; a worker that dies leaves it to JetStream's redelivery, one that stops
- * hands back what it has and sends the message back at once.
+ * keeps it) while this worker fetches the crawl, and acked when the crawl ends the lease, gives
+ * it to a newer holder or takes it back at the end of a turn; a worker that dies leaves it to
+ * JetStream's redelivery, one that stops hands back what it has and sends the message back at
+ * once.
+ *
+ * Turns: a worker holds `SCRAPE_LEASES` leases at once, and a lease lasts its crawl's length.
+ * Without turns, a workspace's long crawls that fill every worker keep every other crawl (its
+ * own and other workspaces') waiting until one of them ends, hours on a large site. So while
+ * leases wait untaken, a lease held here for `turnMs` makes way: its pages in flight finish and
+ * go back, and the crawl queues the slot again behind the waiting ones (a new generation).
+ * Crawls take turns in the order they queued; no page is fetched twice for it.
  */
-export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>) => {
+export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: LeaseTurns) => {
   const options = new OptionsCache();
   const running = new Set<LeaseRunner>();
   const handler: WorkHandler<'work.scrape.lease'> = async (msg, { deliveryCount }) => {
@@ -32,6 +50,41 @@ export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>) => {
       running.delete(runner);
     }
   };
+
+  let looking: Promise<void> | null = null;
+  /** Hands over as many leases whose turn is over as there are leases waiting, longest held first. */
+  const takeTurns = async (): Promise<void> => {
+    if (!turns?.turnMs) return;
+    const now = performance.now();
+    const over = [...running]
+      .filter((r) => !r.lettingGo && (r.turnLength(now) ?? 0) >= turns.turnMs)
+      .sort((a, b) => (b.turnLength(now) ?? 0) - (a.turnLength(now) ?? 0));
+    if (!over.length) return;
+    let waiting = 0;
+    try {
+      waiting = await turns.waiting();
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not count the leases waiting for a worker; no turn taken');
+      return;
+    }
+    // Those already making way free a worker each for what waits.
+    waiting -= [...running].filter((r) => r.lettingGo).length;
+    for (const runner of over.slice(0, Math.max(0, waiting))) {
+      deps.logger.info({ jobId: runner.jobId }, 'a crawl lease makes way for leases waiting for a worker');
+      runner.handOver();
+    }
+  };
+  // A turn is over at most this late; looked at only when some lease's turn is over.
+  const timer = turns?.turnMs
+    ? setInterval(
+        () => {
+          looking ??= takeTurns().finally(() => (looking = null));
+        },
+        Math.max(100, Math.min(5_000, turns.turnMs / 4)),
+      )
+    : null;
+  timer?.unref();
+
   return {
     handler,
     /** The crawl ended (crawlDoneSubject): its lease's holder stops starting pages. */
@@ -40,6 +93,7 @@ export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>) => {
     },
     /** Lets every lease go: what is in flight finishes and is handed back, the rest given back. */
     releaseAll: () => {
+      if (timer) clearInterval(timer);
       for (const runner of running) runner.release();
     },
   };

@@ -25,6 +25,8 @@ export interface LeasePull extends LeaseHolder {
   returned: number[];
   resync: boolean;
   release: boolean;
+  /** The holder's turn is over and it holds nothing: the slot goes to the back of the queue. */
+  handOver: boolean;
 }
 
 export interface LeasedUrl {
@@ -229,6 +231,24 @@ export class CrawlLeases {
   isNewHolder(view: CrawlJob, pull: LeaseHolder): boolean {
     const lease = leasesOf(view)[pull.slot];
     return lease === undefined || compareHolders(pull, lease) > 0 || sameCountOtherHolder(lease, pull);
+  }
+
+  /**
+   * A holder hands its slot over (its turn is over and other leases wait for a worker): a new
+   * generation of the slot goes to the back of the work queue, behind the leases that wait, and
+   * the holder's pulls are refused from now on. The holder sends this only once it holds
+   * nothing; should the slot still hold URLs, they are queued again unfetched, as given back.
+   */
+  async handOver(tx: Tx, view: CrawlJob, ctx: CrawlContext, pull: LeaseHolder): Promise<CrawlJob> {
+    const still = await this.held(tx, view, pull.slot);
+    const after = still.length
+      ? await this.takeBack(
+          tx,
+          view,
+          still.map((row) => row.position),
+        )
+      : view;
+    return this.open(tx, after, ctx, pull.slot, pull.generation + 1);
   }
 
   /**
