@@ -8,7 +8,7 @@ export const benchWorkspace = async (
   await t.db.prisma.workspace.update({ where: { id: ws.workspaceId }, data: { plan: 'unmetered' } });
   await t.db.prisma.ledgerEntry.create({
     data: {
-      id: 'led_bench',
+      id: `led_bench_${ws.workspaceId}`,
       workspaceId: ws.workspaceId,
       kind: 'grant',
       reason: 'bench',

@@ -11,6 +11,7 @@ import { benchDiff } from './diff.bench.js';
 import { benchGateway } from './gateway.bench.js';
 import { benchReplicas } from './replicas.bench.js';
 import { benchScrape } from './scrape.bench.js';
+import { benchTurns } from './turns.bench.js';
 
 const benches: Record<string, () => Promise<string>> = {
   gateway: benchGateway,
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<string>> = {
   diff: benchDiff,
   replicas: benchReplicas,
   'crawl-long': benchCrawlLong,
+  turns: benchTurns,
 };
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 /** Run only when named: half an hour or more here. */

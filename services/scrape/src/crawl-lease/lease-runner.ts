@@ -572,6 +572,9 @@ export class LeaseRunner {
       const settled = this.settled.length;
       if ((this.releasing || this.halted) && this.state === 'go') return;
       if (this.returned.length) return;
+      // Letting go: what settled goes back as soon as nothing is in flight, not after a wait for
+      // company (a turn's end waits for it before the next lease starts).
+      if (this.releasing && settled && this.inFlight === 0) return;
       if (settled >= HAND_BACK_PAGES || this.settledLinkBytes >= HAND_BACK_LINK_BYTES) return;
       if (settled && (this.hostAskedToWait || this.creditsOut)) return;
       if (settled && now - this.lastPullAt >= HAND_BACK_MS) return;
