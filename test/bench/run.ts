@@ -11,7 +11,7 @@ import { benchDiff } from './diff.bench.js';
 import { benchGateway } from './gateway.bench.js';
 import { benchReplicas } from './replicas.bench.js';
 import { benchScrape } from './scrape.bench.js';
-import { benchTurns } from './turns.bench.js';
+import { benchSharing } from './sharing.bench.js';
 
 const benches: Record<string, () => Promise<string>> = {
   gateway: benchGateway,
@@ -23,7 +23,7 @@ const benches: Record<string, () => Promise<string>> = {
   diff: benchDiff,
   replicas: benchReplicas,
   'crawl-long': benchCrawlLong,
-  turns: benchTurns,
+  sharing: benchSharing,
 };
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 /** Run only when named: half an hour or more here. */

@@ -1,9 +1,16 @@
-// Two crawls of two workspaces on a worker that holds one lease at a time (SCRAPE_LEASES=1), the
-// second asked for just after the first: without turns (SCRAPE_LEASE_TURN_MS=0) it waits for the
-// first to end; with them the two share the worker a turn each. Prints when each crawl's first
-// page and its end came, the pair's pages/s with and without turns (the baseline, in the same
-// run), the turns taken and what a turn cost. Each fleet in this process, one after the other.
+// How the fleet's work is shared between jobs. Each fleet in this process, one after the other.
+//
+// Crawls taking turns: two crawls of two workspaces on a worker that holds one lease at a time
+// (SCRAPE_LEASES=1), the second asked for just after the first: without turns
+// (SCRAPE_LEASE_TURN_MS=0) it waits for the first to end; with them the two share the worker a
+// turn each. Prints when each crawl's first page and its end came, the pair's pages/s with and
+// without turns (the baseline, in the same run), the turns taken and what a turn cost.
 //   BENCH_TURNS_PAGES (2000 a crawl), BENCH_TURNS_MS (the turn, 2000), BENCH_CRAWL_CONCURRENCY (10)
+//
+// A batch beside crawls: a batch job of one workspace (the scrape bench's 500 pages, 8 in flight)
+// alone (the baseline) and while four crawls of another workspace run on the same worker, at the
+// fleet's settings: the batch's pages/s both ways, and the crawls' meanwhile.
+//   BENCH_SHARING_BATCH (500 pages), BENCH_SHARING_CRAWLS (4)
 import { benchSite, startTestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
 import { benchWorkspace } from './bench-workspace.js';
@@ -62,7 +69,7 @@ const crawlPair = async (hostMap: string, seeds: [string, string], turnMs: numbe
   }
 };
 
-export async function benchTurns(): Promise<string> {
+const turns = async (): Promise<string> => {
   const web = await startTestWeb();
   web.addSite('first.test', benchSite(Math.ceil(PAGES * 1.5)));
   web.addSite('second.test', benchSite(Math.ceil(PAGES * 1.5), 20261128));
@@ -101,4 +108,75 @@ export async function benchTurns(): Promise<string> {
     await web.close();
   }
   return lines.join('\n');
+};
+
+const BATCH = Number(process.env.BENCH_SHARING_BATCH ?? 500);
+const CRAWLS = Number(process.env.BENCH_SHARING_CRAWLS ?? 4);
+const HOSTS = ['a.share.test', 'b.share.test', 'c.share.test', 'd.share.test'];
+
+/** A batch job of the given URLs, 2 in flight a host: its pages/s (every page read, or it throws). */
+const batchRate = async (t: TestFleet, apiKey: string, urls: string[]): Promise<number> => {
+  const began = performance.now();
+  const started = await t.call('POST', '/scrape', {
+    key: apiKey,
+    body: { urls, formats: 'markdown', config: { concurrency: 2 } },
+  });
+  if (started.status !== 202) throw new Error(`the batch was refused (${started.status}); the figure would lie`);
+  let job: { status: string; counts?: { ok?: number } };
+  do {
+    await new Promise((r) => setTimeout(r, 20));
+    job = (await t.call('GET', `/scrape/${started.body.id}?limit=1`, { key: apiKey })).body;
+  } while (['queued', 'running'].includes(job.status));
+  if (job.counts?.ok !== urls.length)
+    throw new Error(`the batch read ${JSON.stringify(job.counts)} of ${urls.length} pages; the figure would lie`);
+  return urls.length / ((performance.now() - began) / 1000);
+};
+
+const batchBesideCrawls = async (): Promise<string> => {
+  const web = await startTestWeb();
+  for (const host of HOSTS) web.addSite(host, benchSite(BATCH));
+  for (let i = 0; i < CRAWLS; i++) web.addSite(`crawl${i}.share.test`, benchSite(5000, 20261122 + i));
+  const urls = (tag: string) =>
+    Array.from({ length: BATCH }, (_, i) => web.url(HOSTS[i % HOSTS.length]!, `/news/${i}?${tag}`));
+  const t = await startTestFleet({ FETCH_HOST_MAP: web.hostMap, CRAWL_ENGINE: 'leased' });
+  try {
+    const batcher = await benchWorkspace(t);
+    const crawler = await benchWorkspace(t);
+    await batchRate(t, batcher.apiKey, urls('warm-up').slice(0, 200));
+    const alone = await batchRate(t, batcher.apiKey, urls('alone'));
+    const ids: string[] = [];
+    for (let i = 0; i < CRAWLS; i++) {
+      const res = await t.call('POST', '/crawl', {
+        key: crawler.apiKey,
+        body: { url: web.url(`crawl${i}.share.test`, '/'), limit: 4000, concurrency: CONCURRENCY, useSitemap: false },
+      });
+      if (res.status !== 202) throw new Error(`crawl refused: ${JSON.stringify(res.body)}`);
+      ids.push(res.body.id as string);
+    }
+    const crawled = async () =>
+      (await t.db.prisma.job.findMany({ where: { id: { in: ids } } })).reduce(
+        (n, j) => n + ((j.progress as { done?: number } | null)?.done ?? 0),
+        0,
+      );
+    // The crawls under way before the batch starts.
+    while ((await crawled()) < 200 * CRAWLS) await new Promise((r) => setTimeout(r, 50));
+    const before = await crawled();
+    const t0 = performance.now();
+    const beside = await batchRate(t, batcher.apiKey, urls('beside'));
+    const crawlRate = ((await crawled()) - before) / ((performance.now() - t0) / 1000);
+    const stillRunning = await t.db.prisma.job.count({ where: { id: { in: ids }, status: 'running' } });
+    for (const id of ids) await t.call('DELETE', `/crawl/${id}`, { key: crawler.apiKey });
+    return [
+      `a batch job of ${BATCH} pages (one workspace, 2 in flight a host, 4 hosts) alone and beside ${CRAWLS} crawls of another workspace (${CONCURRENCY} in flight each) on the fleet's one scrape worker`,
+      `  alone (baseline)       ${alone.toFixed(0).padStart(5)} pages/s`,
+      `  beside ${CRAWLS} crawls        ${beside.toFixed(0).padStart(5)} pages/s (${(beside / alone).toFixed(3)}× alone); the crawls meanwhile ${crawlRate.toFixed(0)} pages/s, ${stillRunning} of ${CRAWLS} still running at the batch's end`,
+    ].join('\n');
+  } finally {
+    await t.stop();
+    await web.close();
+  }
+};
+
+export async function benchSharing(): Promise<string> {
+  return `${await turns()}\n\n${await batchBesideCrawls()}`;
 }
