@@ -177,7 +177,7 @@ export const buildApp = async (
           scrapeCrawlHandler({ bus, pages: pageRepo, ladder, handOffLingerMs: cfg.SCRAPE_CRAWL_HANDOFF_LINGER_MS }),
           scrapeCrawlGiveUp({ bus, pages: pageRepo, ladder }),
         ),
-        // A lease is held for its crawl's whole length; a worker holds this many crawls at once.
+        // A lease is held for its crawl's whole length, or a turn when others wait; a worker holds this many at once.
         await bus.consumeWork(
           'work.scrape.lease',
           {
