@@ -8,6 +8,7 @@ import got from 'got';
 import { extractContent, parseDocument } from '../../libs/content/src/index.js';
 import { benchSite, startTestWeb } from '@tidemark/testkit';
 import { startTestFleet } from '../support/fleet.js';
+import { batchThroughApi } from './batch-through-api.js';
 import { benchWorkspace } from './bench-workspace.js';
 
 // 500: the most one batch takes, so that its start and the first pages' warm-up are not most of
@@ -88,24 +89,7 @@ export async function benchScrape(): Promise<string> {
     // until its last page is in. Other addresses than the calls' (a query): nothing is served
     // from a stored copy. A small batch first, untimed, warms the batch path as the calls' warm-up
     // does theirs (the reading threads that only batch and crawl pages use start with it).
-    const batch = async (batchUrls: string[]): Promise<number> => {
-      const began = performance.now();
-      const started = await t.call('POST', '/scrape', {
-        key: ws.apiKey,
-        body: { urls: batchUrls, formats: 'markdown', config: { concurrency: CONCURRENCY / HOSTS.length } },
-      });
-      if (started.status !== 202) throw new Error(`the batch was refused (${started.status}); the figure would lie`);
-      let job: any;
-      do {
-        await new Promise((r) => setTimeout(r, 20));
-        job = (await t.call('GET', `/scrape/${started.body.id}?limit=1`, { key: ws.apiKey })).body;
-      } while (['queued', 'running'].includes(job.status));
-      if (job.counts?.ok !== batchUrls.length)
-        throw new Error(
-          `the batch read ${JSON.stringify(job.counts)} of ${batchUrls.length} pages; the figure would lie`,
-        );
-      return batchUrls.length / ((performance.now() - began) / 1000);
-    };
+    const batch = (batchUrls: string[]) => batchThroughApi(t.call, ws.apiKey, batchUrls, CONCURRENCY / HOSTS.length);
     await batch(urls.slice(0, 200).map((u) => `${u}?warm-up`));
     const batchRate = await batch(urls.map((u) => `${u}?batch`));
 

@@ -13,6 +13,7 @@
 //   BENCH_SHARING_BATCH (500 pages), BENCH_SHARING_CRAWLS (4)
 import { benchSite, startTestWeb } from '@tidemark/testkit';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { batchThroughApi } from './batch-through-api.js';
 import { benchWorkspace } from './bench-workspace.js';
 
 const PAGES = Number(process.env.BENCH_TURNS_PAGES ?? 2000);
@@ -114,23 +115,7 @@ const BATCH = Number(process.env.BENCH_SHARING_BATCH ?? 500);
 const CRAWLS = Number(process.env.BENCH_SHARING_CRAWLS ?? 4);
 const HOSTS = ['a.share.test', 'b.share.test', 'c.share.test', 'd.share.test'];
 
-/** A batch job of the given URLs, 2 in flight a host: its pages/s (every page read, or it throws). */
-const batchRate = async (t: TestFleet, apiKey: string, urls: string[]): Promise<number> => {
-  const began = performance.now();
-  const started = await t.call('POST', '/scrape', {
-    key: apiKey,
-    body: { urls, formats: 'markdown', config: { concurrency: 2 } },
-  });
-  if (started.status !== 202) throw new Error(`the batch was refused (${started.status}); the figure would lie`);
-  let job: { status: string; counts?: { ok?: number } };
-  do {
-    await new Promise((r) => setTimeout(r, 20));
-    job = (await t.call('GET', `/scrape/${started.body.id}?limit=1`, { key: apiKey })).body;
-  } while (['queued', 'running'].includes(job.status));
-  if (job.counts?.ok !== urls.length)
-    throw new Error(`the batch read ${JSON.stringify(job.counts)} of ${urls.length} pages; the figure would lie`);
-  return urls.length / ((performance.now() - began) / 1000);
-};
+const batchRate = (t: TestFleet, apiKey: string, urls: string[]) => batchThroughApi(t.call, apiKey, urls, 2);
 
 const batchBesideCrawls = async (): Promise<string> => {
   const web = await startTestWeb();
