@@ -14,6 +14,8 @@ describe('countWords', () => {
       'العربية ٣٤ हिन्दी 你好世界 日本語のテキスト',
       'astral 𝒳y 𝟘𝟙 𐐷𐐷 😀x',
       'lone \ud800 high and \udc00 low surrogates',
+      'a high surrogate last\ud835',
+      '\ud835\udcb3',
     ]) {
       expect(countWords(text)).toBe(byRegex(text));
     }
