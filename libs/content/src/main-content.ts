@@ -636,49 +636,72 @@ let charsRead = 0;
 const NOT_BLANK = 1;
 const PUNCTUATED = 2;
 
+/** What one character is to readText: bits of a table built once for those below U+1680. */
+const VISIBLE = 1;
+const DIGIT = 2;
+const CAPITAL = 4;
+const SEEN_NOT_BLANK = 8;
+const SEEN_PUNCTUATED = 16;
+/** Sentence punctuation: . , ! ? : ; and their CJK forms. */
+const isPunctuation = (c: number): boolean =>
+  c === 46 ||
+  c === 44 ||
+  c === 33 ||
+  c === 63 ||
+  c === 58 ||
+  c === 59 ||
+  c === 0x3002 ||
+  c === 0xff01 ||
+  c === 0xff1f ||
+  c === 0x3001;
+/** A character's bits: visible (not a space, control or no-break space), a digit, A-Z, not blank, punctuation. */
+const classOf = (c: number): number => {
+  if (c <= 32 || c === 160) return isSpace(c) ? 0 : SEEN_NOT_BLANK;
+  let k = VISIBLE;
+  if (c >= 48 && c <= 57) k |= DIGIT;
+  if (c >= 65 && c <= 90) k |= CAPITAL;
+  if (!isSpace(c)) k |= SEEN_NOT_BLANK;
+  if (isPunctuation(c)) k |= SEEN_PUNCTUATED;
+  return k;
+};
+const CLASSES = Uint8Array.from({ length: 0x1680 }, (_, c) => classOf(c));
+
 /**
  * A text's visible length (characters other than spaces, controls and no-break spaces), in one
  * pass that also notes in textSeen whether it holds anything but whitespace and whether it
- * holds sentence punctuation (. ! ? ; , : and their CJK forms).
+ * holds sentence punctuation (. ! ? ; , : and their CJK forms). Each character's kind comes from
+ * a table and is summed without branches: branches on whether a character is visible or opens a
+ * word were mispredicted at every space (4.3 against 6.0–6.5 ns a character of a bench page).
  */
 function readText(s: string): number {
   let n = 0;
-  let seen = 0;
+  let bits = 0;
   let words = 0;
   let digits = 0;
   let upper = 0;
-  let last = 0;
-  let inside = inWord;
-  for (let i = 0; i < s.length; i++) {
+  let lastAt = -1;
+  let inside = inWord ? 1 : 0;
+  const length = s.length;
+  for (let i = 0; i < length; i++) {
     const c = s.charCodeAt(i);
-    if (c > 32 && c !== 160) {
-      n++;
-      last = c;
-      if (c <= 57 && c >= 48) digits++;
-      if (!inside) {
-        inside = true;
-        words++;
-        if (c >= 65 && c <= 90) upper++;
-      }
-      if (c < 0x1680) {
-        seen |= NOT_BLANK;
-        if (c === 46 || c === 44 || c === 33 || c === 63 || c === 58 || c === 59) seen |= PUNCTUATED;
-      } else {
-        if (!isSpace(c)) seen |= NOT_BLANK;
-        if (c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0x3001) seen |= PUNCTUATED;
-      }
-    } else {
-      inside = false;
-      if (!isSpace(c)) seen |= NOT_BLANK;
-    }
+    const k = c < 0x1680 ? CLASSES[c]! : classOf(c);
+    const visible = k & VISIBLE;
+    const opens = visible & ~inside;
+    n += visible;
+    digits += (k >> 1) & 1;
+    words += opens;
+    upper += opens & (k >> 2);
+    bits |= k;
+    lastAt += (i - lastAt) & -visible;
+    inside = visible;
   }
-  textSeen = seen;
+  textSeen = (bits & SEEN_NOT_BLANK ? NOT_BLANK : 0) | (bits & SEEN_PUNCTUATED ? PUNCTUATED : 0);
   textWords = words;
   textDigits = digits;
   textUpper = upper;
-  textLast = last;
-  inWord = inside;
-  charsRead += s.length;
+  textLast = lastAt < 0 ? 0 : s.charCodeAt(lastAt);
+  inWord = inside === 1;
+  charsRead += length;
   return n;
 }
 
