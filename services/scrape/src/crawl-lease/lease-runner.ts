@@ -181,6 +181,10 @@ export class LeaseRunner {
     return this.msg.jobId;
   }
 
+  get workspaceId(): string {
+    return this.msg.workspaceId;
+  }
+
   /** Runs the lease until the crawl ends it, stops it or gives it to another holder. */
   async run(): Promise<'ended' | 'lost' | 'released' | 'handed-over'> {
     try {

@@ -52,13 +52,14 @@ export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: Lea
   };
 
   let looking: Promise<void> | null = null;
-  /** Hands over as many leases whose turn is over as there are leases waiting, longest held first. */
+  /**
+   * Hands over as many leases whose turn is over as there are leases waiting: each from the
+   * workspace that holds the most of this worker's slots at that point, its longest held first.
+   */
   const takeTurns = async (): Promise<void> => {
     if (!turns?.turnMs) return;
     const now = performance.now();
-    const over = [...running]
-      .filter((r) => !r.lettingGo && (r.turnLength(now) ?? 0) >= turns.turnMs)
-      .sort((a, b) => (b.turnLength(now) ?? 0) - (a.turnLength(now) ?? 0));
+    const over = [...running].filter((r) => !r.lettingGo && (r.turnLength(now) ?? 0) >= turns.turnMs);
     if (!over.length) return;
     let waiting = 0;
     try {
@@ -69,8 +70,11 @@ export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: Lea
     }
     // Those already making way free a worker each for what waits.
     waiting -= [...running].filter((r) => r.lettingGo).length;
-    for (const runner of over.slice(0, Math.max(0, waiting))) {
-      deps.logger.info({ jobId: runner.jobId }, 'a crawl lease makes way for leases waiting for a worker');
+    for (const runner of makingWay(over, [...running], waiting, now)) {
+      deps.logger.info(
+        { jobId: runner.jobId, workspaceId: runner.workspaceId },
+        'a crawl lease makes way for leases waiting for a worker',
+      );
       runner.handOver();
     }
   };
@@ -97,4 +101,39 @@ export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: Lea
       for (const runner of running) runner.release();
     },
   };
+};
+
+/** What takeTurns needs of a lease's holder. */
+export interface TurnHolder {
+  workspaceId: string;
+  lettingGo: boolean;
+  turnLength(now: number): number | null;
+}
+
+/**
+ * Which of the holders past their turn (`over`) make way for `waiting` leases. One at a time, from
+ * the workspace that holds the most of this worker's slots (`held`: every holder here) at that
+ * point, its longest held first; between workspaces that hold as many, the longest held. So a
+ * workspace that fills a worker with its crawls rotates them among themselves and does not push
+ * out another workspace's one crawl for its own next one; the leases that wait are still taken in
+ * the order they queued.
+ */
+export const makingWay = <H extends TurnHolder>(over: H[], held: H[], waiting: number, now: number): H[] => {
+  const slots = new Map<string, number>();
+  for (const h of held) if (!h.lettingGo) slots.set(h.workspaceId, (slots.get(h.workspaceId) ?? 0) + 1);
+  const left = [...over];
+  const chosen: H[] = [];
+  while (chosen.length < waiting && left.length) {
+    let best = 0;
+    for (let i = 1; i < left.length; i++) {
+      const a = left[i]!;
+      const b = left[best]!;
+      const bySlots = (slots.get(a.workspaceId) ?? 0) - (slots.get(b.workspaceId) ?? 0);
+      if (bySlots > 0 || (bySlots === 0 && (a.turnLength(now) ?? 0) > (b.turnLength(now) ?? 0))) best = i;
+    }
+    const [runner] = left.splice(best, 1);
+    chosen.push(runner!);
+    slots.set(runner!.workspaceId, (slots.get(runner!.workspaceId) ?? 0) - 1);
+  }
+  return chosen;
 };
