@@ -6,50 +6,77 @@ import { until as pollUntil } from '../support/until.js';
 
 /**
  * Crawls take turns at a worker's lease slots (SCRAPE_LEASE_TURN_MS): a worker that holds as many
- * leases as it may does not keep another workspace's crawl waiting until its crawls end.
+ * leases as it may does not keep another crawl waiting until its crawls end, and the lease that
+ * makes way is one of the workspace holding most of the worker's slots.
  */
-describe('crawl leases take turns when crawls wait for a worker', () => {
-  let web: TestWeb;
-  let t: TestFleet;
 
+/** Real-sized news pages (15-40 KB, 16-29 in-site links); `delayMs` slows a crawl of them down. */
+const newsSite = (delayMs = 0) => {
+  const site = benchSite(2000);
+  const page = site['*'] as Extract<(typeof site)[string], (req: IncomingMessage) => unknown>;
+  return delayMs ? { ...site, '*': (req: IncomingMessage) => ({ ...page(req), delayMs }) } : site;
+};
+
+/** A web of the given sites and a fleet whose one scrape worker takes turns every 1.5 s. */
+const fleetTakingTurns = (sites: Record<string, ReturnType<typeof newsSite>>, leases: number) => {
+  const ctx = {} as { web: TestWeb; t: TestFleet };
   beforeAll(async () => {
-    web = await startTestWeb();
-    // Real-sized news pages (15-40 KB, 16-29 in-site links), slow enough that the long crawl runs
-    // for many turns.
-    const site = benchSite(2000);
-    const page = site['*'] as Extract<(typeof site)[string], (req: IncomingMessage) => unknown>;
-    web.addSite('long.test', {
-      ...site,
-      '*': (req: IncomingMessage) => ({ ...page(req), delayMs: 60 }),
-    });
-    web.addSite('short.test', site);
-    t = await startTestFleet({
-      FETCH_HOST_MAP: web.hostMap,
-      // One lease at a time on the fleet's one scrape worker: the long crawl fills it.
-      SCRAPE_LEASES: '1',
+    ctx.web = await startTestWeb();
+    for (const [host, site] of Object.entries(sites)) ctx.web.addSite(host, site);
+    ctx.t = await startTestFleet({
+      FETCH_HOST_MAP: ctx.web.hostMap,
+      SCRAPE_LEASES: String(leases),
       SCRAPE_LEASE_TURN_MS: '1500',
     });
   }, 120_000);
   afterAll(async () => {
-    await t?.stop();
-    await web?.close();
+    await ctx.t?.stop();
+    await ctx.web?.close();
   });
+  return ctx;
+};
 
-  const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
-  const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 90_000) =>
-    pollUntil(what, read, ok, { timeoutMs, everyMs: 50, shown: 300 });
-  const ended = (j: { status: string }) => !['queued', 'running'].includes(j.status);
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 90_000) =>
+  pollUntil(what, read, ok, { timeoutMs, everyMs: 50, shown: 300 });
+const ended = (j: { status: string }) => !['queued', 'running'].includes(j.status);
+const done = (j: { progress: unknown }) => (j.progress as { done?: number } | null)?.done ?? 0;
+/** The crawl's (first) lease slot's generation: how many times it was queued again. */
+const generation = (j: { result: unknown }) =>
+  (j.result as { leases?: { generation: number }[] } | null)?.leases?.[0]?.generation ?? 0;
+
+const workspaces = async (t: TestFleet, ...names: string[]) => {
+  const made = await Promise.all(names.map((n) => t.createWorkspace(n)));
+  await t.db.prisma.workspace.updateMany({
+    where: { id: { in: made.map((w) => w.workspaceId) } },
+    data: { plan: 'growth' },
+  });
+  return made;
+};
+
+/** One row and one fetch a page of a crawl that ended done with `pages` pages. */
+const expectWhole = async (t: TestFleet, web: TestWeb, id: string, host: string, pages: number) => {
+  const job = await until('a long crawl ends', () => t.db.prisma.job.findUniqueOrThrow({ where: { id } }), ended);
+  expect(job).toMatchObject({ status: 'done', progress: { done: pages, total: pages, queued: 0 }, creditsUsed: pages });
+  const rows = await t.db.prisma.page.findMany({ where: { runId: job.runId! }, select: { url: true } });
+  expect(rows).toHaveLength(pages);
+  expect(new Set(rows.map((r) => r.url)).size).toBe(pages);
+  const fetched = web.hits.filter((h) => h.host === host && h.path !== '/robots.txt').map((h) => h.path);
+  expect(fetched).toHaveLength(pages);
+  expect(new Set(fetched).size).toBe(pages);
+  return job;
+};
+
+describe('crawl leases take turns when crawls wait for a worker', () => {
+  // One lease at a time on the fleet's one scrape worker: the long crawl fills it.
+  const ctx = fleetTakingTurns({ 'long.test': newsSite(60), 'short.test': newsSite() }, 1);
 
   it("lets another workspace's crawl run while a long crawl holds the worker's only lease slot, and each crawls every page once", async () => {
-    const a = await t.createWorkspace('long');
-    const b = await t.createWorkspace('short');
-    await t.db.prisma.workspace.updateMany({
-      where: { id: { in: [a.workspaceId, b.workspaceId] } },
-      data: { plan: 'growth' },
-    });
+    const { t, web } = ctx;
+    const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const [a, b] = await workspaces(t, 'long', 'short');
 
     const long = await t.call('POST', '/crawl', {
-      key: a.apiKey,
+      key: a!.apiKey,
       body: { url: web.url('long.test', '/'), limit: 240, concurrency: 2, useSitemap: false },
     });
     expect(long.status).toBe(202);
@@ -57,10 +84,10 @@ describe('crawl leases take turns when crawls wait for a worker', () => {
     await until(
       'the long crawl under way',
       () => jobOf(long.body.id),
-      (j) => ((j.progress as { done?: number } | null)?.done ?? 0) >= 5,
+      (j) => done(j) >= 5,
     );
     const short = await t.call('POST', '/crawl', {
-      key: b.apiKey,
+      key: b!.apiKey,
       body: { url: web.url('short.test', '/'), limit: 12, concurrency: 2, useSitemap: false },
     });
     expect(short.status).toBe(202);
@@ -71,17 +98,68 @@ describe('crawl leases take turns when crawls wait for a worker', () => {
     expect(longThen.status).toBe('running');
     expect(shortJob).toMatchObject({ status: 'done', progress: { done: 12, total: 12, queued: 0 }, creditsUsed: 12 });
 
-    const longJob = await until('the long crawl ends', () => jobOf(long.body.id), ended);
-    expect(longJob).toMatchObject({ status: 'done', progress: { done: 240, total: 240, queued: 0 }, creditsUsed: 240 });
-    // It made way at least once: its slot was queued again (a new generation) behind the short crawl.
-    const slots = (longJob.result as { leases: { generation: number }[] }).leases;
-    expect(slots[0]!.generation).toBeGreaterThanOrEqual(1);
     // Handing over lost nothing and fetched nothing twice: one row a page, one fetch a page.
-    const rows = await t.db.prisma.page.findMany({ where: { runId: longJob.runId! }, select: { url: true } });
-    expect(rows).toHaveLength(240);
-    expect(new Set(rows.map((r) => r.url)).size).toBe(240);
-    const pages = web.hits.filter((h) => h.host === 'long.test' && h.path !== '/robots.txt').map((h) => h.path);
-    expect(pages).toHaveLength(240);
-    expect(new Set(pages).size).toBe(240);
+    const longJob = await expectWhole(t, web, long.body.id, 'long.test', 240);
+    // It made way at least once: its slot was queued again (a new generation) behind the short crawl.
+    expect(generation(longJob)).toBeGreaterThanOrEqual(1);
   }, 150_000);
+});
+
+describe("a worker's turns go first to the workspace that holds most of its slots", () => {
+  // Three leases at a time on the fleet's one scrape worker: the three long crawls fill it.
+  const ctx = fleetTakingTurns(
+    {
+      'b-long.test': newsSite(60),
+      'a-long-1.test': newsSite(60),
+      'a-long-2.test': newsSite(60),
+      'a-short.test': newsSite(),
+    },
+    3,
+  );
+
+  it("rotates the crowding workspace's crawls and leaves the other workspace's crawl its slot", async () => {
+    const { t, web } = ctx;
+    const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const [a, b] = await workspaces(t, 'crowding', 'alone');
+    const crawl = async (key: string, host: string, limit: number) => {
+      const res = await t.call('POST', '/crawl', {
+        key,
+        body: { url: web.url(host, '/'), limit, concurrency: 2, useSitemap: false },
+      });
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+
+    // B's crawl takes a slot first, so it is the lease held longest at every turn's end.
+    const alone = await crawl(b!.apiKey, 'b-long.test', 300);
+    await until(
+      'B crawl under way',
+      () => jobOf(alone),
+      (j) => done(j) >= 5,
+    );
+    const crowding = [await crawl(a!.apiKey, 'a-long-1.test', 300), await crawl(a!.apiKey, 'a-long-2.test', 300)];
+    for (const id of crowding)
+      await until(
+        'A crawl under way',
+        () => jobOf(id),
+        (j) => done(j) >= 5,
+      );
+    // Every lease past its turn before anything waits, so any of the three could make way.
+    await new Promise((r) => setTimeout(r, 1_700));
+    const next = await crawl(a!.apiKey, 'a-short.test', 12);
+
+    const nextJob = await until("A's next crawl ends", () => jobOf(next), ended);
+    expect(nextJob).toMatchObject({ status: 'done', progress: { done: 12, total: 12, queued: 0 } });
+    const aloneThen = await jobOf(alone);
+    expect(aloneThen.status).toBe('running');
+    // B kept its slot: one of A's two crawls made way for A's third.
+    expect(generation(aloneThen)).toBe(0);
+    const crowdingThen = await Promise.all(crowding.map(jobOf));
+    expect(Math.max(...crowdingThen.map(generation))).toBeGreaterThanOrEqual(1);
+
+    // Every crawl still ends whole: one row and one fetch a page.
+    await expectWhole(t, web, alone, 'b-long.test', 300);
+    await expectWhole(t, web, crowding[0]!, 'a-long-1.test', 300);
+    await expectWhole(t, web, crowding[1]!, 'a-long-2.test', 300);
+  }, 180_000);
 });
