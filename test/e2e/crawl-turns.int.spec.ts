@@ -106,13 +106,13 @@ describe('crawl leases take turns when crawls wait for a worker', () => {
 });
 
 describe("a worker's turns go first to the workspace that holds most of its slots", () => {
-  // Three leases at a time on the fleet's one scrape worker: the three long crawls fill it.
+  // Three leases at a time on the fleet's one scrape worker: the long crawls fill it.
   const ctx = fleetTakingTurns(
     {
       'b-long.test': newsSite(60),
       'a-long-1.test': newsSite(60),
       'a-long-2.test': newsSite(60),
-      'a-short.test': newsSite(),
+      'a-long-3.test': newsSite(60),
     },
     3,
   );
@@ -131,13 +131,13 @@ describe("a worker's turns go first to the workspace that holds most of its slot
     };
 
     // B's crawl takes a slot first, so it is the lease held longest at every turn's end.
-    const alone = await crawl(b!.apiKey, 'b-long.test', 300);
+    const alone = await crawl(b!.apiKey, 'b-long.test', 200);
     await until(
       'B crawl under way',
       () => jobOf(alone),
       (j) => done(j) >= 5,
     );
-    const crowding = [await crawl(a!.apiKey, 'a-long-1.test', 300), await crawl(a!.apiKey, 'a-long-2.test', 300)];
+    const crowding = [await crawl(a!.apiKey, 'a-long-1.test', 200), await crawl(a!.apiKey, 'a-long-2.test', 200)];
     for (const id of crowding)
       await until(
         'A crawl under way',
@@ -146,20 +146,74 @@ describe("a worker's turns go first to the workspace that holds most of its slot
       );
     // Every lease past its turn before anything waits, so any of the three could make way.
     await new Promise((r) => setTimeout(r, 1_700));
-    const next = await crawl(a!.apiKey, 'a-short.test', 12);
+    crowding.push(await crawl(a!.apiKey, 'a-long-3.test', 200));
 
-    const nextJob = await until("A's next crawl ends", () => jobOf(next), ended);
-    expect(nextJob).toMatchObject({ status: 'done', progress: { done: 12, total: 12, queued: 0 } });
+    // A's three crawls take turns at A's two slots: two of them have made way at least once.
+    const rotated = await until(
+      "A's crawls rotate",
+      () => Promise.all(crowding.map(jobOf)),
+      (jobs) => jobs.filter((j) => generation(j) >= 1).length >= 2 || jobs.some(ended),
+    );
+    expect(rotated.some(ended)).toBe(false);
+    // B kept its slot throughout.
     const aloneThen = await jobOf(alone);
     expect(aloneThen.status).toBe('running');
-    // B kept its slot: one of A's two crawls made way for A's third.
     expect(generation(aloneThen)).toBe(0);
-    const crowdingThen = await Promise.all(crowding.map(jobOf));
-    expect(Math.max(...crowdingThen.map(generation))).toBeGreaterThanOrEqual(1);
 
     // Every crawl still ends whole: one row and one fetch a page.
-    await expectWhole(t, web, alone, 'b-long.test', 300);
-    await expectWhole(t, web, crowding[0]!, 'a-long-1.test', 300);
-    await expectWhole(t, web, crowding[1]!, 'a-long-2.test', 300);
-  }, 180_000);
+    await expectWhole(t, web, alone, 'b-long.test', 200);
+    for (const [i, id] of crowding.entries()) await expectWhole(t, web, id, `a-long-${i + 1}.test`, 200);
+  }, 240_000);
+});
+
+describe('one lease of a workspace waits in the work queue at a time', () => {
+  // One lease at a time on the fleet's one scrape worker: whichever crawl holds it, the rest wait.
+  const ctx = fleetTakingTurns(
+    {
+      'a-long-1.test': newsSite(60),
+      'a-long-2.test': newsSite(60),
+      'a-long-3.test': newsSite(60),
+      'b-short.test': newsSite(),
+    },
+    1,
+  );
+
+  it("takes another workspace's crawl before the rest of a workspace's queue", async () => {
+    const { t, web } = ctx;
+    const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const [a, b] = await workspaces(t, 'queues-many', 'queues-one');
+    const crawl = async (key: string, host: string, limit: number) => {
+      const res = await t.call('POST', '/crawl', {
+        key,
+        body: { url: web.url(host, '/'), limit, concurrency: 2, useSitemap: false },
+      });
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+
+    const first = await crawl(a!.apiKey, 'a-long-1.test', 150);
+    await until(
+      "A's first crawl under way",
+      () => jobOf(first),
+      (j) => done(j) >= 5,
+    );
+    // A queues two more crawls, then B one: in a first-in, first-out queue B's would wait for a
+    // turn behind each of A's.
+    const second = await crawl(a!.apiKey, 'a-long-2.test', 150);
+    const third = await crawl(a!.apiKey, 'a-long-3.test', 150);
+    const other = await crawl(b!.apiKey, 'b-short.test', 12);
+
+    const otherJob = await until("B's crawl ends", () => jobOf(other), ended, 120_000);
+    expect(otherJob).toMatchObject({ status: 'done', progress: { done: 12, total: 12, queued: 0 } });
+    const firstHit = (host: string) => web.hits.findIndex((h) => h.host === host && h.path !== '/robots.txt');
+    // B's crawl was fetched before A's third: A's third waited behind B's, not B's behind it.
+    expect(firstHit('b-short.test')).toBeGreaterThanOrEqual(0);
+    const thirdFirst = firstHit('a-long-3.test');
+    expect(thirdFirst === -1 || firstHit('b-short.test') < thirdFirst).toBe(true);
+
+    // Every one of A's crawls still ends whole, each through turns of the one slot.
+    await expectWhole(t, web, first, 'a-long-1.test', 150);
+    await expectWhole(t, web, second, 'a-long-2.test', 150);
+    await expectWhole(t, web, third, 'a-long-3.test', 150);
+  }, 240_000);
 });

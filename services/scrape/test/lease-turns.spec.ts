@@ -44,8 +44,13 @@ describe('which leases make way at the end of their turn', () => {
     expect(names(makingWay(pastTurn(going, 1_000), going, 1, 0))).toEqual(['b1']);
   });
 
-  it('hands over only leases past their turn, whatever their workspace holds', () => {
+  it("waits for the most-holding workspace's turn rather than take another's: nothing makes way before", () => {
+    // A holds three slots, none past its turn (one still waiting for its slot); B's one is past.
     const held = [holder('b1', 'B', 9_000), holder('a1', 'A', 400), holder('a2', 'A', 300), holder('a3', 'A', null)];
-    expect(names(makingWay(pastTurn(held, 1_000), held, 3, 0))).toEqual(['b1']);
+    expect(makingWay(pastTurn(held, 1_000), held, 3, 0)).toEqual([]);
+    // Once one of A's is past its turn, it makes way; A then holds as many as B, whose lease is
+    // held longer than A's other past its turn.
+    const later = [holder('b1', 'B', 9_000), holder('a1', 'A', 1_400), holder('a2', 'A', 300)];
+    expect(names(makingWay(pastTurn(later, 1_000), later, 2, 0))).toEqual(['a1', 'b1']);
   });
 });

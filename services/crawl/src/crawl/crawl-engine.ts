@@ -12,7 +12,14 @@ import type { Discovered, DiscoveryPort } from './engine/discovery-port.js';
 import { Dispatcher } from './engine/dispatcher.js';
 import { KeyedBatches } from './engine/keyed-batches.js';
 import { ResultSettler } from './engine/result-settler.js';
-import { answerOnly, CrawlLeases, leasesOf, type LeaseAnswer, type LeasePull } from './engine/crawl-leases.js';
+import {
+  answerOnly,
+  CrawlLeases,
+  isQueued,
+  leasesOf,
+  type LeaseAnswer,
+  type LeasePull,
+} from './engine/crawl-leases.js';
 import { Seeder } from './engine/seeder.js';
 import { FrontierStatistics } from '../frontier/frontier-statistics.js';
 
@@ -54,6 +61,8 @@ const MAX_SETTLE_BATCH = 200;
  * crawl four times a second was a quarter of a crawl's statements.)
  */
 const STEPPED_RECENTLY_MS = 1000;
+/** How often the ticker looks whether a crawl's deferred lease slot may go out (a nudge looks at once). */
+const DEFERRED_LOOK_MS = 1000;
 
 /**
  * The crawl loop, shared by every crawl worker: each step runs inside the run's advisory lock,
@@ -86,6 +95,8 @@ export class CrawlEngine {
    * politeness delay, no Retry-After pending): what the ticker may skip.
    */
   private readonly steppedAt = new Map<string, number>();
+  /** When the ticker last looked at each crawl's deferred lease slots in this process. */
+  private readonly deferredLookedAt = new Map<string, number>();
 
   constructor(
     private readonly jobs: CrawlJobRepository,
@@ -93,7 +104,7 @@ export class CrawlEngine {
     bus: Bus,
     discovery: DiscoveryPort,
     private readonly settings: EngineSettings,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
     this.contexts = new CrawlContexts(settings.userAgent);
     this.events = new CrawlEvents(jobs, frontier, bus, this.contexts, logger);
@@ -176,6 +187,7 @@ export class CrawlEngine {
     const job = await this.runOf(pull.jobId);
     if (!job) return answerOnly('ended');
     let answer = answerOnly('ended');
+    let taken = false;
     const ended = await this.frontier.locked(
       job.runId,
       async (tx, read): Promise<CrawlEnd | null> => {
@@ -185,6 +197,8 @@ export class CrawlEngine {
           answer = answerOnly('lost');
           return null;
         }
+        // The lease's first pull: it no longer waits in the work queue (see nudgeDeferred).
+        taken = isQueued(leasesOf(view)[pull.slot]);
         const newHolder = this.leases.isNewHolder(view, pull);
         // A newer holder while the current one's lease runs: nothing changes (a new holder has
         // nothing to hand back), and it asks again.
@@ -198,6 +212,7 @@ export class CrawlEngine {
         if (pull.returned.length) view = await this.leases.takeBack(tx, view, pull.returned);
         view = await this.leases.touch(tx, view, pull);
         view = await this.cutSilentSlots(tx, view, ctx);
+        view = await this.leases.publishDeferred(tx, view, ctx);
         const state = stateOf(view);
         const stopping = view.status !== 'running' || state.budgetHit || state.creditsExhausted === true;
         let urls: Dispatchable[] = [];
@@ -220,7 +235,21 @@ export class CrawlEngine {
       this.steppedAt.delete(job.id);
       await this.events.publishEnd(job, ended);
     }
+    if (taken) this.nudgeDeferred(job.workspaceId);
     return answer;
+  }
+
+  /**
+   * A workspace's waiting lease was taken: its oldest deferred slot goes out now rather than at
+   * its crawl's next tick (a tick a lease, 250 ms, would pace a workspace's crawls started
+   * together on an idle fleet). Not awaited: the pull's answer does not wait for another crawl's
+   * step; a nudge that fails or finds the crawl's lock taken leaves it to the ticker.
+   */
+  private nudgeDeferred(workspaceId: string): void {
+    void (async () => {
+      const next = await this.jobs.oldestDeferred(workspaceId);
+      if (next) await this.tick(next.id, next.runId, true);
+    })().catch((err: unknown) => this.logger.warn({ err, workspaceId }, 'a deferred lease waits for the ticker'));
   }
 
   /**
@@ -336,9 +365,9 @@ export class CrawlEngine {
    * The ticker's step for one crawl: what no message will trigger — a delay or Retry-After that
    * has passed, crawl.page every few seconds, work lost with a dead scrape worker, the end.
    */
-  async tick(jobId: string, runId: string): Promise<void> {
+  async tick(jobId: string, runId: string, nudged = false): Promise<void> {
     const stepped = this.steppedAt.get(jobId);
-    if (stepped !== undefined && Date.now() - stepped < STEPPED_RECENTLY_MS) return;
+    if (!nudged && stepped !== undefined && Date.now() - stepped < STEPPED_RECENTLY_MS) return;
     let workspaceId = '';
     const ended = await this.frontier.locked(
       runId,
@@ -348,7 +377,16 @@ export class CrawlEngine {
         workspaceId = view.workspaceId;
         const ctx = await this.contextOf(tx, view);
         if (!leasesOf(view).length) view = await this.settler.recoverLost(tx, view, ctx);
-        else view = await this.cutSilentSlots(tx, view, ctx);
+        else {
+          view = await this.cutSilentSlots(tx, view, ctx);
+          // A deferred slot is looked at by a nudge at once; the ticker's look is the fallback,
+          // once a second (it reads the workspace's running crawls).
+          const lookedAt = this.deferredLookedAt.get(jobId) ?? 0;
+          if (nudged || Date.now() - lookedAt >= DEFERRED_LOOK_MS) {
+            remember(this.deferredLookedAt, jobId, Date.now());
+            view = await this.leases.publishDeferred(tx, view, ctx);
+          }
+        }
         return this.advance(tx, view, ctx);
       },
       true,

@@ -67,6 +67,21 @@ export interface LeaseSlotState {
   holder?: string;
   /** Ids of holders of this delivery the slot has gone past: their pulls are refused. */
   past?: string[];
+  /**
+   * When the slot's generation was opened while another lease of the workspace waited in the
+   * work queue (epoch ms): it is not published yet, and goes out when it is the workspace's
+   * oldest such slot and none of the workspace's leases waits (CrawlLeases, one waiting lease a
+   * workspace).
+   */
+  deferredAt?: number;
+}
+
+/** A lease slot of one of a workspace's running crawls (CrawlJobRepository.workspaceLeases). */
+export interface WorkspaceLeaseSlot {
+  jobId: string;
+  slot: number;
+  delivery: number;
+  deferredAt: number | null;
 }
 
 /** What a crawl read of the site's robots.txt at its start (status 0: no answer). */
@@ -279,6 +294,47 @@ export class CrawlJobRepository {
        WHERE j.workspace_id = ${workspaceId} AND j.kind IN ('crawl', 'run') AND j.status IN ('queued', 'running')
        ORDER BY j.id
        LIMIT ${take}`;
+  }
+
+  /**
+   * The lease slots of the workspace's running crawls and runs but one (`except`, the crawl whose
+   * step asks: its own slots are in the step's view), read through the partial index
+   * job_running_crawls.
+   */
+  async workspaceLeases(tx: Tx, workspaceId: string, except: string): Promise<WorkspaceLeaseSlot[]> {
+    return tx.$queryRaw<WorkspaceLeaseSlot[]>`
+      SELECT j.id AS "jobId", (l.ord - 1)::int AS slot,
+             coalesce((l.v->>'delivery')::int, 0) AS delivery, (l.v->>'deferredAt')::float8 AS "deferredAt"
+        FROM job j,
+             jsonb_array_elements(CASE WHEN jsonb_typeof(j.result->'leases') = 'array' THEN j.result->'leases'
+                                       ELSE '[]'::jsonb END) WITH ORDINALITY AS l(v, ord)
+       WHERE j.workspace_id = ${workspaceId} AND j.kind IN ('crawl', 'run') AND j.status = 'running'
+         AND j.id <> ${except} AND jsonb_typeof(l.v) = 'object'`;
+  }
+
+  /** The running crawl or run of the workspace with its oldest deferred lease slot, if any. */
+  async oldestDeferred(workspaceId: string): Promise<{ id: string; runId: string } | null> {
+    const [row] = await this.raw.$queryRaw<{ id: string; runId: string }[]>`
+      SELECT j.id, j.run_id AS "runId"
+        FROM job j,
+             jsonb_array_elements(CASE WHEN jsonb_typeof(j.result->'leases') = 'array' THEN j.result->'leases'
+                                       ELSE '[]'::jsonb END) AS l(v)
+       WHERE j.workspace_id = ${workspaceId} AND j.kind IN ('crawl', 'run') AND j.status = 'running'
+         AND jsonb_typeof(l.v) = 'object' AND l.v ? 'deferredAt'
+       ORDER BY (l.v->>'deferredAt')::float8, j.id
+       LIMIT 1`;
+    return row ?? null;
+  }
+
+  /**
+   * Takes the workspace's lease-queue lock for the step's transaction if nobody holds it (false:
+   * another crawl of the workspace is deciding what to queue right now). Try only: a step never
+   * waits for another crawl's, so two crawls' steps cannot deadlock on it.
+   */
+  async tryLockLeaseQueue(tx: Tx, workspaceId: string): Promise<boolean> {
+    const [row] = await tx.$queryRaw<{ ok: boolean }[]>`
+      SELECT pg_try_advisory_xact_lock(hashtext('lease-queue:' || ${workspaceId})) AS ok`;
+    return row?.ok === true;
   }
 
   /**

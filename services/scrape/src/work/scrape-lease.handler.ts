@@ -34,10 +34,17 @@ export interface LeaseTurns {
  * go back, and the crawl queues the slot again behind the waiting ones (a new generation).
  * Crawls take turns in the order they queued; no page is fetched twice for it.
  */
+/** How long a slot freed by a hand-over counts as about to take a waiting lease. */
+const FREED_SLOT_MS = 1_000;
+
 export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: LeaseTurns) => {
   const options = new OptionsCache();
   const running = new Set<LeaseRunner>();
+  // When slots here were freed by a hand-over and not yet filled: each is about to take a
+  // waiting lease (the next message this worker takes), so it is counted as making way still.
+  let freedAt: number[] = [];
   const handler: WorkHandler<'work.scrape.lease'> = async (msg, { deliveryCount }) => {
+    freedAt.shift();
     const runner = new LeaseRunner(msg, deliveryCount, {
       ...deps,
       options: (lease, url, seed) =>
@@ -45,7 +52,9 @@ export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: Lea
     });
     running.add(runner);
     try {
-      if ((await runner.run()) === 'released') throw new LeaseReleased();
+      const ended = await runner.run();
+      if (ended === 'released') throw new LeaseReleased();
+      if (ended === 'handed-over') freedAt.push(performance.now());
     } finally {
       running.delete(runner);
     }
@@ -68,8 +77,11 @@ export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: Lea
       deps.logger.warn({ err }, 'could not count the leases waiting for a worker; no turn taken');
       return;
     }
-    // Those already making way free a worker each for what waits.
-    waiting -= [...running].filter((r) => r.lettingGo).length;
+    // Those already making way free a worker each for what waits, and so does a slot freed by a
+    // hand-over that has not taken its next lease yet (for a moment: a free slot takes what
+    // waits at once; one that found nothing is forgotten after a second).
+    freedAt = freedAt.filter((at) => now - at < FREED_SLOT_MS);
+    waiting -= [...running].filter((r) => r.lettingGo).length + freedAt.length;
     for (const runner of makingWay(over, [...running], waiting, now)) {
       deps.logger.info(
         { jobId: runner.jobId, workspaceId: runner.workspaceId },
@@ -111,12 +123,13 @@ export interface TurnHolder {
 }
 
 /**
- * Which of the holders past their turn (`over`) make way for `waiting` leases. One at a time, from
- * the workspace that holds the most of this worker's slots (`held`: every holder here) at that
- * point, its longest held first; between workspaces that hold as many, the longest held. So a
- * workspace that fills a worker with its crawls rotates them among themselves and does not push
- * out another workspace's one crawl for its own next one; the leases that wait are still taken in
- * the order they queued.
+ * Which of the holders past their turn (`over`) make way for `waiting` leases, one at a time:
+ * only a lease of a workspace that holds the most of this worker's slots at that point (`held`:
+ * every holder here), its longest held first; between workspaces that hold as many, the longest
+ * held. When none of the most-holding workspace's leases is past its turn yet, nothing more
+ * makes way now: one will be within a turn. So a workspace that fills a worker rotates its own
+ * crawls and does not push out another workspace's crawl for its own next one; the leases that
+ * wait are still taken in the order they queued.
  */
 export const makingWay = <H extends TurnHolder>(over: H[], held: H[], waiting: number, now: number): H[] => {
   const slots = new Map<string, number>();
@@ -124,16 +137,16 @@ export const makingWay = <H extends TurnHolder>(over: H[], held: H[], waiting: n
   const left = [...over];
   const chosen: H[] = [];
   while (chosen.length < waiting && left.length) {
-    let best = 0;
-    for (let i = 1; i < left.length; i++) {
-      const a = left[i]!;
-      const b = left[best]!;
-      const bySlots = (slots.get(a.workspaceId) ?? 0) - (slots.get(b.workspaceId) ?? 0);
-      if (bySlots > 0 || (bySlots === 0 && (a.turnLength(now) ?? 0) > (b.turnLength(now) ?? 0))) best = i;
+    const most = Math.max(...slots.values());
+    let best = -1;
+    for (let i = 0; i < left.length; i++) {
+      if (slots.get(left[i]!.workspaceId) !== most) continue;
+      if (best < 0 || (left[i]!.turnLength(now) ?? 0) > (left[best]!.turnLength(now) ?? 0)) best = i;
     }
+    if (best < 0) break;
     const [runner] = left.splice(best, 1);
     chosen.push(runner!);
-    slots.set(runner!.workspaceId, (slots.get(runner!.workspaceId) ?? 0) - 1);
+    slots.set(runner!.workspaceId, most - 1);
   }
   return chosen;
 };

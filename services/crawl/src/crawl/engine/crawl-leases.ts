@@ -77,6 +77,10 @@ const PAST_HOLDERS = 16;
 const sameCountOtherHolder = (lease: LeaseSlotState, pull: LeaseHolder): boolean =>
   compareHolders(pull, lease) === 0 && pull.holder !== '' && lease.holder !== undefined && pull.holder !== lease.holder;
 
+/** A slot whose lease message waits in the work queue: published, and no worker has pulled it yet. */
+export const isQueued = (lease: LeaseSlotState | undefined): boolean =>
+  lease !== undefined && lease !== null && lease.delivery === 0 && lease.deferredAt === undefined;
+
 /** A leased crawl's slots (a crawl started before slots had one lease, slot 0); empty when paged. */
 export const leasesOf = (view: CrawlJob): LeaseSlotState[] => {
   const state = stateOf(view);
@@ -155,12 +159,75 @@ export class CrawlLeases {
     return view;
   }
 
-  /** Opens a slot's lease of `generation` (published with the step; a retried step publishes nothing twice). */
+  /**
+   * Opens a slot's lease of `generation`: published with the step (a retried step publishes
+   * nothing twice), or deferred while another lease of the workspace waits in the work queue.
+   *
+   * One waiting lease a workspace: JetStream's work queue is first in, first out, so a workspace
+   * that queued many crawls would otherwise keep every crawl queued after them waiting for a
+   * turn behind each of its own (a turn is `SCRAPE_LEASE_TURN_MS`). With one lease of each
+   * workspace in the queue, workers take the workspaces' leases in turn; a workspace's further
+   * leases go out oldest first, each once the one before it is taken (publishDeferred).
+   */
   async open(tx: Tx, job: CrawlJob, ctx: CrawlContext, slot: number, generation: number): Promise<CrawlJob> {
     const leases = [...leasesOf(job)];
-    leases[slot] = { generation, delivery: 0, pulledAt: Date.now() };
+    const now = Date.now();
+    if (await this.workspaceLeaseWaits(tx, job, leases, slot)) {
+      leases[slot] = { generation, delivery: 0, pulledAt: now, deferredAt: now };
+      return this.jobs.update(tx, job, { state: { leases } });
+    }
+    leases[slot] = { generation, delivery: 0, pulledAt: now };
     const after = await this.jobs.update(tx, job, { state: { leases } });
-    await this.bus.publishWork(
+    await this.publish(job, ctx, slot, generation);
+    return after;
+  }
+
+  /**
+   * Publishes the crawl's deferred slot if it is its workspace's oldest and none of the
+   * workspace's leases waits in the work queue any more (it was taken, or its crawl ended).
+   * Looked at by the ticker and by every pull of a crawl that has one.
+   */
+  async publishDeferred(tx: Tx, view: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
+    const leases = [...leasesOf(view)];
+    const mine = leases
+      .map((lease, slot) => ({ lease, slot }))
+      .filter((x): x is { lease: LeaseSlotState; slot: number } => x.lease?.deferredAt !== undefined)
+      .sort((a, b) => a.lease.deferredAt! - b.lease.deferredAt! || a.slot - b.slot);
+    const first = mine[0];
+    if (!first) return view;
+    if (leases.some((lease) => isQueued(lease))) return view;
+    if (!(await this.jobs.tryLockLeaseQueue(tx, view.workspaceId))) return view;
+    const others = await this.jobs.workspaceLeases(tx, view.workspaceId, view.id);
+    if (others.some((o) => o.delivery === 0 && o.deferredAt === null)) return view;
+    // Oldest first across the workspace (its crawls' deferred slots by when they were deferred).
+    const older = others.some(
+      (o) =>
+        o.deferredAt !== null &&
+        (o.deferredAt < first.lease.deferredAt! || (o.deferredAt === first.lease.deferredAt && o.jobId < view.id)),
+    );
+    if (older) return view;
+    const { deferredAt: _, ...lease } = first.lease;
+    leases[first.slot] = { ...lease, pulledAt: Date.now() };
+    const after = await this.jobs.update(tx, view, { state: { leases } });
+    await this.publish(view, ctx, first.slot, lease.generation);
+    return after;
+  }
+
+  /**
+   * Whether a lease of the workspace waits in the work queue (published, not yet taken) or
+   * another crawl of the workspace is deciding right now (its queue lock is taken): either way
+   * this slot is deferred. `leases`: this crawl's slots as the step sees them; `slot` is the
+   * one being opened.
+   */
+  private async workspaceLeaseWaits(tx: Tx, job: CrawlJob, leases: LeaseSlotState[], slot: number): Promise<boolean> {
+    if (leases.some((lease, at) => at !== slot && (isQueued(lease) || lease?.deferredAt !== undefined))) return true;
+    if (!(await this.jobs.tryLockLeaseQueue(tx, job.workspaceId))) return true;
+    const others = await this.jobs.workspaceLeases(tx, job.workspaceId, job.id);
+    return others.some((o) => o.delivery === 0 || o.deferredAt !== null);
+  }
+
+  private publish(job: CrawlJob, ctx: CrawlContext, slot: number, generation: number): Promise<void> {
+    return this.bus.publishWork(
       'work.scrape.lease',
       {
         jobId: job.id,
@@ -174,7 +241,6 @@ export class CrawlLeases {
       },
       { msgId: `${job.id}:lease:${slot}:${generation}` },
     );
-    return after;
   }
 
   /** The pull's holder is its slot's (or a newer delivery of it, which takes it over). */
