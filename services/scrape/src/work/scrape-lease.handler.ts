@@ -20,6 +20,9 @@ export interface LeaseTurns {
   waiting: () => Promise<number>;
 }
 
+/** How long a slot freed by a hand-over counts as about to take a waiting lease. */
+const FREED_SLOT_MS = 1_000;
+
 /**
  * NATS in: `work.scrape.lease`, a crawl's lease (ADR 14). The message is held (its heartbeat
  * keeps it) while this worker fetches the crawl, and acked when the crawl ends the lease, gives
@@ -31,12 +34,10 @@ export interface LeaseTurns {
  * Without turns, a workspace's long crawls that fill every worker keep every other crawl (its
  * own and other workspaces') waiting until one of them ends, hours on a large site. So while
  * leases wait untaken, a lease held here for `turnMs` makes way: its pages in flight finish and
- * go back, and the crawl queues the slot again behind the waiting ones (a new generation).
- * Crawls take turns in the order they queued; no page is fetched twice for it.
+ * go back, and the crawl queues the slot again behind the waiting ones (a new generation). The
+ * lease that makes way is one of the workspace holding most of this worker's slots (makingWay);
+ * the crawl service keeps one lease of a workspace waiting at a time. No page is fetched twice.
  */
-/** How long a slot freed by a hand-over counts as about to take a waiting lease. */
-const FREED_SLOT_MS = 1_000;
-
 export const scrapeLeaseHandler = (deps: Omit<LeaseDeps, 'options'>, turns?: LeaseTurns) => {
   const options = new OptionsCache();
   const running = new Set<LeaseRunner>();
