@@ -53,6 +53,25 @@ const workspaces = async (t: TestFleet, ...names: string[]) => {
   return made;
 };
 
+const jobIn = (t: TestFleet) => (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+/** Until the crawl has settled its first pages: it holds a lease slot and fetches. */
+const underWay = (t: TestFleet, id: string) =>
+  until(
+    'a crawl under way',
+    () => jobIn(t)(id),
+    (j) => done(j) >= 5,
+  );
+
+/** Starts a crawl of `host` (two pages in flight, no sitemap) with a workspace's key; its id. */
+const crawlIn = (t: TestFleet, web: TestWeb) => async (key: string, host: string, limit: number) => {
+  const res = await t.call('POST', '/crawl', {
+    key,
+    body: { url: web.url(host, '/'), limit, concurrency: 2, useSitemap: false },
+  });
+  expect(res.status).toBe(202);
+  return res.body.id as string;
+};
+
 /** One row and one fetch a page of a crawl that ended done with `pages` pages. */
 const expectWhole = async (t: TestFleet, web: TestWeb, id: string, host: string, pages: number) => {
   const job = await until('a long crawl ends', () => t.db.prisma.job.findUniqueOrThrow({ where: { id } }), ended);
@@ -72,34 +91,23 @@ describe('crawl leases take turns when crawls wait for a worker', () => {
 
   it("lets another workspace's crawl run while a long crawl holds the worker's only lease slot, and each crawls every page once", async () => {
     const { t, web } = ctx;
-    const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const jobOf = jobIn(t);
     const [a, b] = await workspaces(t, 'long', 'short');
 
-    const long = await t.call('POST', '/crawl', {
-      key: a!.apiKey,
-      body: { url: web.url('long.test', '/'), limit: 240, concurrency: 2, useSitemap: false },
-    });
-    expect(long.status).toBe(202);
+    const crawl = crawlIn(t, web);
+    const long = await crawl(a!.apiKey, 'long.test', 240);
     // The long crawl holds the slot and is fetching before the short one is asked for.
-    await until(
-      'the long crawl under way',
-      () => jobOf(long.body.id),
-      (j) => done(j) >= 5,
-    );
-    const short = await t.call('POST', '/crawl', {
-      key: b!.apiKey,
-      body: { url: web.url('short.test', '/'), limit: 12, concurrency: 2, useSitemap: false },
-    });
-    expect(short.status).toBe(202);
+    await underWay(t, long);
+    const short = await crawl(b!.apiKey, 'short.test', 12);
 
-    const shortJob = await until('the short crawl ends', () => jobOf(short.body.id), ended);
+    const shortJob = await until('the short crawl ends', () => jobOf(short), ended);
     // Without turns it would wait for the long crawl's end: the worker holds one lease.
-    const longThen = await jobOf(long.body.id);
+    const longThen = await jobOf(long);
     expect(longThen.status).toBe('running');
     expect(shortJob).toMatchObject({ status: 'done', progress: { done: 12, total: 12, queued: 0 }, creditsUsed: 12 });
 
     // Handing over lost nothing and fetched nothing twice: one row a page, one fetch a page.
-    const longJob = await expectWhole(t, web, long.body.id, 'long.test', 240);
+    const longJob = await expectWhole(t, web, long, 'long.test', 240);
     // It made way at least once: its slot was queued again (a new generation) behind the short crawl.
     expect(generation(longJob)).toBeGreaterThanOrEqual(1);
   }, 150_000);
@@ -119,31 +127,15 @@ describe("a worker's turns go first to the workspace that holds most of its slot
 
   it("rotates the crowding workspace's crawls and leaves the other workspace's crawl its slot", async () => {
     const { t, web } = ctx;
-    const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const jobOf = jobIn(t);
     const [a, b] = await workspaces(t, 'crowding', 'alone');
-    const crawl = async (key: string, host: string, limit: number) => {
-      const res = await t.call('POST', '/crawl', {
-        key,
-        body: { url: web.url(host, '/'), limit, concurrency: 2, useSitemap: false },
-      });
-      expect(res.status).toBe(202);
-      return res.body.id as string;
-    };
+    const crawl = crawlIn(t, web);
 
     // B's crawl takes a slot first, so it is the lease held longest at every turn's end.
     const alone = await crawl(b!.apiKey, 'b-long.test', 200);
-    await until(
-      'B crawl under way',
-      () => jobOf(alone),
-      (j) => done(j) >= 5,
-    );
+    await underWay(t, alone);
     const crowding = [await crawl(a!.apiKey, 'a-long-1.test', 200), await crawl(a!.apiKey, 'a-long-2.test', 200)];
-    for (const id of crowding)
-      await until(
-        'A crawl under way',
-        () => jobOf(id),
-        (j) => done(j) >= 5,
-      );
+    for (const id of crowding) await underWay(t, id);
     // Every lease past its turn before anything waits, so any of the three could make way.
     await new Promise((r) => setTimeout(r, 1_700));
     crowding.push(await crawl(a!.apiKey, 'a-long-3.test', 200));
@@ -180,23 +172,12 @@ describe('one lease of a workspace waits in the work queue at a time', () => {
 
   it("takes another workspace's crawl before the rest of a workspace's queue", async () => {
     const { t, web } = ctx;
-    const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const jobOf = jobIn(t);
     const [a, b] = await workspaces(t, 'queues-many', 'queues-one');
-    const crawl = async (key: string, host: string, limit: number) => {
-      const res = await t.call('POST', '/crawl', {
-        key,
-        body: { url: web.url(host, '/'), limit, concurrency: 2, useSitemap: false },
-      });
-      expect(res.status).toBe(202);
-      return res.body.id as string;
-    };
+    const crawl = crawlIn(t, web);
 
     const first = await crawl(a!.apiKey, 'a-long-1.test', 150);
-    await until(
-      "A's first crawl under way",
-      () => jobOf(first),
-      (j) => done(j) >= 5,
-    );
+    await underWay(t, first);
     // A queues two more crawls, then B one: in a first-in, first-out queue B's would wait for a
     // turn behind each of A's.
     const second = await crawl(a!.apiKey, 'a-long-2.test', 150);
