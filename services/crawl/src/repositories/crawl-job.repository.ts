@@ -6,8 +6,8 @@ import {
   PROJECT_COLUMNS,
   storable,
   storableText,
+  Prisma,
   type Job,
-  type Prisma,
   type PrismaClient,
   type Project,
   type RawDb,
@@ -100,6 +100,16 @@ export const initialState = (): CrawlState => ({
 });
 
 export type CrawlJob = Job & { runId: string };
+
+/**
+ * Every job's lease slots, a row each (`j` the job, `l.v` the slot, `l.ord` its place from 1):
+ * a `leases` that is not an array gives none.
+ */
+const LEASE_SLOTS = Prisma.sql`job j,
+  jsonb_array_elements(CASE WHEN jsonb_typeof(j.result->'leases') = 'array' THEN j.result->'leases'
+                            ELSE '[]'::jsonb END) WITH ORDINALITY AS l(v, ord)`;
+/** A running crawl's or run's slot (the partial index job_running_crawls's predicate), not a hole. */
+const RUNNING_SLOT = Prisma.sql`j.kind IN ('crawl', 'run') AND j.status = 'running' AND jsonb_typeof(l.v) = 'object'`;
 
 /**
  * The only file of crawl that touches job, project and run. A crawl is a job (the envelope), a
@@ -305,22 +315,16 @@ export class CrawlJobRepository {
     return tx.$queryRaw<WorkspaceLeaseSlot[]>`
       SELECT j.id AS "jobId", (l.ord - 1)::int AS slot,
              coalesce((l.v->>'delivery')::int, 0) AS delivery, (l.v->>'deferredAt')::float8 AS "deferredAt"
-        FROM job j,
-             jsonb_array_elements(CASE WHEN jsonb_typeof(j.result->'leases') = 'array' THEN j.result->'leases'
-                                       ELSE '[]'::jsonb END) WITH ORDINALITY AS l(v, ord)
-       WHERE j.workspace_id = ${workspaceId} AND j.kind IN ('crawl', 'run') AND j.status = 'running'
-         AND j.id <> ${except} AND jsonb_typeof(l.v) = 'object'`;
+        FROM ${LEASE_SLOTS}
+       WHERE ${RUNNING_SLOT} AND j.workspace_id = ${workspaceId} AND j.id <> ${except}`;
   }
 
   /** The running crawl or run of the workspace with its oldest deferred lease slot, if any. */
   async oldestDeferred(workspaceId: string): Promise<{ id: string; runId: string } | null> {
     const [row] = await this.raw.$queryRaw<{ id: string; runId: string }[]>`
       SELECT j.id, j.run_id AS "runId"
-        FROM job j,
-             jsonb_array_elements(CASE WHEN jsonb_typeof(j.result->'leases') = 'array' THEN j.result->'leases'
-                                       ELSE '[]'::jsonb END) AS l(v)
-       WHERE j.workspace_id = ${workspaceId} AND j.kind IN ('crawl', 'run') AND j.status = 'running'
-         AND jsonb_typeof(l.v) = 'object' AND l.v ? 'deferredAt'
+        FROM ${LEASE_SLOTS}
+       WHERE ${RUNNING_SLOT} AND j.workspace_id = ${workspaceId} AND l.v ? 'deferredAt'
        ORDER BY (l.v->>'deferredAt')::float8, j.id
        LIMIT 1`;
     return row ?? null;
