@@ -248,7 +248,9 @@ describe('the watchdog ends stalled jobs and runs', () => {
 /**
  * A leased crawl (ADR 14) waits for a worker to take its lease, as queued work waits behind a
  * backlog; a lease that was taken and went silent is cut again (crawl-lease.int.spec.ts); one
- * lost before any worker took it leaves nothing to move the crawl, and the watchdog ends it.
+ * lost before any worker took it leaves nothing to move the crawl, and the watchdog ends it. A
+ * crawl of the same workspace deferred behind that lease (the queue holds one lease of a
+ * workspace) was waiting its turn, not stalled: it is not failed with it, and its lease goes out.
  */
 describe("the watchdog and a leased crawl's lease", () => {
   let web: TestWeb;
@@ -280,7 +282,7 @@ describe("the watchdog and a leased crawl's lease", () => {
 
   const jobOf = (id: string) => t.db.prisma.job.findUniqueOrThrow({ where: { id } });
 
-  it('leaves a crawl waiting for a free worker alone; fails one whose lease was lost', async () => {
+  it('leaves a crawl waiting for a free worker alone; fails one whose lease was lost, not the crawl deferred behind it', async () => {
     const start = async () => {
       const res = await t.call('POST', '/crawl', {
         key,
@@ -294,6 +296,15 @@ describe("the watchdog and a leased crawl's lease", () => {
       'the lease to go out',
       () => bus.consumerInfo('scrape-lease'),
       (c) => c.pending === 1,
+    );
+    // The workspace's second crawl is deferred: its first lease waits in the queue.
+    const deferred = await start();
+    const leasesOf = async (id: string) =>
+      ((await jobOf(id)).result as { leases: { generation: number; delivery: number; deferredAt?: number }[] }).leases;
+    await until(
+      'the second crawl to defer its lease',
+      () => leasesOf(deferred),
+      (l) => l?.[0]?.deferredAt !== undefined,
     );
     // Past the stall time the crawl is still running: its lease waits in the lane for a worker,
     // as queued work waits behind a backlog, and the watchdog leaves it alone.
@@ -321,5 +332,16 @@ describe("the watchdog and a leased crawl's lease", () => {
     });
     expect(await t.db.prisma.crawlUrl.count({ where: { runId: lost.runId!, state: 'unfetched' } })).toBe(1);
     expect(await t.db.prisma.run.findUniqueOrThrow({ where: { id: lost.runId! } })).toMatchObject({ status: 'error' });
+
+    // The deferred crawl had not moved for as long, but it waited for the lost lease's turn: it
+    // runs on, and its lease goes out now that no lease of its workspace waits.
+    await until(
+      'the deferred lease to go out',
+      () => bus.consumerInfo('scrape-lease'),
+      (c) => c.pending === 1,
+    );
+    expect(await leasesOf(deferred)).toEqual([{ generation: 0, delivery: 0, pulledAt: expect.any(Number) }]);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await jobOf(deferred)).toMatchObject({ status: 'running', progress: { done: 0, total: 1, queued: 1 } });
   });
 });

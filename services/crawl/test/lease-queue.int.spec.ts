@@ -84,6 +84,23 @@ describe('a workspace lease queue, as the crawl service reads it', () => {
     expect(await jobs.oldestDeferred(ws)).toEqual({ id: older.id, runId: older.runId });
   });
 
+  it("tells whether another crawl of the workspace ended within a time (the watchdog's spared deferral)", async () => {
+    const ws = newId('ws');
+    await prisma.workspace.create({ data: { id: ws, name: ws } });
+    const asking = await crawl(ws, 'running', [slot({ deferredAt: 1_000 })]);
+    const endedIn = (ms: number) => raw.transaction((tx) => jobs.endedSince(tx, ws, asking.id, ms));
+    await crawl(ws, 'running', [slot({})]);
+    await crawl(otherWorkspace, 'error', [slot({})]);
+    expect(await endedIn(60_000)).toBe(false);
+    const ended = await crawl(ws, 'error', [slot({})]);
+    expect(await endedIn(60_000)).toBe(true);
+    await raw.$executeRaw`UPDATE job SET updated_at = updated_at - interval '2 minutes' WHERE id = ${ended.id}`;
+    expect(await endedIn(60_000)).toBe(false);
+    // The asking crawl's own end is not another's.
+    await raw.$executeRaw`UPDATE job SET status = 'error' WHERE id = ${asking.id}`;
+    expect(await endedIn(60_000)).toBe(false);
+  });
+
   it('lets one transaction at a time hold a workspace queue lock, without waiting for it', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));

@@ -321,6 +321,7 @@ export class CrawlEngine {
         if (stalledMs !== null) {
           if (!(await this.jobs.stillStalled(tx, view.id, stalledMs))) return null;
           if (await this.frontier.waitingOnSite(tx, view.runId)) return null;
+          if (await this.waitsItsTurn(tx, view, stalledMs)) return null;
         }
         const dropped = await this.frontier.dropOpen(tx, view.runId, true);
         const unfetched = dropped.queued + dropped.dispatched;
@@ -340,6 +341,21 @@ export class CrawlEngine {
     );
     if (ended) await this.events.publishEnd(ended.job, ended);
     return ended !== null;
+  }
+
+  /**
+   * Whether a quiet crawl is waiting for its workspace's turn in the work queue rather than
+   * stalled: it holds a deferred slot (CrawlLeases.open), and another crawl of the workspace has
+   * a lease waiting there or ended within the stall time (a lease lost before any worker took it
+   * ends its crawl at the watchdog, this sweep or another worker's). Its slot goes out at its
+   * next tick once no lease of the workspace waits. A deferred crawl quiet with nothing ahead of
+   * it is stalled like any other.
+   */
+  private async waitsItsTurn(tx: Tx, view: CrawlJob, stalledMs: number): Promise<boolean> {
+    if (!leasesOf(view).some((lease) => lease?.deferredAt !== undefined)) return false;
+    const others = await this.jobs.workspaceLeases(tx, view.workspaceId, view.id);
+    if (others.some((o) => o.delivery === 0 && o.deferredAt === null)) return true;
+    return this.jobs.endedSince(tx, view.workspaceId, view.id, stalledMs);
   }
 
   /** Cancels: nothing more is dispatched, queued URLs are not fetched; pages in flight finish. */

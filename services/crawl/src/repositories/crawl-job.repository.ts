@@ -319,6 +319,17 @@ export class CrawlJobRepository {
        WHERE ${RUNNING_SLOT} AND j.workspace_id = ${workspaceId} AND j.id <> ${except}`;
   }
 
+  /** Whether a crawl or run of the workspace other than `except` ended within the last `ms`. */
+  async endedSince(tx: Tx, workspaceId: string, except: string, ms: number): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM job
+       WHERE workspace_id = ${workspaceId} AND kind IN ('crawl', 'run') AND id <> ${except}
+         AND status NOT IN ('queued', 'running')
+         AND updated_at >= (now() AT TIME ZONE 'utc') - make_interval(secs => ${ms}::float8 / 1000)
+       LIMIT 1`;
+    return rows.length > 0;
+  }
+
   /** The running crawl or run of the workspace with its oldest deferred lease slot, if any. */
   async oldestDeferred(workspaceId: string): Promise<{ id: string; runId: string } | null> {
     const [row] = await this.raw.$queryRaw<{ id: string; runId: string }[]>`
