@@ -5,7 +5,9 @@ import { crawlLeaseV1 } from '@tidemark/contracts';
 import { connectClient, type RpcClient } from '@tidemark/rpc';
 import { createLogger } from '@tidemark/telemetry';
 import { startTestWeb, TEST_INFRA, treeSite, type TestWeb } from '@tidemark/testkit';
+import type * as scrape from '@tidemark/scrape';
 import { startTestFleet, type TestFleet } from '../support/fleet.js';
+import { buildScrapeApp } from '../support/scrape-app.js';
 import { until as pollUntil } from '../support/until.js';
 
 /** Pages of the slow site (and the root): slow enough that a crawl of it is running while we look. */
@@ -23,6 +25,10 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
   const fetches: string[] = [];
   /** How often refuse.test's /p/3 was fetched (its row can never be stored). */
   let refusedFetches = 0;
+  /** Each /p/N of requeue.test fetched, in order. */
+  const requeueFetches: string[] = [];
+  /** A scrape worker a test started beside the fleet's (stopped after the tests). */
+  let extraWorker: scrape.ScrapeApp | null = null;
   /** When each page of wait.test was asked for, and when its one 429 was (ms since the epoch). */
   const waitHits: number[] = [];
   let askedToWaitAt = 0;
@@ -67,6 +73,15 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
         return { ...waitPage(req), delayMs: 100 };
       },
     });
+    const requeueTree = treeSite(5);
+    const requeuePage = requeueTree['*'] as Extract<(typeof requeueTree)[string], (req: IncomingMessage) => unknown>;
+    web.addSite('requeue.test', {
+      ...requeueTree,
+      '*': (req: IncomingMessage) => {
+        requeueFetches.push(new URL(req.url ?? '/', 'http://x').pathname);
+        return requeuePage(req);
+      },
+    });
     // A host that asks for a year's wait.
     web.addSite('year.test', {
       '/': { type: 'text/html', body: '<h1>Year</h1><a href="/p/1">one</a>' },
@@ -105,6 +120,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     });
   }, 120_000);
   afterAll(async () => {
+    await extraWorker?.stop();
     crawl?.close();
     await bus?.close();
     await t?.stop();
@@ -426,5 +442,64 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     const cancelled = await t.call('DELETE', `/crawl/${id}`, { key });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+  }, 120_000);
+  it('sends a lease again whose message left the work queue before any worker took it, three times in a row at most; a worker then crawls it to its end', async () => {
+    // No worker takes leases (the test before stopped it; stopping is idempotent), and nothing
+    // waits in the work queue.
+    await t.fleet.stopService('scrape');
+    await bus.purgeWork('work.scrape.lease');
+    const res = await t.call('POST', '/crawl', {
+      key,
+      body: { url: web.url('requeue.test', '/'), limit: 5, concurrency: 1, useSitemap: false },
+    });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    await until(
+      'the lease to wait in the queue',
+      () => bus.consumerInfo('scrape-lease'),
+      (c) => c.pending === 1,
+    );
+    expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation: 0, delivery: 0 })]);
+
+    // Its message is lost (purged): past CRAWL_STALE_MS with no lease waiting, the slot goes out
+    // again as a new generation, counted.
+    expect(await bus.purgeWork('work.scrape.lease')).toBe(1);
+    await until(
+      'the lease sent again',
+      () => leasesOf(id),
+      (l) => l[0]?.generation === 1,
+      30_000,
+    );
+    expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation: 1, delivery: 0, requeued: 1 })]);
+    expect((await bus.consumerInfo('scrape-lease')).pending).toBe(1);
+
+    // After three in a row it is not sent again: the crawl is left to the watchdog.
+    await t.db.prisma.$executeRaw`
+      UPDATE job SET result = jsonb_set(result, '{leases,0,requeued}', '3') WHERE id = ${id}`;
+    expect(await bus.purgeWork('work.scrape.lease')).toBe(1);
+    await new Promise((r) => setTimeout(r, 5000 + 2000));
+    expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation: 1, delivery: 0, requeued: 3 })]);
+    expect((await bus.consumerInfo('scrape-lease')).pending).toBe(0);
+
+    // Below the bound it goes out again, and a worker takes it and crawls every page once.
+    await t.db.prisma.$executeRaw`
+      UPDATE job SET result = jsonb_set(result, '{leases,0,requeued}', '1') WHERE id = ${id}`;
+    await until(
+      'the lease sent again',
+      () => leasesOf(id),
+      (l) => l[0]?.generation === 2,
+      30_000,
+    );
+    expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation: 2, delivery: 0, requeued: 2 })]);
+    extraWorker = await buildScrapeApp(t);
+    await extraWorker.start();
+    const job = await until(
+      'the end',
+      () => jobOf(id),
+      (j) => !['queued', 'running'].includes(j.status),
+    );
+    expect(job).toMatchObject({ status: 'done', progress: { done: 5, queued: 0 } });
+    // The home page and four pages, each fetched once (the counter sees the four).
+    expect(requeueFetches.sort()).toEqual(['/p/0', '/p/1', '/p/2', '/p/3']);
   }, 120_000);
 });

@@ -248,7 +248,8 @@ describe('the watchdog ends stalled jobs and runs', () => {
 /**
  * A leased crawl (ADR 14) waits for a worker to take its lease, as queued work waits behind a
  * backlog; a lease that was taken and went silent is cut again (crawl-lease.int.spec.ts); one
- * lost before any worker took it leaves nothing to move the crawl, and the watchdog ends it. A
+ * lost before any worker took it is sent again after CRAWL_STALE_MS (crawl-lease.int.spec.ts), but
+ * here the stall time is the shorter: nothing moves the crawl, and the watchdog ends it. A
  * crawl of the same workspace deferred behind that lease (the queue holds one lease of a
  * workspace) was waiting its turn, not stalled: it is not failed with it, and its lease goes out.
  */
@@ -315,8 +316,9 @@ describe("the watchdog and a leased crawl's lease", () => {
       expect.objectContaining({ generation: 0, delivery: 0 }),
     ]);
 
-    // The lease message is lost (an operator's purge): nothing can move the crawl any more, and
-    // the watchdog ends it with its reason and the URL it never fetched.
+    // The lease message is lost (an operator's purge): nothing moves the crawl within the stall
+    // time (the lease would go out again after CRAWL_STALE_MS, ten minutes), and the watchdog
+    // ends it with its reason and the URL it never fetched.
     expect(await bus.purgeWork('work.scrape.lease')).toBe(1);
     const lost = await until(
       'the watchdog',

@@ -16,6 +16,7 @@ import {
   answerOnly,
   CrawlLeases,
   isQueued,
+  LEASE_CONSUMER,
   leasesOf,
   type LeaseAnswer,
   type LeasePull,
@@ -63,6 +64,14 @@ const MAX_SETTLE_BATCH = 200;
 const STEPPED_RECENTLY_MS = 1000;
 /** How often the ticker looks whether a crawl's deferred lease slot may go out (a nudge looks at once). */
 const DEFERRED_LOOK_MS = 1000;
+/**
+ * Times in a row a slot whose lease message left the work queue untaken goes out again. A
+ * message that every worker gives up on at once would otherwise go round for ever; past this
+ * the crawl is left to the watchdog, which ends it with its reason.
+ */
+const MAX_REQUEUED = 3;
+/** How long one answer of JetStream's count of leases waiting untaken serves every crawl's tick. */
+const LEASE_QUEUE_LOOK_MS = 1000;
 
 /**
  * The crawl loop, shared by every crawl worker: each step runs inside the run's advisory lock,
@@ -97,11 +106,13 @@ export class CrawlEngine {
   private readonly steppedAt = new Map<string, number>();
   /** When the ticker last looked at each crawl's deferred lease slots in this process. */
   private readonly deferredLookedAt = new Map<string, number>();
+  /** Whether leases wait in the work queue untaken, as JetStream last said (leasesWaiting). */
+  private leaseQueue: { at: number; waiting: Promise<boolean> } | null = null;
 
   constructor(
     private readonly jobs: CrawlJobRepository,
     private readonly frontier: FrontierRepository,
-    bus: Bus,
+    private readonly bus: Bus,
     discovery: DiscoveryPort,
     private readonly settings: EngineSettings,
     private readonly logger: Logger,
@@ -414,18 +425,49 @@ export class CrawlEngine {
    * A lease slot whose holder went silent (a worker wedged, or the lease message given up): what
    * it held counts as lost work, as a paged crawl's unanswered pages do (queued again, for any
    * slot to take), and a new generation goes out; a pull of the old holder is refused from now
-   * on. A slot nobody has taken yet is waiting for a free worker, not lost (the watchdog sees it
-   * waiting). Looked at by the ticker and by every pull (the other slots' pulls keep the ticker
-   * off a crawl).
+   * on. Looked at by the ticker and by every pull (the other slots' pulls keep the ticker off a
+   * crawl).
+   *
+   * A slot nobody has taken yet is waiting for a free worker, however long, while leases wait in
+   * the work queue. Published that long ago with none waiting there, its message left the queue
+   * untaken (purged, or given up by the workers at once): it holds nothing, and a new generation
+   * goes out, at most MAX_REQUEUED times in a row. A worker that took the old message meanwhile
+   * is refused as an older generation's holder. A deferred slot waits for its workspace's turn.
    */
   private async cutSilentSlots(tx: Tx, current: CrawlJob, ctx: CrawlContext): Promise<CrawlJob> {
     let view = current;
     for (const [slot, lease] of leasesOf(view).entries()) {
-      if (lease.delivery === 0 || Date.now() - lease.pulledAt < this.settings.staleMs) continue;
+      if (!lease || lease.deferredAt !== undefined || Date.now() - lease.pulledAt < this.settings.staleMs) continue;
+      if (lease.delivery === 0) {
+        const requeued = (lease.requeued ?? 0) + 1;
+        if (requeued > MAX_REQUEUED || (await this.leasesWaiting())) continue;
+        this.logger.warn(
+          { jobId: view.id, slot, generation: lease.generation, requeued },
+          'a crawl lease left the work queue before any worker took it; it goes out again',
+        );
+        view = await this.leases.open(tx, view, ctx, slot, lease.generation + 1, requeued);
+        continue;
+      }
       view = await this.settler.recoverLost(tx, view, ctx, slot);
       view = await this.leases.open(tx, view, ctx, slot, lease.generation + 1);
     }
     return view;
+  }
+
+  /**
+   * Whether leases wait in the work queue, not yet taken by any worker (JetStream's count for the
+   * workers' consumer; one answer serves every crawl's tick for a second). Unknown counts as yes.
+   */
+  private leasesWaiting(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.leaseQueue || now - this.leaseQueue.at >= LEASE_QUEUE_LOOK_MS) {
+      const waiting = this.bus.consumerInfo(LEASE_CONSUMER).then(
+        (info) => info.pending > 0,
+        () => true,
+      );
+      this.leaseQueue = { at: now, waiting };
+    }
+    return this.leaseQueue.waiting;
   }
 
   /** Asks diff for the run's change record (a crawl kept after it ended). */

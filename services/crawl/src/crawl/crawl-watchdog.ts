@@ -2,9 +2,10 @@ import { stalledReason } from '@tidemark/config';
 import type { Logger } from '@tidemark/telemetry';
 import type { CrawlJobRepository } from '../repositories/crawl-job.repository.js';
 import type { CrawlEngine } from './crawl-engine.js';
+import { LEASE_CONSUMER } from './engine/crawl-leases.js';
 
 /** The work consumers whose waiting messages would move crawls (taken by no worker yet). */
-export const CRAWL_WORK = ['crawl-start', 'crawl-pages', 'scrape-crawl', 'scrape-lease'];
+export const CRAWL_WORK = ['crawl-start', 'crawl-pages', 'scrape-crawl', LEASE_CONSUMER];
 
 /**
  * The crawl's step of the stalled-work watchdog (`StalledWorkWatchdog`, on every crawl worker): a

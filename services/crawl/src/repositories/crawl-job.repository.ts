@@ -74,6 +74,11 @@ export interface LeaseSlotState {
    * workspace).
    */
   deferredAt?: number;
+  /**
+   * Generations in a row this slot went out again because its message left the work queue
+   * before any worker took it (CrawlEngine's cut of a lost lease); a pull starts the count over.
+   */
+  requeued?: number;
 }
 
 /** A lease slot of one of a workspace's running crawls (CrawlJobRepository.workspaceLeases). */

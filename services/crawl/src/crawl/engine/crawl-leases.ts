@@ -77,6 +77,9 @@ const PAST_HOLDERS = 16;
 const sameCountOtherHolder = (lease: LeaseSlotState, pull: LeaseHolder): boolean =>
   compareHolders(pull, lease) === 0 && pull.holder !== '' && lease.holder !== undefined && pull.holder !== lease.holder;
 
+/** The durable consumer the scrape workers take `work.scrape.lease` messages with. */
+export const LEASE_CONSUMER = 'scrape-lease';
+
 /** A slot whose lease message waits in the work queue: published, and no worker has pulled it yet. */
 export const isQueued = (lease: LeaseSlotState | undefined): boolean =>
   lease !== undefined && lease !== null && lease.delivery === 0 && lease.deferredAt === undefined;
@@ -169,14 +172,22 @@ export class CrawlLeases {
    * workspace in the queue, workers take the workspaces' leases in turn; a workspace's further
    * leases go out oldest first, each once the one before it is taken (publishDeferred).
    */
-  async open(tx: Tx, job: CrawlJob, ctx: CrawlContext, slot: number, generation: number): Promise<CrawlJob> {
+  async open(
+    tx: Tx,
+    job: CrawlJob,
+    ctx: CrawlContext,
+    slot: number,
+    generation: number,
+    requeued = 0,
+  ): Promise<CrawlJob> {
     const leases = [...leasesOf(job)];
     const now = Date.now();
+    const count = requeued ? { requeued } : {};
     if (await this.workspaceLeaseWaits(tx, job, leases, slot)) {
-      leases[slot] = { generation, delivery: 0, pulledAt: now, deferredAt: now };
+      leases[slot] = { generation, delivery: 0, pulledAt: now, deferredAt: now, ...count };
       return this.jobs.update(tx, job, { state: { leases } });
     }
-    leases[slot] = { generation, delivery: 0, pulledAt: now };
+    leases[slot] = { generation, delivery: 0, pulledAt: now, ...count };
     const after = await this.jobs.update(tx, job, { state: { leases } });
     await this.publish(job, ctx, slot, generation);
     return after;
