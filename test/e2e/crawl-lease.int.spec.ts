@@ -460,18 +460,22 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
       (c) => c.pending === 1,
     );
     expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation: 0, delivery: 0 })]);
+    /** Waits for the slot's next generation, sent again (`requeued` times in a row), to wait in the queue. */
+    const sentAgainAs = async (generation: number, requeued: number) => {
+      await until(
+        'the lease sent again',
+        () => leasesOf(id),
+        (l) => l[0]?.generation === generation,
+        30_000,
+      );
+      expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation, delivery: 0, requeued })]);
+      expect((await bus.consumerInfo('scrape-lease')).pending).toBe(1);
+    };
 
     // Its message is lost (purged): past CRAWL_STALE_MS with no lease waiting, the slot goes out
     // again as a new generation, counted.
     expect(await bus.purgeWork('work.scrape.lease')).toBe(1);
-    await until(
-      'the lease sent again',
-      () => leasesOf(id),
-      (l) => l[0]?.generation === 1,
-      30_000,
-    );
-    expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation: 1, delivery: 0, requeued: 1 })]);
-    expect((await bus.consumerInfo('scrape-lease')).pending).toBe(1);
+    await sentAgainAs(1, 1);
 
     // After three in a row it is not sent again: the crawl is left to the watchdog.
     await t.db.prisma.$executeRaw`
@@ -484,13 +488,7 @@ describe('a crawl under a lease (CRAWL_ENGINE=leased, ADR 14)', () => {
     // Below the bound it goes out again, and a worker takes it and crawls every page once.
     await t.db.prisma.$executeRaw`
       UPDATE job SET result = jsonb_set(result, '{leases,0,requeued}', '1') WHERE id = ${id}`;
-    await until(
-      'the lease sent again',
-      () => leasesOf(id),
-      (l) => l[0]?.generation === 2,
-      30_000,
-    );
-    expect(await leasesOf(id)).toEqual([expect.objectContaining({ generation: 2, delivery: 0, requeued: 2 })]);
+    await sentAgainAs(2, 2);
     extraWorker = await buildScrapeApp(t);
     await extraWorker.start();
     const job = await until(
