@@ -200,12 +200,12 @@ function markdownTitle(title: string | null | undefined): string {
   if (!/[()]/.test(t)) return ` (${t.replace(/\\/g, '\\\\')})`;
   return ` "${t.replace(/["\\]/g, '\\$&')}"`;
 }
-/** Alt text: one line, brackets and backslashes escaped. */
-const altText = (alt: string): string =>
-  alt
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[[\]\\`]/g, '\\$&');
+/**
+ * Alt text: one line, escaped as a link's text is. A renderer reads markup in an image's
+ * description and writes only its text as the alt, so "30 Years of <br> Tags" lost its tag and
+ * "Serena &amp; Lily" (a page's own text, escaped twice) became "Serena & Lily".
+ */
+const altText = (alt: string): string => escapeInline(alt.replace(/\s+/g, ' ').trim(), true);
 
 /** Images keep their alt text; their URL is made a valid destination (srcset junk has spaces). */
 const IMAGE: TranslatorConfigFactory = ({ node, options }) => {

@@ -183,6 +183,26 @@ describe('markdown ready for models and search', () => {
     expect(md).not.toMatch(/\[\s*\]\(/);
   });
 
+  it('writes alt text that a renderer gives back as the alt, markup-like characters and all', () => {
+    const alts = [
+      '30 Years of <br> Tags',
+      'Serena &amp; Lily, as the page escaped it twice',
+      '*Sale* of the week',
+      '_Nicolas_ at work',
+      'C:\\temp\\new and a [note]',
+    ];
+    const r = extract(`<!DOCTYPE html><html><body><main><h1>Pictures</h1>
+      <p>Five pictures from the archive, each with a caption that uses characters markdown reads
+      as markup; the alt text of each is what a reader hears for it, so it must survive.</p>
+      ${alts.map((alt, i) => `<p><img src="/p/${i}.jpg" alt="${alt.replace(/&/g, '&amp;').replace(/</g, '&lt;')}"> Picture ${i}.</p>`).join('\n')}
+      </main></body></html>`);
+    const html = micromark(r.markdown!, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    const rendered = [...parseDocument(`<html><body>${html}</body></html>`).querySelectorAll('img')].map((img) =>
+      img.getAttribute('alt'),
+    );
+    expect(rendered).toEqual(alts);
+  });
+
   it('writes a heading on one line', () => {
     expect(md).toMatch(/^# Tuning autovacuum on a busy table part 2$/m);
   });
