@@ -20,6 +20,7 @@ import {
   leasesOf,
   type LeaseAnswer,
   type LeasePull,
+  waitsInQueue,
 } from './engine/crawl-leases.js';
 import { Seeder } from './engine/seeder.js';
 import { FrontierStatistics } from '../frontier/frontier-statistics.js';
@@ -365,7 +366,7 @@ export class CrawlEngine {
   private async waitsItsTurn(tx: Tx, view: CrawlJob, stalledMs: number): Promise<boolean> {
     if (!leasesOf(view).some((lease) => lease?.deferredAt !== undefined)) return false;
     const others = await this.jobs.workspaceLeases(tx, view.workspaceId, view.id);
-    if (others.some((o) => o.delivery === 0 && o.deferredAt === null)) return true;
+    if (others.some(waitsInQueue)) return true;
     return this.jobs.endedSince(tx, view.workspaceId, view.id, stalledMs);
   }
 

@@ -1,6 +1,11 @@
 import type { Bus } from '@tidemark/bus';
 import type { CrawlPageResultMessage } from '@tidemark/contracts';
-import type { CrawlJob, CrawlJobRepository, LeaseSlotState } from '../../repositories/crawl-job.repository.js';
+import type {
+  CrawlJob,
+  CrawlJobRepository,
+  LeaseSlotState,
+  WorkspaceLeaseSlot,
+} from '../../repositories/crawl-job.repository.js';
 import type { Dispatchable, FrontierRepository, Tx } from '../../repositories/frontier.repository.js';
 import { pageRequestFor } from '../crawl-options.js';
 import type { CrawlContext } from './crawl-context.js';
@@ -83,6 +88,9 @@ export const LEASE_CONSUMER = 'scrape-lease';
 /** A slot whose lease message waits in the work queue: published, and no worker has pulled it yet. */
 export const isQueued = (lease: LeaseSlotState | undefined): boolean =>
   lease !== undefined && lease !== null && lease.delivery === 0 && lease.deferredAt === undefined;
+
+/** Another crawl's slot (CrawlJobRepository.workspaceLeases) whose lease message waits in the work queue. */
+export const waitsInQueue = (slot: WorkspaceLeaseSlot): boolean => slot.delivery === 0 && slot.deferredAt === null;
 
 /** A leased crawl's slots (a crawl started before slots had one lease, slot 0); empty when paged. */
 export const leasesOf = (view: CrawlJob): LeaseSlotState[] => {
@@ -209,7 +217,7 @@ export class CrawlLeases {
     if (leases.some((lease) => isQueued(lease))) return view;
     if (!(await this.jobs.tryLockLeaseQueue(tx, view.workspaceId))) return view;
     const others = await this.jobs.workspaceLeases(tx, view.workspaceId, view.id);
-    if (others.some((o) => o.delivery === 0 && o.deferredAt === null)) return view;
+    if (others.some(waitsInQueue)) return view;
     // Oldest first across the workspace (its crawls' deferred slots by when they were deferred).
     const older = others.some(
       (o) =>
