@@ -14,7 +14,7 @@ import { blockTree, type MdElement, type MdNode, type MdText } from './markdown-
 import { unescapeLiteralBrackets } from './literal-brackets.js';
 import { unescapeInlineLineMarkers } from './literal-line-markers.js';
 import { unescapeLiteralStars, unescapeLiteralUnderscores } from './literal-emphasis.js';
-import { COLLAPSIBLE, isSpace } from './text.js';
+import { closesWithBreak, COLLAPSIBLE, isSpace, opensWithBreak } from './text.js';
 import type { UrlResolver } from './urls.js';
 
 export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
@@ -208,10 +208,20 @@ function markdownTitle(title: string | null | undefined): string {
 const altText = (alt: string): string => escapeInline(alt.replace(/\s+/g, ' ').trim(), true);
 
 /** Images keep their alt text; their URL is made a valid destination (srcset junk has spaces). */
-const IMAGE: TranslatorConfigFactory = ({ node, options }) => {
+const IMAGE: TranslatorConfigFactory = ({ node, options, noEscape, tableMeta }) => {
+  // Inside inline code an image's markup would show as text (as `![x](y)`); the text skips it too.
+  if (noEscape) return { ignore: true };
   const content = imageMarkdown(node as unknown as ElementLike, !!options.keepDataImages);
-  return content === null ? { ignore: true } : { content, recurse: false };
+  return content === null ? { ignore: true } : { content: inCell(content, !!tableMeta), recurse: false };
 };
+
+/**
+ * Markup written whole inside a table cell (an image, a link's title) with its pipes escaped: GFM
+ * splits a row at every unescaped pipe before it reads anything else, so "Acme | Official logo"
+ * as an alt text cut the cell in two.
+ */
+const inCell = (markup: string, cell: boolean): string =>
+  cell && markup.includes('|') ? markup.replace(/\|/g, '\\|') : markup;
 
 /** An image as markdown; null when it is not written (no source, or a data URL left out). */
 function imageMarkdown(node: ElementLike, keepDataImages: boolean): string | null {
@@ -316,7 +326,7 @@ const tableCellText = ({ content }: { content: string }): string =>
  *   in linear time.
  */
 export const NHM_TRANSLATORS: TranslatorConfigObject = {
-  a: ({ node, options, visitor, noEscape }) => {
+  a: ({ node, options, visitor, noEscape, tableMeta }) => {
     const href = node.getAttribute('href');
     // A link inside inline code is its text (a code span cannot hold one).
     if (!href || noEscape) return PLAIN;
@@ -334,11 +344,11 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
       ']' +
       (options.useLinkReferenceDefinitions
         ? `[${visitor.addOrGetUrlDefinition(encoded)}]`
-        : `(${encoded}${markdownTitle(node.getAttribute('title'))})`);
+        : `(${encoded}${inCell(markdownTitle(node.getAttribute('title')), !!tableMeta)})`);
     return {
       postprocess: linkWritten,
       childTranslators: visitor.instance.aTagTranslators,
-      prefix: spaceBeforeLink(text, tailOf(visitor)) ? ' [' : '[',
+      prefix: spaceBeforeLink(node as unknown as ElementLike, text, tailOf(visitor)) ? ' [' : '[',
     };
   },
   img: IMAGE,
@@ -424,6 +434,9 @@ const INLINE_CODE: TranslatorConfig = {
 function codeSpan(content: string): string {
   // An empty code element shows nothing; two backticks would be read as text ("``").
   if (!NOT_BLANK.test(content)) return content;
+  // A line break (a <br> in the code) is a space to a renderer, which reads the lines' block
+  // structure first: a blank line or a line opening with "#", ">" or "- " ended the span there.
+  if (content.includes('\n')) content = content.replace(/[ \t]*\n/g, ' ');
   let longest = '';
   for (const run of content.match(/`+/g) ?? []) if (run.length > longest.length) longest = run;
   const delimiter = `\`${longest}`;
@@ -440,13 +453,16 @@ const AUTOLINK = /^[a-z][a-z0-9+.-]*:/i;
  * business](…) for", not "a successful[ catering business ](…)for"). Then its closing
  * (`](url "title")`). A space after a backslash stays: the backslash would escape the bracket.
  */
-function linkMarkdown(content: string, close: string): string {
+function linkMarkdown(content: string, close: string, node: ElementLike): string {
   const line = content.replace(/\s*(?:\r?\n)+\s*/g, ' ');
   let start = 0;
   let end = line.length;
   while (start < end && isBlank(line.charCodeAt(start))) start++;
   while (end > start && isBlank(line.charCodeAt(end - 1)) && line.charCodeAt(end - 2) !== 92) end--;
-  return `${line.slice(start, end)}${close}${end < line.length ? ' ' : ''}`;
+  // A link whose text ends with a block (an icon's <div>, even with nothing in it) ends a line of
+  // the text, and the word after it is a word apart ("[Twitter](…)[GitHub](…)" was one word).
+  const spaceAfter = end < line.length || closesWithBreak(node);
+  return `${line.slice(start, end)}${close}${spaceAfter ? ' ' : ''}`;
 }
 const isBlank = (c: number): boolean => c === 32 || c === 9;
 
@@ -454,13 +470,16 @@ const isBlank = (c: number): boolean => c === 32 || c === 9;
 // toolchain that keeps function names (esbuild's keepNames) names each new one at run time. So a
 // link's closing is kept on its node (MdElement.linkClose) for its postprocess, not in a closure.
 const linkWritten = ({ node, content }: { node: object; content: string }): string =>
-  linkMarkdown(content, (node as { linkClose?: string }).linkClose!);
+  linkMarkdown(content, (node as { linkClose?: string }).linkClose!, node as ElementLike);
 
 /**
- * Whether a link's text opens with whitespace where the output before it does not end in any: the
- * space is written before the bracket (linkMarkdown drops it inside).
+ * Whether a link's text opens with whitespace, or with a block (a line break in the text), where
+ * the output before it does not end in any: the space is written before the bracket
+ * (linkMarkdown drops it inside). Without it, "<a>About Us</a><a><div>Careers</div></a>" was
+ * "About UsCareers" to a renderer.
  */
-const spaceBeforeLink = (text: string, tail: string): boolean => isSpace(text.charCodeAt(0)) && !endsInSpace(tail);
+const spaceBeforeLink = (node: ElementLike, text: string, tail: string): boolean =>
+  !endsInSpace(tail) && (isSpace(text.charCodeAt(0)) || opensWithBreak(node));
 
 /** Whitespace and sentence punctuation that can stand outside emphasis without changing the text. */
 const EDGE = String.raw`(?:\s|[.,:;!?'"…“”‘’«»]|\\[.,:;!?'"])*`;
@@ -508,6 +527,8 @@ const listItemTexts: ListItemText[] = [];
 /** A line that opens a list item, a table row or a code fence: the item keeps its line breaks. */
 const STRUCTURAL_LINE = /^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|\||`{3,}|~{3,})/;
 const FENCE = /^[ \t]*(`{3,}|~{3,})/;
+/** A table's row as tableText writes it (a lone pipe is text). */
+const TABLE_ROW = /^[ \t]*\|.*\|[ \t]*$/;
 
 /**
  * The list item's postprocess for a marker `width` characters wide ("- ", "12. "). The item's
@@ -541,7 +562,9 @@ function listItemText(width: number): ListItemText {
         breaks++;
         continue;
       }
-      out.push(STRUCTURAL_LINE.test(line) ? '\n'.repeat(breaks + 1) : last.endsWith('  ') ? '\n' : '  \n');
+      // A line after a table stays apart from it: joined to it, GFM reads it as one more row.
+      if (TABLE_ROW.test(last) && !TABLE_ROW.test(line)) out.push('\n'.repeat(Math.max(breaks, 1) + 1));
+      else out.push(STRUCTURAL_LINE.test(line) ? '\n'.repeat(breaks + 1) : last.endsWith('  ') ? '\n' : '  \n');
       out.push((last = pad + hardBreakEnd(line)));
       fence = FENCE.exec(line)?.[1] ?? null;
       breaks = 0;
@@ -569,8 +592,9 @@ function makeConverter(keepDataImages: boolean): NodeHtmlMarkdown {
   const converter = new NodeHtmlMarkdown({ ...NHM_OPTIONS, keepDataImages }, NHM_TRANSLATORS);
   LINK_TEXT.add(converter.aTagTranslators);
   converter.aTagTranslators.set('img', IMAGE);
-  // Blocks inside a link (a teaser card's title and summary) are words apart, not run together.
-  converter.aTagTranslators.set(CELL_BLOCKS, { postfix: ' ' });
+  // Blocks inside a link (a teaser card's title and summary) are words apart, not run together,
+  // on both sides as in a cell ("<span>Adidas</span><p>A leading…</p>" was "AdidasA leading").
+  converter.aTagTranslators.set(CELL_BLOCKS, CELL_BLOCK);
   for (const collection of [converter.aTagTranslators, converter.tableCellTranslators]) {
     collection.set('strong,b', NHM_TRANSLATORS['strong,b']!);
     collection.set('em,i', NHM_TRANSLATORS['em,i']!);
@@ -1098,6 +1122,7 @@ class SimpleBlockWriter implements Output {
       case Simple.Break:
         return this.append(inLink ? '\n' : '  \n');
       case Simple.Image: {
+        if (metadata?.noEscape) return;
         const image = imageMarkdown(node as unknown as ElementLike, this.keepDataImages);
         return image === null ? undefined : this.append(image);
       }
@@ -1136,9 +1161,15 @@ class SimpleBlockWriter implements Output {
     if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike)) return text ? this.append(' ') : undefined;
     const encoded = markdownUrl(href);
     if (text === href && AUTOLINK.test(encoded)) return this.append(`<${encoded}>`);
-    this.append(spaceBeforeLink(text, this.tailText) ? ' [' : '[');
+    this.append(spaceBeforeLink(node as unknown as ElementLike, text, this.tailText) ? ' [' : '[');
     const content = this.apart(() => this.children(node, true, undefined));
-    this.append(linkMarkdown(content, `](${encoded}${markdownTitle(node.getAttribute('title'))})`));
+    this.append(
+      linkMarkdown(
+        content,
+        `](${encoded}${markdownTitle(node.getAttribute('title'))})`,
+        node as unknown as ElementLike,
+      ),
+    );
   }
 
   private emphasised(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {
@@ -1195,7 +1226,9 @@ export function tidyMarkdown(md: string): string {
       .replace(/^\|.*\|$/gm, (row) => row.replace(/ {2,}\|/g, ' |').replace(/\| {2,}/g, '| '))
       .replace(/^\|(?:\s*:?-+:?\s*\|)+$/gm, (rule) => rule.replace(/-{4,}/g, '---'));
   }
-  if (EMPTY_LINK_TEXT.test(md)) md = md.replace(/(^|[^!\]])\[\s*\]\([^)]*\)/g, '$1');
+  // An opening bracket after an odd run of backslashes is text ("\[" ending an image's alt,
+  // before its "](src)"), not a link's.
+  if (EMPTY_LINK_TEXT.test(md)) md = md.replace(/(^|[^!\]\\])((?:\\\\)*)\[\s*\]\([^)]*\)/g, '$1$2');
   return unescapeInlineLineMarkers(
     unescapeLiteralUnderscores(unescapeLiteralStars(unescapeLiteralBrackets(trimLineEnds(md)))),
   )

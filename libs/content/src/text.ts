@@ -54,6 +54,46 @@ const KIND = new Map<string, number>([
   ...[...SKIP].map((tag): [string, number] => [tag, SKIPPED]),
 ]);
 
+interface TextNodeLike {
+  nodeType: number;
+  childNodes: ArrayLike<TextNodeLike>;
+  textContent: string | null;
+  localName?: string;
+  tagName?: string;
+}
+
+/**
+ * Whether the text toText writes of an element opens with a line break: a block, a cell, a <br>
+ * or a <pre> comes before its first word ("<a><div>Careers</div></a>" after another link).
+ */
+export const opensWithBreak = (el: TextNodeLike): boolean => textEdge(el, false) === EDGE_BREAK;
+/** Whether it ends with one: a block after its last word, even an empty one (an icon's <div>). */
+export const closesWithBreak = (el: TextNodeLike): boolean => textEdge(el, true) === EDGE_BREAK;
+
+const EDGE_NOTHING = 0;
+const EDGE_WORD = 1;
+const EDGE_BREAK = 2;
+/** What an element's text meets first from its start (or its end): a word, a break, or nothing. */
+function textEdge(el: TextNodeLike, fromEnd: boolean): number {
+  const children = el.childNodes;
+  const n = children.length;
+  for (let k = 0; k < n; k++) {
+    const c = children[fromEnd ? n - 1 - k : k]!;
+    if (c.nodeType === 3) {
+      if (NOT_BLANK.test(c.textContent!)) return EDGE_WORD;
+      continue;
+    }
+    if (c.nodeType !== 1) continue;
+    const kind = KIND.get(c.localName ?? c.tagName!.toLowerCase()) ?? INLINE;
+    if (kind === SKIPPED) continue;
+    if (kind !== INLINE) return EDGE_BREAK;
+    const inner = textEdge(c, fromEnd);
+    if (inner !== EDGE_NOTHING) return inner;
+  }
+  return EDGE_NOTHING;
+}
+const NOT_BLANK = /\S/;
+
 /**
  * A run of whitespace other than one plain space (whitespace that is not a space, or two spaces):
  * what replace(/\s+/g, ' ') would change. One test is faster than reading the characters.

@@ -370,7 +370,7 @@ describe('brackets in the text, written as they are where no reader takes them f
       was learned during the day [1], and deprivation impairs recall [2-4]. Researchers [at the institute] call
       it “replay” [citation needed].</p><p>See [the appendix](page 4) and the figure [a] (left), the footnote
       [^5] and the box [x] for details; an image marker ![alt] stays as written.</p>
-      <p>Write to <a href="https://example.com/contact">[email protected]</a> or read <code>arr[i]</code>.</p>
+      <p>Write to <a href="https://site.example/contact">[email protected]</a> or read <code>arr[i]</code>.</p>
       <ul><li>[ ] an unticked box, written as text</li><li>[x] a ticked one</li></ul>
       <p>[Term]: a definition line. Another term [defined]: mid-line.</p>
       <pre><code>if [ "$1" = "" ]; then echo none; fi</code></pre></main></body></html>`);
@@ -386,7 +386,7 @@ describe('brackets in the text, written as they are where no reader takes them f
     expect(md).toContain('\\[ \\] an unticked box');
     expect(md).toContain('\\[x\\] a ticked one');
     expect(md).toContain('\\[Term\\]: a definition line. Another term [defined]: mid-line.');
-    expect(md).toContain('[[email protected]](https://example.com/contact)');
+    expect(md).toContain('[[email protected]](https://site.example/contact)');
     expect(md).toContain('`arr[i]`');
     expect(md).toContain('if [ "$1" = "" ]; then');
     expect(words(renderedText(md))).toBe(words(r.text!));
@@ -420,14 +420,14 @@ describe('brackets in the text, written as they are where no reader takes them f
 
   it('writes a pair around a whole link as it is; keeps one a link crosses, and one after an escaped backslash', () => {
     const md = [
-      '\\[Read more: [the guide](https://example.com/g)\\] and \\\\[8\\] and [a](u)\\[9\\] then \\[10\\]\\[11\\]',
+      '\\[Read more: [the guide](https://site.example/g)\\] and \\\\[8\\] and [a](u)\\[9\\] then \\[10\\]\\[11\\]',
       // The link's text is "b] c": unescaped, the pair would take the link's "]" for its own.
-      '\\[a [b\\] c](https://example.com/b) and \\[x [y](u)\\](https://example.com/z)',
+      '\\[a [b\\] c](https://site.example/b) and \\[x [y](u)\\](https://site.example/z)',
     ].join('\n');
     const out = unescapeLiteralBrackets(md);
     expect(out.split('\n')).toEqual([
-      '[Read more: [the guide](https://example.com/g)] and \\\\[8\\] and [a](u)[9] then [10][11]',
-      '\\[a [b\\] c](https://example.com/b) and \\[x [y](u)\\](https://example.com/z)',
+      '[Read more: [the guide](https://site.example/g)] and \\\\[8\\] and [a](u)[9] then [10][11]',
+      '\\[a [b\\] c](https://site.example/b) and \\[x [y](u)\\](https://site.example/z)',
     ]);
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
   });
@@ -571,5 +571,82 @@ describe('line markers inside a line, written as they are', () => {
     const out = unescapeInlineLineMarkers(md);
     expect(out.split('\n')).toEqual(lines.map(([written, mended]) => mended ?? written));
     expect(words(renderedText(out))).toBe(words(renderedText(md)));
+  });
+});
+
+// Shapes a generated fuzz of markup found (forty-fourth round of performance.md, thirty-ninth of
+// EXTRACTION.md): each rendered back to another text than the one extracted.
+describe('markup a renderer read as other text, found by fuzzing', () => {
+  const page = (body: string) =>
+    `<!DOCTYPE html><html><head><title>Shop</title></head><body><main><h1>Compare the plans</h1>${body}</main></body></html>`;
+
+  it("keeps an image whose alt text ends with a bracket: its '](src)' is not an empty link", () => {
+    const r = extract(
+      page(`<p><img src="/img/chart.png" alt="Sales by region [">
+      <a href="/report">the full report</a> and <img src="/img/x.png" alt="x ["> more text after it.</p>`),
+    );
+    expect(r.markdown).toContain('![Sales by region \\[](https://site.example/img/chart.png) [the full report]');
+    expect(r.markdown).toContain('![x \\[](https://site.example/img/x.png) more text');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
+  it('escapes the pipes of an alt text and of a link title inside a table cell', () => {
+    const r = extract(
+      page(`<table><tr><th>Brand</th><th>Price</th></tr>
+      <tr><td><img src="/l.png" alt="Acme | Official logo"> Acme</td><td>$5</td></tr>
+      <tr><td><a href="/b" title="Bolt | Home">Bolt</a></td><td>$7</td></tr></table>
+      <p><img src="/m.png" alt="Outside | a table"></p>`),
+      false,
+    );
+    const md = r.markdown!;
+    expect(md).toContain('| ![Acme \\| Official logo](https://site.example/l.png) Acme | $5 |');
+    expect(md).toContain('| [Bolt](https://site.example/b "Bolt \\| Home") | $7 |');
+    // Outside a table a pipe is text, and stays as written.
+    expect(md).toContain('![Outside | a table]');
+    expect(
+      md
+        .split('\n')
+        .filter((l) => l.startsWith('|'))
+        .every((l) => l.split(/(?<!\\)\|/).length === 4),
+    ).toBe(true);
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it("writes inline code broken by <br> on one line: a blank line or a '#' line ended the span", () => {
+    const r = extract(
+      page(`<p>Run this:<br><code>apt update<br># then install<br><br>apt install tidemark</code>
+      and check its version.</p><p>An icon in code: <code>npm <img src="/i/npm.svg" alt="npm"> install</code>.</p>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain('`apt update # then install  apt install tidemark`');
+    expect(md).toContain('`npm  install`');
+    expect(md).not.toContain('![npm]');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it('keeps the text after a table in a list item out of the table', () => {
+    const r = extract(
+      page(`<ul><li>Plans<table><tr><th>Plan</th></tr><tr><td>Pro</td></tr></table>
+      Billed yearly | cancel any time</li><li>Next item</li></ul>`),
+    );
+    const md = r.markdown!;
+    expect(md).toMatch(/\| Pro \|\n\n {2}Billed yearly \| cancel any time\n- Next item/);
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it('keeps a link whose text opens or ends with a block a word apart from its neighbours', () => {
+    const r = extract(
+      page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
+      <ul><li><a href="/work/adidas"><img src="/l/adidas.svg" alt="Adidas logo"> <span>Adidas</span><p>A leading digital platform</p></a></li></ul>
+      <div><a href="https://social.example/t"><span>Twitter</span><div class="icon"><svg viewBox="0 0 9 9"></svg></div></a><a href="https://social.example/g"><span>GitHub</span><div class="icon"></div></a></div>`),
+      false,
+    );
+    const md = r.markdown!;
+    expect(md).toContain(
+      "[About Us](https://site.example/about) [Careers We're hiring](https://site.example/careers) [Jobs]",
+    );
+    expect(md).toContain('Adidas A leading digital platform](https://site.example/work/adidas)');
+    expect(md).toContain('[Twitter](https://social.example/t) [GitHub](https://social.example/g)');
+    expect(words(renderedText(md))).toBe(words(r.text!));
   });
 });

@@ -1,0 +1,153 @@
+// Generated pages through the pipeline, their markdown rendered by a GFM renderer (micromark) and
+// compared with the extracted text, as markdown-roundtrip.ts does for the dev split. The dev split
+// holds the markup real pages hold; this finds the shapes it does not (an alt text ending in a
+// bracket, a table then text in one list item). Each failing page is cut down to the least markup
+// that still fails (elements removed or unwrapped, words dropped), and the distinct shapes are
+// printed, shortest first, with how many pages came down to each.
+//   node --import tsx libs/content/scripts/markdown-fuzz.ts [--seed 1] [--pages 300] [--show 30]
+import { parseHTML } from 'linkedom';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import { extractContent, parseDocument } from '../src/index.js';
+import { toText } from '../src/text.js';
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+
+/** A seeded generator (a linear congruential one): the same seed gives the same pages. */
+let state = arg('seed', 1);
+const random = (): number => {
+  state = (state * 1103515245 + 12345) & 0x7fffffff;
+  return state / 0x7fffffff;
+};
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+const some = (most: number, make: () => string, sep = ''): string =>
+  Array.from({ length: 1 + Math.floor(random() * most) }, make).join(sep);
+
+/** Words and marks that markdown reads as syntax somewhere, beside plain words. */
+const WORDS = [
+  ...['alpha', 'beta', 'gamma', 'delta', 'foo_bar', '__init__', 'snake_case_id', '10.5', '1984.'],
+  ...['x*y', 'a\\b', '[note]', '`tick`', '#tag', '1.', '2)', '-', '+', '*', '>', '|', '~~', '~', '**'],
+  ...['&amp;', '&lt;div&gt;', '&nbsp;', '&#42;', '<3', '!', '[', ']', '(', ')', '#', '===', '---'],
+  ...['***', '\\', 'C:\\dir', 'a|b', 'x~y~z', '@user', 'http://x.test/a_b', 'www.example.com'],
+  ...['foo@bar.com', '^', '{', '}', '"q"', "'s'", '$x$', '...', '%', ':)', '=>'],
+];
+const text = (): string => some(6, () => pick(WORDS), pick([' ', ' ', ' ', '', '  ', '\n']));
+const INLINE = ['em', 'strong', 'code', 'a', 'span', 'b', 'i', 's', 'del', 'sub', 'kbd', 'img', 'br', 'q'];
+const HREFS = ['/p/1', 'https://e.test/x_y', '#frag', '/a b', '/q?x=1&y=2'];
+
+function inline(depth: number): string {
+  if (depth > 3 || random() < 0.4) return text();
+  const tag = pick(INLINE);
+  if (tag === 'img') return `<img src="/i${Math.floor(random() * 9)}.png" alt="${text().replace(/"/g, '')}">`;
+  if (tag === 'br') return '<br>';
+  const inner = some(3, () => inline(depth + 1), pick(['', ' ']));
+  return tag === 'a' ? `<a href="${pick(HREFS)}">${inner}</a>` : `<${tag}>${inner}</${tag}>`;
+}
+
+function block(depth: number): string {
+  const words = () => some(4, () => inline(0), pick(['', ' ']));
+  const tag = depth > 2 ? 'p' : pick(['p', 'p', 'p', 'h2', 'ul', 'ol', 'blockquote', 'pre', 'table', 'div', 'dl']);
+  switch (tag) {
+    case 'ul':
+    case 'ol':
+      return `<${tag}>${some(3, () => `<li>${random() < 0.3 ? block(depth + 1) : words()}</li>`)}</${tag}>`;
+    case 'blockquote':
+      return `<blockquote>${block(depth + 1)}</blockquote>`;
+    case 'pre':
+      return `<pre><code>${text().replace(/</g, '&lt;')}\n${text().replace(/</g, '&lt;')}</code></pre>`;
+    case 'table': {
+      const columns = 1 + Math.floor(random() * 3);
+      const row = (cell: string) =>
+        `<tr>${Array.from({ length: columns }, () => `<${cell}>${words()}</${cell}>`).join('')}</tr>`;
+      return `<table>${row('th')}${row('td')}${row('td')}</table>`;
+    }
+    case 'div':
+      return `<div>${block(depth + 1)}${block(depth + 1)}</div>`;
+    case 'dl':
+      return `<dl><dt>${words()}</dt><dd>${words()}</dd></dl>`;
+    default:
+      return `<${tag}>${words()}</${tag}>`;
+  }
+}
+
+const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
+function roundTrip(body: string): { markdown: string; rendered: string; text: string } {
+  const html = `<!DOCTYPE html><html><head><title>t</title></head><body><main>${body}</main></body></html>`;
+  const r = extractContent(parseDocument(html), {
+    url: 'https://e.test/page',
+    formats: ['markdown', 'text'],
+    onlyMainContent: false,
+  });
+  const rendered = micromark(r.markdown!, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+  const renderedText = toText([parseDocument(`<html><body>${rendered}</body></html>`).body]);
+  return { markdown: r.markdown!, rendered: squash(renderedText), text: squash(r.text!) };
+}
+const fails = (body: string): boolean => {
+  const r = roundTrip(body);
+  return r.rendered !== r.text;
+};
+
+/** The failing markup cut down: each node removed, or unwrapped, or a word of a text dropped, while it fails. */
+function minimise(body: string): string {
+  let current = body;
+  for (let changed = true; changed;) {
+    changed = false;
+    const { document } = parseHTML(`<div id="root">${current}</div>`);
+    const root = document.getElementById('root')!;
+    const still = () => fails(root.innerHTML) && ((current = root.innerHTML), (changed = true));
+    const nodes: ChildNode[] = [];
+    const collect = (n: ParentNode) =>
+      n.childNodes.forEach((c) => {
+        nodes.push(c);
+        collect(c as ParentNode);
+      });
+    collect(root);
+    for (const node of nodes) {
+      const parent = node.parentNode!;
+      const next = node.nextSibling;
+      node.remove();
+      if (still()) break;
+      parent.insertBefore(node, next);
+      if (node.nodeType === 1) {
+        const children = [...node.childNodes];
+        node.replaceWith(...children);
+        if (still()) break;
+        node.append(...children);
+        parent.insertBefore(node, next);
+      } else if (node.nodeType === 3) {
+        const t = node as Text;
+        const parts = t.data.split(/(\s+)/);
+        const before = t.data;
+        for (let i = 0; i < parts.length && !changed; i++) {
+          t.data = parts.filter((_, j) => j !== i).join('');
+          if (t.data === before || !still()) t.data = before;
+        }
+        if (changed) break;
+      }
+    }
+  }
+  return current;
+}
+
+const pages = arg('pages', 300);
+const shapes = new Map<string, number>();
+let failed = 0;
+for (let i = 0; i < pages; i++) {
+  const body = some(5, () => block(0), '\n');
+  if (!fails(body)) continue;
+  failed++;
+  const shape = minimise(body);
+  shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+}
+const shortest = [...shapes].sort(([a], [b]) => a.length - b.length).slice(0, arg('show', 30));
+for (const [shape, count] of shortest) {
+  const r = roundTrip(shape);
+  process.stdout.write(
+    `×${count} ${JSON.stringify(shape)}\n  markdown ${JSON.stringify(r.markdown)}\n` +
+      `  rendered ${JSON.stringify(r.rendered)}\n  text     ${JSON.stringify(r.text)}\n`,
+  );
+}
+process.stdout.write(`${failed} of ${pages} pages render to another text; ${shapes.size} distinct shapes\n`);
