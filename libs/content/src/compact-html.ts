@@ -4,6 +4,7 @@
 // is what translate() gets for a block that tree does not cover, and the reference in tests.
 
 import { resolvedAttr } from './clean.js';
+import { breaksLine } from './text.js';
 import type { UrlResolver } from './urls.js';
 
 export const KEEP_ATTRS: Record<string, readonly string[]> = {
@@ -158,9 +159,30 @@ export function compactHtmlBlocks(roots: Element[]): string[] {
   return contentBlocks(roots).map((block) => blockHtml(block));
 }
 
+/**
+ * A block inside a link that shows nothing (a spacer, an icon's box): node-html-markdown drops an
+ * empty element, but the text breaks its line there, so the words either side of it are apart.
+ * It is written as one space ("[Deeplink Starting an issue…]", not "DeeplinkStarting").
+ */
+export const emptyBlockInLink = (el: Element, inLink: boolean): boolean =>
+  inLink && breaksLine(el.localName) && showsNothing(el);
+
+/** No text but blanks, and no image. */
+function showsNothing(el: Element): boolean {
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === 3 && NOT_BLANK.test((n as Text).data)) return false;
+    if (n.nodeType === 1 && ((n as Element).localName === 'img' || !showsNothing(n as Element))) return false;
+  }
+  return true;
+}
+
 function compactInto(root: Element, out: string[], resolve?: UrlResolver): void {
-  const visit = (el: Element, resolve: UrlResolver | undefined): void => {
+  const visit = (el: Element, resolve: UrlResolver | undefined, inLink: boolean): void => {
     const tag = el.localName;
+    if (emptyBlockInLink(el, inLink)) {
+      out.push(' ');
+      return;
+    }
     const unwrap = unwrapped(tag);
     if (!unwrap) {
       let open = `<${tag}`;
@@ -174,11 +196,12 @@ function compactInto(root: Element, out: string[], resolve?: UrlResolver): void 
     }
     // Cleaning leaves the <head> as it is.
     const inner = tag === 'head' ? undefined : resolve;
+    const inside = inLink || tag === 'a';
     for (let n = el.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 3) out.push(escapeText((n as Text).data));
-      else if (n.nodeType === 1) visit(n as Element, inner);
+      else if (n.nodeType === 1) visit(n as Element, inner, inside);
     }
     if (!unwrap) out.push(`</${tag}>`);
   };
-  visit(root, resolve);
+  visit(root, resolve, false);
 }

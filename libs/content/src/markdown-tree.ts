@@ -14,7 +14,7 @@
 // not read as a tag is written by its content, in both ways (compact-html.ts, `unwrapped`).
 
 import { resolvedAttr } from './clean.js';
-import { KEEP_ATTRS, unwrapped, VOID, type ContentBlock } from './compact-html.js';
+import { emptyBlockInLink, KEEP_ATTRS, unwrapped, VOID, type ContentBlock } from './compact-html.js';
 import { firstChildOf, nextSiblingOf } from './linked-nodes.js';
 import type { UrlResolver } from './urls.js';
 
@@ -240,7 +240,8 @@ class TreeBuilder {
   }
 }
 
-function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined): void {
+function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined, inLink = false): void {
+  if (emptyBlockInLink(el, inLink)) return b.text(' ');
   const tag = tagOf(el.localName);
   if (!tag.unwrap) {
     if (tag.unsupported) throw new Unsupported();
@@ -257,9 +258,10 @@ function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined): 
   }
   // Cleaning leaves the <head> as it is.
   const inner = tag.name === 'head' ? undefined : resolve;
+  const inside = inLink || tag.name === 'a';
   for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
     if (n.nodeType === 3) b.text((n as Text).data);
-    else if (n.nodeType === 1) replay(n as Element, b, inner);
+    else if (n.nodeType === 1) replay(n as Element, b, inner, inside);
   }
   if (!tag.unwrap) b.close(tag.name);
 }

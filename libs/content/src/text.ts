@@ -54,6 +54,13 @@ const KIND = new Map<string, number>([
   ...[...SKIP].map((tag): [string, number] => [tag, SKIPPED]),
 ]);
 
+const kindOf = (tag: string): number => KIND.get(tag) ?? INLINE;
+/** Whether an element breaks the text's line where it stands (a block, a cell, a <br>, a <pre>). */
+export const breaksLine = (tag: string): boolean => {
+  const kind = kindOf(tag);
+  return kind !== INLINE && kind !== SKIPPED;
+};
+
 interface TextNodeLike {
   nodeType: number;
   childNodes: ArrayLike<TextNodeLike>;
@@ -84,7 +91,7 @@ function textEdge(el: TextNodeLike, fromEnd: boolean): number {
       continue;
     }
     if (c.nodeType !== 1) continue;
-    const kind = KIND.get(c.localName ?? c.tagName!.toLowerCase()) ?? INLINE;
+    const kind = kindOf(c.localName ?? c.tagName!.toLowerCase());
     if (kind === SKIPPED) continue;
     if (kind !== INLINE) return EDGE_BREAK;
     const inner = textEdge(c, fromEnd);

@@ -638,7 +638,8 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     const r = extract(
       page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
       <ul><li><a href="/work/adidas"><img src="/l/adidas.svg" alt="Adidas logo"> <span>Adidas</span><p>A leading digital platform</p></a></li></ul>
-      <div><a href="https://social.example/t"><span>Twitter</span><div class="icon"><svg viewBox="0 0 9 9"></svg></div></a><a href="https://social.example/g"><span>GitHub</span><div class="icon"></div></a></div>`),
+      <div><a href="https://social.example/t"><span>Twitter</span><div class="icon"><svg viewBox="0 0 9 9"></svg></div></a><a href="https://social.example/g"><span>GitHub</span><div class="icon"></div></a></div>
+      <div><a href="/changelog/deeplinks"><div class="flex"><span>Deeplink to AI coding tools</span><div class="spacer"></div><span>Starting an issue is easier now.</span></div></a></div>`),
       false,
     );
     const md = r.markdown!;
@@ -647,6 +648,10 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     );
     expect(md).toContain('Adidas A leading digital platform](https://site.example/work/adidas)');
     expect(md).toContain('[Twitter](https://social.example/t) [GitHub](https://social.example/g)');
+    // An empty block inside a link (a spacer) parts the words either side of it.
+    expect(md).toContain(
+      '[Deeplink to AI coding tools Starting an issue is easier now.](https://site.example/changelog/deeplinks)',
+    );
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 });
