@@ -167,6 +167,12 @@ export function compactHtmlBlocks(roots: Element[]): string[] {
 export const emptyBlockInLink = (el: Element, inLink: boolean): boolean =>
   inLink && breaksLine(el.localName) && showsNothing(el);
 
+/**
+ * A link with words in it: only there is an empty block written as a space. A link that shows
+ * nothing (a vote arrow's, an icon's) stays empty, and is left out as it was.
+ */
+export const wordyLink = (el: Element): boolean => el.localName === 'a' && NOT_BLANK.test(el.textContent ?? '');
+
 /** No text but blanks, and no image. */
 function showsNothing(el: Element): boolean {
   for (let n = el.firstChild; n; n = n.nextSibling) {
@@ -196,7 +202,7 @@ function compactInto(root: Element, out: string[], resolve?: UrlResolver): void 
     }
     // Cleaning leaves the <head> as it is.
     const inner = tag === 'head' ? undefined : resolve;
-    const inside = inLink || tag === 'a';
+    const inside = inLink || wordyLink(el);
     for (let n = el.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 3) out.push(escapeText((n as Text).data));
       else if (n.nodeType === 1) visit(n as Element, inner, inside);

@@ -14,7 +14,7 @@
 // not read as a tag is written by its content, in both ways (compact-html.ts, `unwrapped`).
 
 import { resolvedAttr } from './clean.js';
-import { emptyBlockInLink, KEEP_ATTRS, unwrapped, VOID, type ContentBlock } from './compact-html.js';
+import { emptyBlockInLink, KEEP_ATTRS, unwrapped, VOID, wordyLink, type ContentBlock } from './compact-html.js';
 import { firstChildOf, nextSiblingOf } from './linked-nodes.js';
 import type { UrlResolver } from './urls.js';
 
@@ -258,7 +258,7 @@ function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined, i
   }
   // Cleaning leaves the <head> as it is.
   const inner = tag.name === 'head' ? undefined : resolve;
-  const inside = inLink || tag.name === 'a';
+  const inside = inLink || wordyLink(el);
   for (let n = firstChildOf(el); n; n = nextSiblingOf(n)) {
     if (n.nodeType === 3) b.text((n as Text).data);
     else if (n.nodeType === 1) replay(n as Element, b, inner, inside);
