@@ -648,6 +648,13 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     );
     expect(md).toContain('Adidas A leading digital platform](https://site.example/work/adidas)');
     expect(md).toContain('[Twitter](https://social.example/t) [GitHub](https://social.example/g)');
+    // A link with no words (a vote arrow) stays out, its empty block with it: no empty column.
+    const votes = extract(
+      page(`<table><tr><td>1.</td><td><a id="up_1" href="/vote?id=1"><div class="votearrow"></div></a></td>
+      <td><a href="https://news.example/story">Humans and Neanderthals</a></td></tr></table>`),
+      false,
+    );
+    expect(votes.markdown).toContain('| 1. | [Humans and Neanderthals](https://news.example/story) |');
     // An empty block inside a link (a spacer) parts the words either side of it.
     expect(md).toContain(
       '[Deeplink to AI coding tools Starting an issue is easier now.](https://site.example/changelog/deeplinks)',
