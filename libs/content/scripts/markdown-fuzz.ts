@@ -43,8 +43,16 @@ function inline(depth: number): string {
   const tag = pick(INLINE);
   if (tag === 'img') return `<img src="/i${Math.floor(random() * 9)}.png" alt="${text().replace(/"/g, '')}">`;
   if (tag === 'br') return '<br>';
+  if (tag === 'a') {
+    // A card: a link holding blocks (a title, a spacer, a summary) as well as inline content.
+    const piece = () =>
+      random() < 0.3
+        ? pick(['<div></div>', `<div>${inline(depth + 1)}</div>`, `<p>${inline(depth + 1)}</p>`])
+        : inline(depth + 1);
+    return `<a href="${pick(HREFS)}">${some(3, piece, pick(['', ' ']))}</a>`;
+  }
   const inner = some(3, () => inline(depth + 1), pick(['', ' ']));
-  return tag === 'a' ? `<a href="${pick(HREFS)}">${inner}</a>` : `<${tag}>${inner}</${tag}>`;
+  return `<${tag}>${inner}</${tag}>`;
 }
 
 function block(depth: number): string {
