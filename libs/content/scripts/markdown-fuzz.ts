@@ -57,7 +57,10 @@ function inline(depth: number): string {
 
 function block(depth: number): string {
   const words = () => some(4, () => inline(0), pick(['', ' ']));
-  const tag = depth > 2 ? 'p' : pick(['p', 'p', 'p', 'h2', 'ul', 'ol', 'blockquote', 'pre', 'table', 'div', 'dl']);
+  const tag =
+    depth > 2
+      ? 'p'
+      : pick(['p', 'p', 'p', 'h2', 'ul', 'ol', 'blockquote', 'pre', 'table', 'div', 'dl', 'figure', 'details', 'hr']);
   switch (tag) {
     case 'ul':
     case 'ol':
@@ -68,14 +71,21 @@ function block(depth: number): string {
       return `<pre><code>${text().replace(/</g, '&lt;')}\n${text().replace(/</g, '&lt;')}</code></pre>`;
     case 'table': {
       const columns = 1 + Math.floor(random() * 3);
+      const cellContent = () => (random() < 0.2 ? block(depth + 1) : words());
       const row = (cell: string) =>
-        `<tr>${Array.from({ length: columns }, () => `<${cell}>${words()}</${cell}>`).join('')}</tr>`;
+        `<tr>${Array.from({ length: columns }, () => `<${cell}>${cell === 'td' ? cellContent() : words()}</${cell}>`).join('')}</tr>`;
       return `<table>${row('th')}${row('td')}${row('td')}</table>`;
     }
     case 'div':
       return `<div>${block(depth + 1)}${block(depth + 1)}</div>`;
     case 'dl':
-      return `<dl><dt>${words()}</dt><dd>${words()}</dd></dl>`;
+      return `<dl><dt>${words()}</dt><dd>${random() < 0.3 ? block(depth + 1) : words()}</dd></dl>`;
+    case 'figure':
+      return `<figure><img src="/f.png" alt="${text().replace(/"/g, '')}"><figcaption>${words()}</figcaption></figure>`;
+    case 'details':
+      return `<details><summary>${words()}</summary>${block(depth + 1)}</details>`;
+    case 'hr':
+      return '<hr>';
     default:
       return `<${tag}>${words()}</${tag}>`;
   }

@@ -25,6 +25,9 @@ export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
   maxConsecutiveNewlines: 2,
   useInlineLinks: true,
   useLinkReferenceDefinitions: false,
+  // An FAQ's question and its answer: NHM wrote a <summary> inline, and an answer that is bare
+  // text in its <details> ran on from the question ("How do I cancel?Go to settings").
+  blockElements: ['DETAILS', 'SUMMARY'],
 };
 
 const NOT_BLANK = /\S/;

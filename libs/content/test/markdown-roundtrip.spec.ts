@@ -624,6 +624,17 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it("writes an FAQ's question apart from its answer (<summary> is a block)", () => {
+    const r = extract(
+      page(`<h2>Questions</h2><details><summary>How do I cancel my plan?</summary>Go to Settings, then Billing, and
+      press Cancel.</details><details><summary>Can I get a refund?</summary><p>Yes, within 30 days of a payment.</p></details>`),
+      false,
+    );
+    expect(r.markdown).toContain('How do I cancel my plan?\n\nGo to Settings, then Billing, and press Cancel.');
+    expect(r.markdown).toContain('Can I get a refund?\n\nYes, within 30 days of a payment.');
+    expect(words(renderedText(r.markdown!))).toBe(words(r.text!));
+  });
+
   it('keeps the text after a table in a list item out of the table', () => {
     const r = extract(
       page(`<ul><li>Plans<table><tr><th>Plan</th></tr><tr><td>Pro</td></tr></table>
