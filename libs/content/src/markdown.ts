@@ -355,6 +355,11 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
     };
   },
   img: IMAGE,
+  // Each line of a quote gets "> " ahead of it, as written. NHM rewrote a line's leading '>'s and
+  // one space after them (`^(>*) ?` to `>$1 `), so that a nested quote read `>> b`; but that took a
+  // space off every indented line of a code block in a quote (Python's four became three) and put
+  // one into a code line opening with '>' (a prompt `>>>x` became `>>>> x`).
+  blockquote: { postprocess: ({ content }) => quoted(trimNewLines(content)) },
   pre: ({ node }) => codeBlock(node as unknown as ElementLike),
   table: (ctx) => {
     const nhm = (defaultTranslators.table as TranslatorConfigFactory)(ctx);
@@ -423,6 +428,28 @@ function tableText(content: string, meta: NodeMetadata['tableMeta']): string | P
 
 /** A table row's pipes at its ends, as NHM drops them. */
 const TABLE_ROW_ENDS = /^(?:\|)?(.+)\s*\|\s*$/;
+
+/**
+ * A quote's lines behind its marker, a blank line as the marker alone. Outside a fenced block a
+ * line opening with one space loses it (an inline text's leading blank, which NHM took too; two
+ * or more are a list item's later lines, and stay); inside one every line is kept as written.
+ */
+function quoted(content: string): string {
+  const lines = content.split('\n');
+  let fence: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (fence) {
+      if (line.trimStart().startsWith(fence) && !line.trim().slice(fence.length)) fence = null;
+      lines[i] = line ? `> ${line}` : '>';
+      continue;
+    }
+    fence = FENCE.exec(line)?.[1] ?? null;
+    const text = line.charCodeAt(0) === 32 && line.charCodeAt(1) !== 32 ? line.slice(1) : line;
+    lines[i] = NOT_BLANK.test(text) ? `> ${text}` : '>';
+  }
+  return lines.join('\n');
+}
 
 /** An element written as its children are. */
 const PLAIN: TranslatorConfig = {};

@@ -645,6 +645,22 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it("keeps a quoted code block's lines as written: its indentation and a line opening with '>'", () => {
+    const r = extract(
+      page(`<p>The reply quoted the snippet:</p><blockquote><p>Try this:</p><pre><code class="language-python">def total(xs):
+    return sum(xs)
+&gt;&gt;&gt;total([1, 2])
+</code></pre><blockquote><p>Nested reply</p></blockquote></blockquote><p>It worked.</p>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain('> ```python\n> def total(xs):\n>     return sum(xs)\n> >>>total([1, 2])\n> ```');
+    expect(md).toContain('> > Nested reply');
+    // The code block a renderer reads back holds the lines exactly: four spaces, no space added.
+    const html = micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    expect(html).toContain('def total(xs):\n    return sum(xs)\n&gt;&gt;&gt;total([1, 2])\n</code>');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('keeps a link whose text opens or ends with a block a word apart from its neighbours', () => {
     const r = extract(
       page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
