@@ -35,6 +35,9 @@ const WORDS = [
   ...['foo@bar.com', '^', '{', '}', '"q"', "'s'", '$x$', '...', '%', ':)', '=>'],
 ];
 const text = (): string => some(6, () => pick(WORDS), pick([' ', ' ', ' ', '', '  ', '\n']));
+/** A code line: indented or not, and opening with what a quote, a list or a heading opens with. */
+const codeLine = (): string =>
+  `${pick(['', '', '    ', '  ', '\t', ' '])}${pick(['', '', '&gt;', '&gt;&gt;&gt; ', '# ', '- ', '1. ', '| '])}${text().replace(/</g, '&lt;')}`;
 const INLINE = ['em', 'strong', 'code', 'a', 'span', 'b', 'i', 's', 'del', 'sub', 'kbd', 'img', 'br', 'q'];
 const HREFS = ['/p/1', 'https://e.test/x_y', '#frag', '/a b', '/q?x=1&y=2'];
 
@@ -68,7 +71,7 @@ function block(depth: number): string {
     case 'blockquote':
       return `<blockquote>${block(depth + 1)}</blockquote>`;
     case 'pre':
-      return `<pre><code>${text().replace(/</g, '&lt;')}\n${text().replace(/</g, '&lt;')}</code></pre>`;
+      return `<pre><code>${some(3, codeLine, '\n')}</code></pre>`;
     case 'table': {
       const columns = 1 + Math.floor(random() * 3);
       const cellContent = () => (random() < 0.2 ? block(depth + 1) : words());
@@ -92,7 +95,12 @@ function block(depth: number): string {
 }
 
 const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
-function roundTrip(body: string): { markdown: string; rendered: string; text: string } {
+/** The code blocks of a page as a browser shows them, blank ones left out. */
+const codeBlocks = (html: string): string[] =>
+  [...parseDocument(`<html><body>${html}</body></html>`).body.querySelectorAll('pre')]
+    .map((pre) => pre.textContent!.replace(/^\n/, '').replace(/\n$/, ''))
+    .filter((code) => code.trim());
+function roundTrip(body: string): { markdown: string; rendered: string; text: string; code: boolean } {
   const html = `<!DOCTYPE html><html><head><title>t</title></head><body><main>${body}</main></body></html>`;
   const r = extractContent(parseDocument(html), {
     url: 'https://e.test/page',
@@ -101,11 +109,13 @@ function roundTrip(body: string): { markdown: string; rendered: string; text: st
   });
   const rendered = micromark(r.markdown!, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
   const renderedText = toText([parseDocument(`<html><body>${rendered}</body></html>`).body]);
-  return { markdown: r.markdown!, rendered: squash(renderedText), text: squash(r.text!) };
+  // The code blocks rendered are the page's, character for character (indentation included).
+  const code = JSON.stringify(codeBlocks(rendered)) === JSON.stringify(codeBlocks(body));
+  return { markdown: r.markdown!, rendered: squash(renderedText), text: squash(r.text!), code };
 }
 const fails = (body: string): boolean => {
   const r = roundTrip(body);
-  return r.rendered !== r.text;
+  return r.rendered !== r.text || !r.code;
 };
 
 /** The failing markup cut down: each node removed, or unwrapped, or a word of a text dropped, while it fails. */
@@ -165,7 +175,8 @@ for (const [shape, count] of shortest) {
   const r = roundTrip(shape);
   process.stdout.write(
     `×${count} ${JSON.stringify(shape)}\n  markdown ${JSON.stringify(r.markdown)}\n` +
-      `  rendered ${JSON.stringify(r.rendered)}\n  text     ${JSON.stringify(r.text)}\n`,
+      `  rendered ${JSON.stringify(r.rendered)}\n  text     ${JSON.stringify(r.text)}\n` +
+      (r.code ? '' : '  a code block is rendered other than written\n'),
   );
 }
 process.stdout.write(`${failed} of ${pages} pages render to another text; ${shapes.size} distinct shapes\n`);
