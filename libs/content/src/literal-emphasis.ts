@@ -81,16 +81,16 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
   }
   if (!runs.some((r) => r.escaped)) return false;
   // Any opener before any closer: the paragraph could hold emphasis, and stays as written. Read
-  // by CommonMark 0.31's punctuation (symbols included) and by 0.30's (P only), so that a reader
-  // of either finds none.
-  for (const punctuation of [PUNCTUATION, PUNCTUATION_030]) {
+  // by CommonMark 0.31's punctuation (symbols included), by 0.30's (P only) and as micromark reads
+  // GFM, so that a reader of any finds none.
+  for (const reading of READINGS) {
     let openerSeen = false;
     for (const run of runs) {
       const line = lines[run.line]!;
       const before = charBefore(line, run.from);
       const after = charAt(line, run.to);
-      if (openerSeen && canClose(delimiter, before, after, punctuation)) return false;
-      if (canOpen(delimiter, before, after, punctuation)) openerSeen = true;
+      if (openerSeen && canClose(delimiter, before, after, reading)) return false;
+      if (canOpen(delimiter, before, after, reading)) openerSeen = true;
     }
   }
   // Each line rebuilt once (a hostile line holds thousands of runs): cut at every escaped
@@ -129,23 +129,39 @@ const PUNCTUATION = /^[\p{P}\p{S}]$/u;
 /** CommonMark 0.30's: ASCII punctuation and the P categories. */
 const PUNCTUATION_030 = /^[\p{P}!-/:-@[-`{-~]$/u;
 
+interface Reading {
+  punctuation: RegExp;
+  /**
+   * Characters next to which a run flanks whatever else is around it: micromark (GFM) lets a run
+   * followed by `~` open and one preceded by `~` close, so that `*~~a~~*` is emphasis; by
+   * CommonMark alone `x*y~~*a` holds none, and micromark renders it `x<em>y~~</em>a`.
+   */
+  markers: string;
+}
+const READINGS: Reading[] = [
+  { punctuation: PUNCTUATION, markers: '' },
+  { punctuation: PUNCTUATION_030, markers: '' },
+  { punctuation: PUNCTUATION, markers: '~' },
+];
+
 /**
  * Whether a run is right-flanking, given the characters before and after it; with the two
  * swapped, whether it is left-flanking. Right-flanking: not preceded by whitespace, and not by
- * punctuation unless whitespace or punctuation follows.
+ * punctuation unless whitespace or punctuation follows; or preceded by one of the reading's markers.
  */
-const flanking = (before: string, after: string, punctuation: RegExp): boolean =>
-  !WHITESPACE.test(before) && (!punctuation.test(before) || WHITESPACE.test(after) || punctuation.test(after));
+const flanking = (before: string, after: string, { punctuation, markers }: Reading): boolean =>
+  (!WHITESPACE.test(before) && (!punctuation.test(before) || WHITESPACE.test(after) || punctuation.test(after))) ||
+  (markers !== '' && markers.includes(before));
 
 /** Whether a run of the delimiter can open emphasis (left-flanking; for `_` also see the header). */
-const canOpen = (delimiter: Delimiter, before: string, after: string, punctuation: RegExp): boolean =>
-  flanking(after, before, punctuation) &&
-  (delimiter === '*' || !flanking(before, after, punctuation) || punctuation.test(before));
+const canOpen = (delimiter: Delimiter, before: string, after: string, reading: Reading): boolean =>
+  flanking(after, before, reading) &&
+  (delimiter === '*' || !flanking(before, after, reading) || reading.punctuation.test(before));
 
 /** Whether a run of the delimiter can close emphasis (right-flanking; for `_` also see the header). */
-const canClose = (delimiter: Delimiter, before: string, after: string, punctuation: RegExp): boolean =>
-  flanking(before, after, punctuation) &&
-  (delimiter === '*' || !flanking(after, before, punctuation) || punctuation.test(after));
+const canClose = (delimiter: Delimiter, before: string, after: string, reading: Reading): boolean =>
+  flanking(before, after, reading) &&
+  (delimiter === '*' || !flanking(after, before, reading) || reading.punctuation.test(after));
 
 /** The character (a whole code point) before `at`, or a line's end. */
 function charBefore(line: string, at: number): string {

@@ -476,6 +476,10 @@ describe('stars in the text, written as they are where no emphasis can form', ()
       [''],
       // An emoji (a symbol, punctuation to CommonMark 0.31) before a star: the run can open.
       ['🙂\\*a and b\\* c'],
+      [''],
+      // A star after a tilde closes in GFM as micromark reads it (`x<em>y~~</em>a`), though
+      // CommonMark finds no closer there.
+      ['x\\*y~~\\*a'],
     ];
     const md = lines.map(([written]) => written).join('\n');
     const out = unescapeLiteralStars(md);
