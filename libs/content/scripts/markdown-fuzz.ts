@@ -67,9 +67,10 @@ function block(depth: number): string {
   switch (tag) {
     case 'ul':
     case 'ol':
-      return `<${tag}>${some(3, () => `<li>${random() < 0.3 ? block(depth + 1) : words()}</li>`)}</${tag}>`;
+      // An item holds words, a block, or words and then blocks (a nested list, a code block).
+      return `<${tag}>${some(3, () => `<li>${pick([words, words, () => block(depth + 1), () => words() + some(2, () => block(depth + 1))])()}</li>`)}</${tag}>`;
     case 'blockquote':
-      return `<blockquote>${block(depth + 1)}</blockquote>`;
+      return `<blockquote>${some(3, () => block(depth + 1))}</blockquote>`;
     case 'pre':
       return `<pre><code>${some(3, codeLine, '\n')}</code></pre>`;
     case 'table': {
@@ -95,9 +96,13 @@ function block(depth: number): string {
 }
 
 const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
-/** The code blocks of a page as a browser shows them, blank ones left out. */
+/**
+ * The code blocks of a page as a browser shows them, blank ones left out, and those in a table's
+ * cell: a GFM cell is one line, and holds a code span at most.
+ */
 const codeBlocks = (html: string): string[] =>
   [...parseDocument(`<html><body>${html}</body></html>`).body.querySelectorAll('pre')]
+    .filter((pre) => !pre.closest('td, th'))
     .map((pre) => pre.textContent!.replace(/^\n/, '').replace(/\n$/, ''))
     .filter((code) => code.trim());
 function roundTrip(body: string): { markdown: string; rendered: string; text: string; code: boolean } {
