@@ -334,10 +334,12 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
     // A link inside inline code is its text (a code span cannot hold one).
     if (!href || noEscape) return PLAIN;
     // A link that shows nothing but an icon (share buttons, social links) is not written: an
-    // empty link is noise to a model. Blank text inside it still separates words.
+    // empty link is noise to a model. Blank text inside it still separates words, once: a row of
+    // such links wrote a space each, and four of them opening a line made an indented code block
+    // of the text after them (a footer's "© 2026 Brand" after its social icons).
     const text = node.textContent;
     if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike)) {
-      return text ? { content: ' ' } : { ignore: true };
+      return text && !endsInSpace(tailOf(visitor)) ? { content: ' ' } : { ignore: true };
     }
     const encoded = markdownUrl(href);
     if (node.textContent === href && options.useInlineLinks && AUTOLINK.test(encoded)) {
@@ -1188,7 +1190,8 @@ class SimpleBlockWriter implements Output {
     const href = node.getAttribute('href');
     if (!href) return this.children(node, false, undefined);
     const text = node.textContent;
-    if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike)) return text ? this.append(' ') : undefined;
+    if (!NOT_BLANK.test(text) && !hasImage(node as unknown as ElementLike))
+      return text && !endsInSpace(this.tailText) ? this.append(' ') : undefined;
     const encoded = markdownUrl(href);
     if (text === href && AUTOLINK.test(encoded)) return this.append(`<${encoded}>`);
     this.append(spaceBeforeLink(node as unknown as ElementLike, text, this.tailText) ? ' [' : '[');

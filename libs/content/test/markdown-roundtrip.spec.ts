@@ -665,6 +665,24 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it('writes a row of icon links as one space at most: four opened a line as an indented code block', () => {
+    const icons = ['x', 'facebook', 'youtube', 'instagram']
+      .map((name) => `<a href="https://social.example/${name}" aria-label="${name}">\n\t\t\t</a>`)
+      .join('');
+    const r = extract(
+      page(`<sidebar-drawer>Account <div class="site-social">${icons}</div>
+      © 2026 <a href="/">Beardbrand</a></sidebar-drawer><p>Share: <a href="/s/1"> </a><a href="/s/2"> </a> or copy the link.</p>`),
+      false,
+    );
+    const md = r.markdown!;
+    expect(md).not.toMatch(/^ {4}/m);
+    expect(md).toMatch(/^ ?© 2026 \[Beardbrand\]\(https:\/\/site\.example\/\)$/m);
+    expect(md).toContain('Share: or copy the link.');
+    const html = micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    expect(html).not.toContain('<pre>');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('keeps a link whose text opens or ends with a block a word apart from its neighbours', () => {
     const r = extract(
       page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
