@@ -275,6 +275,15 @@ interface ElementLike {
   getAttribute(name: string): string | null | undefined;
 }
 
+/** Whether an element holds a <pre>. */
+function holdsPre(node: ElementLike): boolean {
+  for (const c of node.childNodes) {
+    if (c.nodeType !== 1) continue;
+    if ((c as unknown as { tagName: string }).tagName === 'PRE' || holdsPre(c)) return true;
+  }
+  return false;
+}
+
 /** Whether an element holds an image (a link around a picture is not empty). */
 function hasImage(node: ElementLike): boolean {
   for (const c of node.childNodes) {
@@ -374,8 +383,10 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
     spaceIfRepeatingChar: true,
     postprocess: (c) => (c.noEscape ? c.content : emphasis(c.content, '~~')),
   },
-  // Code inside inline code is its text; NHM opened a second span inside the first.
-  code: ({ noEscape }) => (noEscape ? PLAIN : INLINE_CODE),
+  // Code inside inline code is its text; NHM opened a second span inside the first. A <code>
+  // around a <pre> (a code editor's markup) shows a block: the <pre> is written as one, and the
+  // span would have held its fences as text.
+  code: ({ node, noEscape }) => (noEscape || holdsPre(node as unknown as ElementLike) ? PLAIN : INLINE_CODE),
   // A heading inside a heading (served nested; a browser would have closed the first) is part of
   // its line: a second marker there would be read as text ("### ## Free delivery").
   'h1,h2,h3,h4,h5,h6': ({ node }) =>

@@ -683,6 +683,21 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it("writes a <code> around a <pre> (a code editor's markup) as a code block, not a span of fences", () => {
+    const r = extract(
+      page(`<p>Create a payment:</p><code class="CodeEditor__scroll"><pre class="CodeSyntax"><span class="ln">1</span>const intent = await stripe.paymentIntents.create({
+  amount: 2000,
+});</pre></code><h2>Comprehensive libraries</h2><p>Use <code>npm i stripe</code> first.</p>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain(
+      'Create a payment:\n\n```\n1const intent = await stripe.paymentIntents.create({\n  amount: 2000,\n});\n```',
+    );
+    expect(md).toContain('Use `npm i stripe` first.');
+    expect(md).not.toMatch(/`{4}/);
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('keeps a link whose text opens or ends with a block a word apart from its neighbours', () => {
     const r = extract(
       page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
