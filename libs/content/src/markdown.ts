@@ -275,11 +275,11 @@ interface ElementLike {
   getAttribute(name: string): string | null | undefined;
 }
 
-/** Whether an element holds a <pre>. */
-function holdsPre(node: ElementLike): boolean {
+/** Whether an element holds an element of one of the tag names. */
+function holds(node: ElementLike, tagNames: readonly string[]): boolean {
   for (const c of node.childNodes) {
     if (c.nodeType !== 1) continue;
-    if ((c as unknown as { tagName: string }).tagName === 'PRE' || holdsPre(c)) return true;
+    if (tagNames.includes((c as unknown as { tagName: string }).tagName) || holds(c, tagNames)) return true;
   }
   return false;
 }
@@ -386,13 +386,19 @@ export const NHM_TRANSLATORS: TranslatorConfigObject = {
   // Code inside inline code is its text; NHM opened a second span inside the first. A <code>
   // around a <pre> (a code editor's markup) shows a block: the <pre> is written as one, and the
   // span would have held its fences as text.
-  code: ({ node, noEscape }) => (noEscape || holdsPre(node as unknown as ElementLike) ? PLAIN : INLINE_CODE),
+  code: ({ node, noEscape }) => (noEscape || holds(node as unknown as ElementLike, ['PRE']) ? PLAIN : INLINE_CODE),
   // A heading inside a heading (served nested; a browser would have closed the first) is part of
   // its line: a second marker there would be read as text ("### ## Free delivery").
+  // A heading holding a list (a city menu, a table of contents) is written as its line and then
+  // the list: on the line, the items' markers were read as text ("## Chicago - [Chicago](…) -
+  // [Flagstaff](…)"). Its marker is written last, so that its content opens a line and only an
+  // item's marker opens a line unescaped there.
   'h1,h2,h3,h4,h5,h6': ({ node }) =>
     inHeading(node as unknown as MdElement)
       ? { surroundingNewlines: 1 }
-      : { prefix: `${'#'.repeat(+node.tagName.charAt(1))} `, postprocess: headingText },
+      : holds(node as unknown as ElementLike, ['UL', 'OL'])
+        ? { surroundingNewlines: 2, postprocess: headingWithList(+node.tagName.charAt(1)) }
+        : { prefix: `${'#'.repeat(+node.tagName.charAt(1))} `, postprocess: headingText },
   // A nested list is indented by the items around it (each item's later lines go to its content
   // column), not by how many lists it is in: a list inside a list with no item between (invalid,
   // but served) or inside a layout list's item stays a list (NHM indented it four spaces a list).
@@ -560,6 +566,19 @@ function headingText({ content }: { content: string }): string | PostProcessResu
   return line ? line.replace(HEADING_CLOSE, '$1\\$2') : PostProcessResult.RemoveNode;
 }
 const HEADING_CLOSE = /(^|\s)(#+)$/;
+
+/** The postprocess of a heading holding a list: its line up to the first item, then the rest. */
+function headingWithList(level: number): (ctx: { content: string }) => string | PostProcessResult {
+  return ({ content }) => {
+    const item = LIST_LINE.exec(content);
+    const line = headingText({ content: item ? content.slice(0, item.index) : content });
+    const rest = item ? trimNewLines(content.slice(item.index)) : '';
+    if (typeof line !== 'string') return rest || PostProcessResult.RemoveNode;
+    return `${'#'.repeat(level)} ${line}${rest && `\n\n${rest}`}`;
+  };
+}
+/** A line opening with a list item's marker. */
+const LIST_LINE = /^(?:[-*+]|\d{1,9}[.)])[ \t]/m;
 
 /** How deep markdown nests lists; deeper ones are written as items of the deepest. */
 export const MAX_LIST_DEPTH = 32;

@@ -698,6 +698,24 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it('writes a list inside a heading after its line, as a list: on the line its markers were text', () => {
+    const r = extract(
+      page(`<h2>Chicago <ul class="city-menu"><li><a href="/chicago">Chicago</a></li><li><a href="/flagstaff">Flagstaff</a></li></ul></h2>
+      <p>Pickup is on Tuesdays.</p><h3><ul><li><a href="#a">Bins</a></li><li><a href="#b">Bags</a></li></ul></h3>
+      <h3>1. Sorting your waste</h3><p>Rinse the cans first.</p>`),
+      false,
+    );
+    const md = r.markdown!;
+    expect(md).toContain(
+      '## Chicago\n\n- [Chicago](https://site.example/chicago)\n- [Flagstaff](https://site.example/flagstaff)\n\nPickup is on Tuesdays.',
+    );
+    // A heading that holds nothing but the list is the list.
+    expect(md).toContain(
+      'Tuesdays.\n\n- [Bins](https://site.example/section/page#a)\n- [Bags](https://site.example/section/page#b)\n\n### 1. Sorting',
+    );
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('keeps a link whose text opens or ends with a block a word apart from its neighbours', () => {
     const r = extract(
       page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
