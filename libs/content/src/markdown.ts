@@ -129,7 +129,7 @@ export function escapeInline(text: string, inLink = false): string {
   const urls = !inLink && (text.includes('://') || text.includes('www.')) ? bareUrls(text) : NO_URLS;
   let u = 0;
   let run = { end: -1, escaped: false };
-  return text.replace(INLINE_SPECIAL, (c, i: number, s: string) => {
+  const escape = (c: string, i: number, s: string): string => {
     while (u < urls.length && urls[u + 1]! <= i) u += 2;
     if (u < urls.length && urls[u]! <= i) return c;
     if (c === '*' || c === '_') {
@@ -137,18 +137,53 @@ export function escapeInline(text: string, inLink = false): string {
       return run.escaped ? `\\${c}` : c;
     }
     return c === '~' ? (tildes ? '\\~' : c) : escapeInlineChar(c, i, s);
-  });
+  };
+  const angled = urls.length ? urlsToAngle(text, urls) : NO_URLS;
+  if (!angled.length) return text.replace(INLINE_SPECIAL, escape);
+  // These URLs are written as autolinks (<https://…>), which end where they say: a bare one runs
+  // on to the next space, and takes in the backslash of an escape written after it ("…/a_b\*"
+  // showed "a_b\") or leaves a character reference after it to be read ("…js&gt;" showed ">").
+  const piece = (from: number, to: number): string =>
+    text.slice(from, to).replace(INLINE_SPECIAL, (c: string, i: number) => escape(c, from + i, text));
+  let out = '';
+  let from = 0;
+  for (let k = 0; k < angled.length; k += 2) {
+    out += `${piece(from, angled[k]!)}<${text.slice(angled[k], angled[k + 1])}>`;
+    from = angled[k + 1]!;
+  }
+  return out + piece(from, text.length);
 }
+
+/**
+ * The bare URLs of the text (bareUrls' spans) that a character markdown may escape follows before
+ * the next space, and that can be written as autolinks: they have a scheme and hold no ">".
+ */
+function urlsToAngle(text: string, urls: number[]): number[] {
+  let angled: number[] | undefined;
+  for (let k = 0; k < urls.length; k += 2) {
+    const end = urls[k + 1]!;
+    const next = text.slice(end, end + 200).search(/\s/);
+    const after = text.slice(end, next === -1 ? end + 200 : end + next);
+    if (!after || !INLINE_SPECIAL_CHAR.test(after)) continue;
+    const url = text.slice(urls[k], end);
+    if (!SCHEME_URL.test(url) || url.includes('>')) continue;
+    (angled ??= []).push(urls[k]!, end);
+  }
+  return angled ?? NO_URLS;
+}
+const INLINE_SPECIAL_CHAR = /[\\`*_~[\]<&]/;
+const SCHEME_URL = /^https?:\/\//i;
 
 const NO_URLS: number[] = [];
 /**
  * GFM's autolink literals: an address written out ("https://…" after anything but a letter,
  * "www.…" after a space or one of ( * _ [ ] ~, as micromark finds them) up to a space or "<",
- * less the punctuation that ends a sentence after it. GFM reads no markup and no escape inside
+ * less the punctuation that ends a sentence after it and what reads as character references
+ * there ("…js&quot;&gt;" ends at "js": the "&gt;" after it is read as ">"). GFM reads no markup and no escape inside
  * one, so a backslash there would be shown: its characters stay as they are.
  */
 const BARE_URL = /(?:(?<![A-Za-z])https?:\/\/|(?<![^\s(*_[\]~])www\.)[\p{L}\p{N}][^\s<]*/giu;
-const URL_TRAIL = /[?!.,:*_~]+$/;
+const URL_TRAIL = /(?:[?!.,:*_~]|&[A-Za-z0-9]+;)+$/;
 
 /** [start, end) of each bare URL in the text, flattened. */
 function bareUrls(text: string): number[] {

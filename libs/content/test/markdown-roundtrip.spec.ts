@@ -716,6 +716,20 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it('writes an address in the text as an autolink when an escape or a reference follows it', () => {
+    const r = extract(
+      page(`<p>Embed it with &amp;lt;script src=&amp;quot;https://gist.github.com/acme/5e2c.js&amp;quot;&amp;gt;&amp;lt;/script&amp;gt; in a page.</p>
+      <p>Plans *marked at https://acme.example/rates_2026* apply; see https://acme.example/terms. or https://acme.example/q?a=1&amp;b=2 for more.</p>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain('\\&quot;<https://gist.github.com/acme/5e2c.js&quot;&gt;&lt;/script>\\&gt; in a page.');
+    // A star that could pair stays escaped, and its backslash is not read as part of the address.
+    expect(md).toContain('\\*marked at <https://acme.example/rates_2026>\\* apply;');
+    // An address followed by a space or by punctuation that ends a sentence stays as written.
+    expect(md).toContain('see https://acme.example/terms. or https://acme.example/q?a=1&b=2 for more.');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('keeps a link whose text opens or ends with a block a word apart from its neighbours', () => {
     const r = extract(
       page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
