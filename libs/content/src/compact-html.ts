@@ -160,12 +160,32 @@ export function compactHtmlBlocks(roots: Element[]): string[] {
 }
 
 /**
- * A block inside a link that shows nothing (a spacer, an icon's box): node-html-markdown drops an
- * empty element, but the text breaks its line there, so the words either side of it are apart.
- * It is written as one space ("[Deeplink Starting an issue…]", not "DeeplinkStarting").
+ * A block that shows nothing (a spacer, an icon's box) inside a link, or between two pieces of
+ * inline content (a heading's, an item's or a cell's words, a card's spans): node-html-markdown
+ * drops an empty element, but the text breaks its line there, so the words either side of it are
+ * apart. It is written as one space ("[Deeplink Starting an issue…]", not "DeeplinkStarting";
+ * "### Nikon Never miss a moment"). Between blocks it changes nothing, and is left as it was; so
+ * is a <br> or an <hr> outside a link, which node-html-markdown writes as what it is.
  */
-export const emptyBlockInLink = (el: Element, inLink: boolean): boolean =>
-  inLink && breaksLine(el.localName) && showsNothing(el);
+export const emptyBlockSeparates = (el: Element, inLink: boolean): boolean =>
+  breaksLine(el.localName) &&
+  (inLink
+    ? showsNothing(el, true)
+    : !VOID.has(el.localName) &&
+      inlineBeside(el, 'previousSibling') &&
+      inlineBeside(el, 'nextSibling') &&
+      showsNothing(el, false));
+
+/** Whether the first node beside el that is not blank text or a comment (8 read at most) is inline content. */
+function inlineBeside(el: Element, side: 'previousSibling' | 'nextSibling'): boolean {
+  let n = el[side];
+  for (let read = 0; n && read < 8; read++, n = n[side]) {
+    if (n.nodeType === 3) {
+      if (NOT_BLANK.test((n as Text).data)) return true;
+    } else if (n.nodeType === 1) return !breaksLine((n as Element).localName);
+  }
+  return false;
+}
 
 /**
  * A link with words in it: only there is an empty block written as a space. A link that shows
@@ -180,15 +200,22 @@ export const wordyLink = (el: Element): boolean => el.localName === 'a' && NOT_B
  */
 const EMPTY_BLOCK_NODES = 64;
 
-/** No text but blanks, and no image (read without recursion, EMPTY_BLOCK_NODES at most). */
-function showsNothing(el: Element): boolean {
+/**
+ * No text (but blanks, where `blanks` allows them) and no image (nor, where blanks are not
+ * allowed, a rule or a line break); read without recursion,
+ * EMPTY_BLOCK_NODES at most. Outside a link a block holding a blank is left as it is:
+ * node-html-markdown writes it as a space, or (a non-breaking one) as the line break it is.
+ */
+function showsNothing(el: Element, blanks: boolean): boolean {
   let read = 0;
   let n: Node | null = el.firstChild;
   while (n) {
     if (++read > EMPTY_BLOCK_NODES) return false;
-    if (n.nodeType === 3 && NOT_BLANK.test((n as Text).data)) return false;
+    if (n.nodeType === 3 && (blanks ? NOT_BLANK.test((n as Text).data) : (n as Text).data !== '')) return false;
     if (n.nodeType === 1) {
-      if ((n as Element).localName === 'img') return false;
+      // An image shows something; outside a link, so does any void element (a rule, a break).
+      const tag = (n as Element).localName;
+      if (tag === 'img' || (!blanks && VOID.has(tag))) return false;
       if (n.firstChild) {
         n = n.firstChild;
         continue;
@@ -206,7 +233,7 @@ function showsNothing(el: Element): boolean {
 function compactInto(root: Element, out: string[], resolve?: UrlResolver): void {
   const visit = (el: Element, resolve: UrlResolver | undefined, inLink: boolean): void => {
     const tag = el.localName;
-    if (emptyBlockInLink(el, inLink)) {
+    if (emptyBlockSeparates(el, inLink)) {
       out.push(' ');
       return;
     }

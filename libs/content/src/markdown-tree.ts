@@ -14,7 +14,7 @@
 // not read as a tag is written by its content, in both ways (compact-html.ts, `unwrapped`).
 
 import { resolvedAttr } from './clean.js';
-import { emptyBlockInLink, KEEP_ATTRS, unwrapped, VOID, wordyLink, type ContentBlock } from './compact-html.js';
+import { emptyBlockSeparates, KEEP_ATTRS, unwrapped, VOID, wordyLink, type ContentBlock } from './compact-html.js';
 import { firstChildOf, nextSiblingOf } from './linked-nodes.js';
 import type { UrlResolver } from './urls.js';
 
@@ -241,7 +241,7 @@ class TreeBuilder {
 }
 
 function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined, inLink = false): void {
-  if (emptyBlockInLink(el, inLink)) return b.text(' ');
+  if (emptyBlockSeparates(el, inLink)) return b.text(' ');
   const tag = tagOf(el.localName);
   if (!tag.unwrap) {
     if (tag.unsupported) throw new Unsupported();

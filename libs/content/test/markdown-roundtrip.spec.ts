@@ -730,6 +730,23 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it('keeps the words either side of an empty block apart in a heading, an item and a cell', () => {
+    const r = extract(
+      page(`<h3><span>Nikon</span><div class="divider"></div><span>Never miss a moment</span></h3>
+      <ul><li><span>Deeplinks</span><div class="spacer"><span></span></div><span>Starting an issue is easier now.</span></li></ul>
+      <table><tr><th>Camera</th><th>Price</th></tr><tr><td>Z6<div class="badge"></div>Mirrorless</td><td>$1,599</td></tr></table>
+      <div><span>Menu</span><div><hr></div><span>Account</span></div>`),
+      false,
+    );
+    const md = r.markdown!;
+    expect(md).toContain('### Nikon Never miss a moment');
+    expect(md).toContain('- Deeplinks Starting an issue is easier now.');
+    expect(md).toContain('| Z6 Mirrorless | $1,599 |');
+    // A rule is not an empty block: it is written as one.
+    expect(md).toMatch(/Menu\n+---\n+Account/);
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('keeps a link whose text opens or ends with a block a word apart from its neighbours', () => {
     const r = extract(
       page(`<p>We build apps.</p><nav><a href="/about">About Us</a><a href="/careers"><div>Careers</div><div>We're hiring</div></a><a href="/jobs">Jobs</a></nav>
