@@ -44,7 +44,9 @@ const HREFS = ['/p/1', 'https://e.test/x_y', '#frag', '/a b', '/q?x=1&y=2'];
 function inline(depth: number): string {
   if (depth > 3 || random() < 0.4) return text();
   const tag = pick(INLINE);
-  if (tag === 'img') return `<img src="/i${Math.floor(random() * 9)}.png" alt="${text().replace(/"/g, '')}">`;
+  // A title (a link's or an image's) holds any text, quotes and brackets too.
+  const title = () => (random() < 0.3 ? ` title="${text().replace(/"/g, '&quot;').replace(/</g, '&lt;')}"` : '');
+  if (tag === 'img') return `<img src="/i${Math.floor(random() * 9)}.png" alt="${text().replace(/"/g, '')}"${title()}>`;
   if (tag === 'br') return '<br>';
   if (tag === 'a') {
     // A card: a link holding blocks (a title, a spacer, a summary) as well as inline content.
@@ -52,7 +54,7 @@ function inline(depth: number): string {
       random() < 0.3
         ? pick(['<div></div>', `<div>${inline(depth + 1)}</div>`, `<p>${inline(depth + 1)}</p>`])
         : inline(depth + 1);
-    return `<a href="${pick(HREFS)}">${some(3, piece, pick(['', ' ']))}</a>`;
+    return `<a href="${pick(HREFS)}"${title()}>${some(3, piece, pick(['', ' ']))}</a>`;
   }
   const inner = some(3, () => inline(depth + 1), pick(['', ' ']));
   return `<${tag}>${inner}</${tag}>`;
@@ -63,7 +65,23 @@ function block(depth: number): string {
   const tag =
     depth > 2
       ? 'p'
-      : pick(['p', 'p', 'p', 'h2', 'ul', 'ol', 'blockquote', 'pre', 'table', 'div', 'dl', 'figure', 'details', 'hr']);
+      : pick([
+          'p',
+          'p',
+          'p',
+          'h2',
+          'h3',
+          'ul',
+          'ol',
+          'blockquote',
+          'pre',
+          'table',
+          'div',
+          'dl',
+          'figure',
+          'details',
+          'hr',
+        ]);
   switch (tag) {
     case 'ul':
     case 'ol':
@@ -90,6 +108,9 @@ function block(depth: number): string {
       return `<details><summary>${words()}</summary>${block(depth + 1)}</details>`;
     case 'hr':
       return '<hr>';
+    case 'h3':
+      // A heading holding a line break, a block or a list (a menu, a table of contents).
+      return `<h3>${words()}${pick(['', '<br>', '<div></div>'])}${random() < 0.3 ? block(depth + 1) : words()}</h3>`;
     default:
       return `<${tag}>${words()}</${tag}>`;
   }
