@@ -161,11 +161,13 @@ export function compactHtmlBlocks(roots: Element[]): string[] {
 
 /**
  * A block that shows nothing (a spacer, an icon's box) inside a link, or between two pieces of
- * inline content (a heading's, an item's or a cell's words, a card's spans): node-html-markdown
- * drops an empty element, but the text breaks its line there, so the words either side of it are
- * apart. It is written as one space ("[Deeplink Starting an issue…]", not "DeeplinkStarting";
- * "### Nikon Never miss a moment"). Between blocks it changes nothing, and is left as it was; so
- * is a <br> or an <hr> outside a link, which node-html-markdown writes as what it is.
+ * inline content (a heading's, an item's or a cell's words, a card's spans, a swatch's labels):
+ * node-html-markdown drops an empty element, but the text breaks its line there, so the words
+ * either side of it are apart. In a link it is written as one space ("[Deeplink Starting an
+ * issue…]", not "DeeplinkStarting"); elsewhere as a line break, which a heading or a cell writes
+ * as a space ("### Nikon Never miss a moment", not "NikonNever") and an item or a paragraph as
+ * its line's end. Between blocks it changes nothing, and is left as it was; so is a <br> or an
+ * <hr> outside a link, which node-html-markdown writes as what it is.
  */
 export const emptyBlockSeparates = (el: Element, inLink: boolean): boolean =>
   breaksLine(el.localName) &&
@@ -176,13 +178,25 @@ export const emptyBlockSeparates = (el: Element, inLink: boolean): boolean =>
       inlineBeside(el, 'nextSibling') &&
       showsNothing(el, false));
 
-/** Whether the first node beside el that is not blank text or a comment (8 read at most) is inline content. */
+/**
+ * Whether the first node beside el that is not blank text or a comment is inline content: read
+ * on past the end of an inline parent (a swatch's icon box ends its <label>, whose neighbour is
+ * the next size), 8 nodes and parents at most.
+ */
 function inlineBeside(el: Element, side: 'previousSibling' | 'nextSibling'): boolean {
-  let n = el[side];
-  for (let read = 0; n && read < 8; read++, n = n[side]) {
+  let at: Node = el;
+  for (let read = 0; read < 8; read++) {
+    let n = at[side];
+    while (!n) {
+      const parent = at.parentNode as Element | null;
+      if (!parent || parent.nodeType !== 1 || breaksLine(parent.localName) || ++read >= 8) return false;
+      at = parent;
+      n = at[side];
+    }
     if (n.nodeType === 3) {
       if (NOT_BLANK.test((n as Text).data)) return true;
     } else if (n.nodeType === 1) return !breaksLine((n as Element).localName);
+    at = n;
   }
   return false;
 }
@@ -234,7 +248,7 @@ function compactInto(root: Element, out: string[], resolve?: UrlResolver): void 
   const visit = (el: Element, resolve: UrlResolver | undefined, inLink: boolean): void => {
     const tag = el.localName;
     if (emptyBlockSeparates(el, inLink)) {
-      out.push(' ');
+      out.push(inLink ? ' ' : '<br>');
       return;
     }
     const unwrap = unwrapped(tag);

@@ -241,7 +241,10 @@ class TreeBuilder {
 }
 
 function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined, inLink = false): void {
-  if (emptyBlockSeparates(el, inLink)) return b.text(' ');
+  if (emptyBlockSeparates(el, inLink)) {
+    if (inLink) return b.text(' ');
+    return b.open(tagOf('br'), null);
+  }
   const tag = tagOf(el.localName);
   if (!tag.unwrap) {
     if (tag.unsupported) throw new Unsupported();
