@@ -26,8 +26,9 @@ export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
   useInlineLinks: true,
   useLinkReferenceDefinitions: false,
   // An FAQ's question and its answer: NHM wrote a <summary> inline, and an answer that is bare
-  // text in its <details> ran on from the question ("How do I cancel?Go to settings").
-  blockElements: ['DETAILS', 'SUMMARY'],
+  // text in its <details> ran on from the question ("How do I cancel?Go to settings"). So was a
+  // fieldset's <legend> ("Sizexs s m").
+  blockElements: ['DETAILS', 'SUMMARY', 'LEGEND'],
 };
 
 const NOT_BLANK = /\S/;

@@ -736,7 +736,7 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
       <ul><li><span>Deeplinks</span><div class="spacer"><span></span></div><span>Starting an issue is easier now.</span></li></ul>
       <table><tr><th>Camera</th><th>Price</th></tr><tr><td>Z6<div class="badge"></div>Mirrorless</td><td>$1,599</td></tr></table>
       <div><span>Menu</span><div><hr></div><span>Account</span></div>
-      <p>Size</p><fieldset><label>xs<div class="restock"><i class="icon-bell"></i></div></label><label>s<div class="restock"><i></i></div></label><label>m</label></fieldset>`),
+      <fieldset><legend>Size</legend><label>xs<div class="restock"><i class="icon-bell"></i></div></label><label>s<div class="restock"><i></i></div></label><label>m</label></fieldset>`),
       false,
     );
     const md = r.markdown!;
@@ -744,7 +744,8 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     // Written as the line break it is where a line can break (an item), as a space where not.
     expect(md).toContain('- Deeplinks\n  Starting an issue is easier now.');
     expect(md).toContain('| Z6 Mirrorless | $1,599 |');
-    // A size swatch's icon box ends its label: the next label's size is apart from it.
+    // A size swatch's icon box ends its label: the next label's size is apart from it. The
+    // fieldset's <legend> is a line of its own, as the text has it.
     expect(md).toContain('Size\n\nxs\ns\nm');
     // A rule is not an empty block: it is written as one.
     expect(md).toMatch(/Menu\n+---\n+Account/);
