@@ -103,7 +103,8 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
     const bare = new Set<number>();
     for (; r < runs.length && runs[r]!.line === l; r++) {
       const run = runs[r]!;
-      if (run.escaped && run.from !== lineStart) for (let at = run.from; at < run.to; at += 2) bare.add(at);
+      if (run.escaped && (run.from !== lineStart || opensLineAsText(line, run, delimiter)))
+        for (let at = run.from; at < run.to; at += 2) bare.add(at);
     }
     if (!bare.size) continue;
     const pieces = line.split(escape);
@@ -121,6 +122,21 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
   }
   return changed;
 }
+
+/**
+ * Whether an escaped run that opens a line's content would read as text there: not a list item's
+ * marker (one star before a blank or the line's end) and not a thematic break (a line of three or
+ * more of the delimiter and blanks alone). Footnote marks `** Color may vary` open lines so.
+ */
+function opensLineAsText(line: string, run: DelimiterRun, delimiter: Delimiter): boolean {
+  const count = (run.to - run.from) / 2;
+  const rest = line.slice(run.to);
+  if (delimiter === '*' && count === 1 && /^(?:[ \t]|$)/.test(rest)) return false;
+  return (delimiter === '*' ? STAR_LINE_TEXT : UNDERSCORE_LINE_TEXT).test(rest);
+}
+/** A character that no thematic break of stars (or underscores) holds. */
+const STAR_LINE_TEXT = /[^\s\\*]/;
+const UNDERSCORE_LINE_TEXT = /[^\s\\_]/;
 
 /** CommonMark's Unicode whitespace (a line's ends count as whitespace). */
 const WHITESPACE = /^[\s\p{Zs}]$/u;

@@ -466,6 +466,11 @@ describe('stars in the text, written as they are where no emphasis can form', ()
       ['\\* not a list item'],
       ['- \\*\\*\\*'],
       [''],
+      // Footnote marks that open lines are neither: two stars, or one before a word.
+      ['\\*\\* Color may vary by region.', '** Color may vary by region.'],
+      ['\\*\\*\\* Sold separately.', '*** Sold separately.'],
+      ['\\*Conditions apply.', '*Conditions apply.'],
+      [''],
       // A closing star alone in its paragraph, and one beside an escaped backslash.
       ['Price\\* and a path C:\\\\dir\\* here.', 'Price* and a path C:\\\\dir* here.'],
       [''],
