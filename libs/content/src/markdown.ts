@@ -909,8 +909,14 @@ function processText(
   // "[x](…)and"): one more is added where the output does not already end in whitespace.
   const keepSpace = !metadata?.preserveWhitespace && text.charCodeAt(0) === 10 && !endsInSpace(tail);
   // Whitespace between two pieces is one space, as a browser shows it: a text that opens with one
-  // after output that ends in one drops it (a link's text ended with a space, written after it).
-  if (res.charCodeAt(0) === 32 && !metadata?.noEscape && !metadata?.preserveWhitespace && tail.endsWith(' '))
+  // after output that ends in one drops it (a link's text ended with a space, written after it),
+  // and so does one that opens a line (after a <br>: " White" on a line of its own).
+  if (
+    res.charCodeAt(0) === 32 &&
+    !metadata?.noEscape &&
+    !metadata?.preserveWhitespace &&
+    (tail.endsWith(' ') || tail.endsWith('\n'))
+  )
     res = res.slice(1);
   if (metadata?.noEscape) {
     // Inside code a pipe is the cell's end all the same (GFM splits the row first): escaped.
