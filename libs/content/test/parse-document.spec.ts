@@ -398,6 +398,35 @@ describe('parseDocument: htmlparser2 as patched', () => {
     expect(scanned).toBeLessThan(4 * (3 * run.length));
   });
 
+  it('opens the row a cell implies where the markup leaves out its <tr>, so that each </tr> ends one', () => {
+    // A ranking table whose template writes each row's </tr> and never its <tr>: the published
+    // parser put every cell in one row (parse5, as a browser, makes one row per </tr>).
+    const html = `<table><thead><tr><th>Rank</th><th>Hammock</th><th>Weight</th></tr></thead><tbody>
+      <td>1</td><td>Blackbird</td><td>15.7 oz</td></tr>
+      <td>2</td><td>Tempest</td><td>22 oz</td></tr></tbody></table><table><td>a</td><td>b</td></table>`;
+    const doc = parseDocument(`<html><body>${html}</body></html>`);
+    const rows = [...doc.querySelectorAll('tr')].map((tr) => [...tr.children].map((cell) => cell.textContent!.trim()));
+    expect(rows).toEqual([
+      ['Rank', 'Hammock', 'Weight'],
+      ['1', 'Blackbird', '15.7 oz'],
+      ['2', 'Tempest', '22 oz'],
+      ['a', 'b'],
+    ]);
+    // As the HTML standard's tree has them.
+    type Node5 = { nodeName: string; childNodes?: Node5[] };
+    const trs5: Node5[] = [];
+    const walk = (n: Node5): void => {
+      if (n.nodeName === 'tr') trs5.push(n);
+      n.childNodes?.forEach(walk);
+    };
+    walk(parse(`<html><body>${html}</body></html>`) as unknown as Node5);
+    expect(trs5.map((tr) => tr.childNodes!.filter((c) => c.nodeName === 'td' || c.nodeName === 'th').length)).toEqual(
+      rows.map((cells) => cells.length),
+    );
+    const md = extractContent(doc, { url: FIXTURE_URL, formats: ['markdown'], onlyMainContent: false }).markdown!;
+    expect(md).toContain('| 1 | Blackbird | 15.7 oz |\n| 2 | Tempest | 22 oz |');
+  });
+
   it('closes what it closed before: implied ends, stray end tags, the end of the input, foreign content', () => {
     const html =
       '<body><p>one<p>two<div><span>three</div>four</p><ul><li>a<li>b</ul><svg><circle/><text>t</text></svg><p>five<br/></span>six</body>';
