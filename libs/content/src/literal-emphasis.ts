@@ -148,26 +148,26 @@ const PUNCTUATION_030 = /^[\p{P}!-/:-@[-`{-~]$/u;
 interface Reading {
   punctuation: RegExp;
   /**
-   * Characters next to which a run flanks whatever else is around it: micromark (GFM) lets a run
+   * A character next to which a run flanks whatever else is around it: micromark (GFM) lets a run
    * followed by `~` open and one preceded by `~` close, so that `*~~a~~*` is emphasis; by
    * CommonMark alone `x*y~~*a` holds none, and micromark renders it `x<em>y~~</em>a`.
    */
-  markers: string;
+  marker?: string;
 }
 const READINGS: Reading[] = [
-  { punctuation: PUNCTUATION, markers: '' },
-  { punctuation: PUNCTUATION_030, markers: '' },
-  { punctuation: PUNCTUATION, markers: '~' },
+  { punctuation: PUNCTUATION },
+  { punctuation: PUNCTUATION_030 },
+  { punctuation: PUNCTUATION, marker: '~' },
 ];
 
 /**
  * Whether a run is right-flanking, given the characters before and after it; with the two
  * swapped, whether it is left-flanking. Right-flanking: not preceded by whitespace, and not by
- * punctuation unless whitespace or punctuation follows; or preceded by one of the reading's markers.
+ * punctuation unless whitespace or punctuation follows; or preceded by the reading's marker.
  */
-const flanking = (before: string, after: string, { punctuation, markers }: Reading): boolean =>
+const flanking = (before: string, after: string, { punctuation, marker }: Reading): boolean =>
   (!WHITESPACE.test(before) && (!punctuation.test(before) || WHITESPACE.test(after) || punctuation.test(after))) ||
-  (markers !== '' && markers.includes(before));
+  before === marker;
 
 /** Whether a run of the delimiter can open emphasis (left-flanking; for `_` also see the header). */
 const canOpen = (delimiter: Delimiter, before: string, after: string, reading: Reading): boolean =>

@@ -178,6 +178,7 @@ function tagOf(localName: string): Tag {
 
 const ROOT_TAG = tagOf('');
 const P_TAG = tagOf('p');
+const BR_TAG = tagOf('br');
 
 class Unsupported extends Error {}
 
@@ -243,7 +244,7 @@ class TreeBuilder {
 function replay(el: Element, b: TreeBuilder, resolve: UrlResolver | undefined, inLink = false): void {
   if (emptyBlockSeparates(el, inLink)) {
     if (inLink) return b.text(' ');
-    return b.open(tagOf('br'), null);
+    return b.open(BR_TAG, null);
   }
   const tag = tagOf(el.localName);
   if (!tag.unwrap) {

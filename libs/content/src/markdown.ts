@@ -163,17 +163,16 @@ function urlsToAngle(text: string, urls: number[]): number[] {
   let angled: number[] | undefined;
   for (let k = 0; k < urls.length; k += 2) {
     const end = urls[k + 1]!;
-    const next = text.slice(end, end + 200).search(/\s/);
-    const after = text.slice(end, next === -1 ? end + 200 : end + next);
-    if (!after || !INLINE_SPECIAL_CHAR.test(after)) continue;
+    const after = NOT_SPACES.exec(text.slice(end, end + 200))![0];
+    if (!INLINE_SPECIAL_CHAR.test(after)) continue;
     const url = text.slice(urls[k], end);
-    if (!SCHEME_URL.test(url) || url.includes('>')) continue;
+    if (!AUTOLINK.test(url) || url.includes('>')) continue;
     (angled ??= []).push(urls[k]!, end);
   }
   return angled ?? NO_URLS;
 }
 const INLINE_SPECIAL_CHAR = /[\\`*_~[\]<&]/;
-const SCHEME_URL = /^https?:\/\//i;
+const NOT_SPACES = /^\S*/;
 
 const NO_URLS: number[] = [];
 /**
@@ -321,13 +320,7 @@ function holds(node: ElementLike, tagNames: readonly string[]): boolean {
 }
 
 /** Whether an element holds an image (a link around a picture is not empty). */
-function hasImage(node: ElementLike): boolean {
-  for (const c of node.childNodes) {
-    if (c.nodeType !== 1) continue;
-    if ((c as unknown as { tagName: string }).tagName === 'IMG' || hasImage(c)) return true;
-  }
-  return false;
-}
+const hasImage = (node: ElementLike): boolean => holds(node, ['IMG']);
 
 const CELL_BLOCKS = 'p,div,li,dt,dd,h1,h2,h3,h4,h5,h6,blockquote,section,figcaption';
 /**
@@ -495,7 +488,7 @@ function quoted(content: string): string {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (fence) {
-      if (line.trimStart().startsWith(fence) && !line.trim().slice(fence.length)) fence = null;
+      if (closesFence(line, fence)) fence = null;
       lines[i] = line ? `> ${line}` : '>';
       continue;
     }
@@ -625,6 +618,9 @@ const listItemTexts: ListItemText[] = [];
 /** A line that opens a list item, a table row or a code fence: the item keeps its line breaks. */
 const STRUCTURAL_LINE = /^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|\||`{3,}|~{3,})/;
 const FENCE = /^[ \t]*(`{3,}|~{3,})/;
+/** Whether a line closes the fenced block `fence` opened (as codeBlock writes it: the same run). */
+const closesFence = (line: string, fence: string): boolean =>
+  line.trimStart().startsWith(fence) && !line.trim().slice(fence.length);
 /** A table's row as tableText writes it (a lone pipe is text). */
 const TABLE_ROW = /^[ \t]*\|.*\|[ \t]*$/;
 
@@ -653,7 +649,7 @@ function listItemText(width: number): ListItemText {
       const line = lines[i]!;
       if (fence) {
         out.push((last = `\n${line && pad}${line}`));
-        if (line.trimStart().startsWith(fence) && !line.trim().slice(fence.length)) fence = null;
+        if (closesFence(line, fence)) fence = null;
         continue;
       }
       if (!NOT_BLANK.test(line)) {
