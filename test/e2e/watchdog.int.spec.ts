@@ -336,11 +336,18 @@ describe("the watchdog and a leased crawl's lease", () => {
     expect(await t.db.prisma.run.findUniqueOrThrow({ where: { id: lost.runId! } })).toMatchObject({ status: 'error' });
 
     // The deferred crawl had not moved for as long, but it waited for the lost lease's turn: it
-    // runs on, and its lease goes out now that no lease of its workspace waits.
+    // runs on, and its lease goes out now that no lease of its workspace waits. The lease is
+    // published inside the transaction that clears its deferral, so the message can be seen in
+    // the queue a moment before the crawl's record shows it sent: wait for both.
     await until(
       'the deferred lease to go out',
       () => bus.consumerInfo('scrape-lease'),
       (c) => c.pending === 1,
+    );
+    await until(
+      'the deferred crawl to record its lease sent',
+      () => leasesOf(deferred),
+      (l) => l?.[0]?.deferredAt === undefined,
     );
     expect(await leasesOf(deferred)).toEqual([{ generation: 0, delivery: 0, pulledAt: expect.any(Number) }]);
     await new Promise((r) => setTimeout(r, 1000));
