@@ -24,7 +24,15 @@ export const unescapeLiteralStars = (md: string): string => unescapeLiteral(md, 
 /** `\_` written `_` in every paragraph whose underscore runs cannot pair, as unescapeLiteralStars. */
 export const unescapeLiteralUnderscores = (md: string): string => unescapeLiteral(md, '_');
 
-type Delimiter = '*' | '_';
+/**
+ * `\~` written `~` in every paragraph whose tilde runs cannot make a strikethrough, as
+ * unescapeLiteralStars: GFM (micromark, cmark-gfm) strikes through between runs of one or two
+ * tildes, an opener flanking as a star's does; a longer run is text. "~120 ms to ~15 ms" cannot;
+ * "~div" in one text and "3~x" in the next, with a `~~` strikethrough between, could.
+ */
+export const unescapeLiteralTildes = (md: string): string => unescapeLiteral(md, '~');
+
+type Delimiter = '*' | '_' | '~';
 
 function unescapeLiteral(md: string, delimiter: Delimiter): string {
   if (!md.includes(`\\${delimiter}`)) return md;
@@ -42,6 +50,8 @@ interface DelimiterRun {
   from: number;
   to: number;
   escaped: boolean;
+  /** How many delimiters it holds. */
+  count: number;
 }
 
 /** Unescapes the literal delimiters of lines[start, end) when none of its runs of them can pair. */
@@ -57,6 +67,14 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
       if (c === '`') {
         i = pastCodeSpan(line, i);
         continue;
+      }
+      // A link's destination and an autolink are no inline content ("…#:~:text=…", "/~user/").
+      if ((c === ']' && line[i + 1] === '(') || (c === '<' && AUTOLINK_OPEN.test(line.slice(i, i + 40)))) {
+        const end = line.indexOf(c === ']' ? ')' : '>', i + 2);
+        if (end > 0) {
+          i = end + 1;
+          continue;
+        }
       }
       if (c !== delimiter && !(c === '\\' && line[i + 1] === delimiter)) {
         i += c === '\\' ? 2 : 1;
@@ -75,7 +93,7 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
         } else break;
       }
       if (escapedOnes && plainOnes) return false;
-      runs.push({ line: l, from: i, to: j, escaped: escapedOnes > 0 });
+      runs.push({ line: l, from: i, to: j, escaped: escapedOnes > 0, count: escapedOnes + plainOnes });
       i = j;
     }
   }
@@ -86,6 +104,7 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
   for (const reading of READINGS) {
     let openerSeen = false;
     for (const run of runs) {
+      if (delimiter === '~' && run.count > 2) continue;
       const line = lines[run.line]!;
       const before = charBefore(line, run.from);
       const after = charAt(line, run.to);
@@ -125,11 +144,12 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
 
 /**
  * Whether an escaped run that opens a line's content would read as text there: not a list item's
- * marker (one star before a blank or the line's end) and not a thematic break (a line of three or
- * more of the delimiter and blanks alone). Footnote marks `** Color may vary` open lines so.
+ * marker (one star before a blank or the line's end), not a thematic break (a line of three or
+ * more of the delimiter and blanks alone) and not a fence (three tildes or more). Footnote marks `** Color may vary` open lines so.
  */
 function opensLineAsText(line: string, run: DelimiterRun, delimiter: Delimiter): boolean {
   const count = (run.to - run.from) / 2;
+  if (delimiter === '~') return count < 3;
   const rest = line.slice(run.to);
   if (delimiter === '*' && count === 1 && /^(?:[ \t]|$)/.test(rest)) return false;
   return (delimiter === '*' ? STAR_LINE_TEXT : UNDERSCORE_LINE_TEXT).test(rest);
@@ -137,6 +157,9 @@ function opensLineAsText(line: string, run: DelimiterRun, delimiter: Delimiter):
 /** A character that no thematic break of stars (or underscores) holds. */
 const STAR_LINE_TEXT = /[^\s\\*]/;
 const UNDERSCORE_LINE_TEXT = /[^\s\\_]/;
+
+/** The opening of an autolink, `<scheme:`: the writer escapes a `<` its text holds before a letter. */
+const AUTOLINK_OPEN = /^<[A-Za-z][A-Za-z0-9+.-]{1,31}:/;
 
 /** CommonMark's Unicode whitespace (a line's ends count as whitespace). */
 const WHITESPACE = /^[\s\p{Zs}]$/u;
@@ -172,12 +195,12 @@ const flanking = (before: string, after: string, { punctuation, marker }: Readin
 /** Whether a run of the delimiter can open emphasis (left-flanking; for `_` also see the header). */
 const canOpen = (delimiter: Delimiter, before: string, after: string, reading: Reading): boolean =>
   flanking(after, before, reading) &&
-  (delimiter === '*' || !flanking(before, after, reading) || reading.punctuation.test(before));
+  (delimiter !== '_' || !flanking(before, after, reading) || reading.punctuation.test(before));
 
 /** Whether a run of the delimiter can close emphasis (right-flanking; for `_` also see the header). */
 const canClose = (delimiter: Delimiter, before: string, after: string, reading: Reading): boolean =>
   flanking(before, after, reading) &&
-  (delimiter === '*' || !flanking(after, before, reading) || reading.punctuation.test(after));
+  (delimiter !== '_' || !flanking(after, before, reading) || reading.punctuation.test(after));
 
 /** The character (a whole code point) before `at`, or a line's end. */
 function charBefore(line: string, at: number): string {

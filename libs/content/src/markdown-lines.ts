@@ -7,9 +7,14 @@ export const CONTAINER = /^(?:\s|>|[-*+]\s|\d{1,9}[.)]\s)*/;
 /** A fence, also inside a quote or opening a list item (`> ```js`, `- ~~~`). */
 const FENCE = new RegExp(`${CONTAINER.source}(\`{3,}|~{3,})`);
 
+/** A line that opens a list item or is an ATX heading: a block of its own from there. */
+const BLOCK_START = /^(?:[ \t]|>)*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|(#{1,6})(?:[ \t]|$))/;
+
 /**
  * Calls `paragraph(start, end)` for each run of non-blank lines outside fenced code
- * (lines[start, end)), in order: the blocks whose inline content a reader parses as one.
+ * (lines[start, end)), in order: the blocks whose inline content a reader parses as one. A list
+ * item starts a run of its own and a heading is one (the writer escapes a marker its text opens a
+ * line with, so one written bare is the markdown's own).
  */
 export function paragraphsOutsideFences(lines: string[], paragraph: (start: number, end: number) => void): void {
   let fence: string | null = null;
@@ -30,8 +35,14 @@ export function paragraphsOutsideFences(lines: string[], paragraph: (start: numb
       fence = opener[1]![0]!.repeat(opener[1]!.length);
       continue;
     }
-    if (!line.trim()) flush(i);
-    else if (start < 0) start = i;
+    if (!line.trim()) {
+      flush(i);
+      continue;
+    }
+    const block = BLOCK_START.exec(line);
+    if (block) flush(i);
+    if (start < 0) start = i;
+    if (block?.[1]) flush(i + 1);
   }
   flush(lines.length);
 }

@@ -13,7 +13,7 @@ import { blockHtml, type ContentBlock } from './compact-html.js';
 import { blockTree, type MdElement, type MdNode, type MdText } from './markdown-tree.js';
 import { unescapeLiteralBrackets } from './literal-brackets.js';
 import { unescapeInlineLineMarkers } from './literal-line-markers.js';
-import { unescapeLiteralStars, unescapeLiteralUnderscores } from './literal-emphasis.js';
+import { unescapeLiteralStars, unescapeLiteralTildes, unescapeLiteralUnderscores } from './literal-emphasis.js';
 import { closesWithBreak, COLLAPSIBLE, isSpace, opensWithBreak } from './text.js';
 import type { UrlResolver } from './urls.js';
 
@@ -65,10 +65,12 @@ function escapeInlineChar(c: string, i: number, s: string): string {
 }
 
 /**
- * The delimiter run of `*` or `_` that holds position i of s: where it ends, and whether its
+ * The delimiter run of `*`, `_` or `~` that holds position i of s: where it ends, and whether its
  * characters are escaped. A run is judged by what stands on either side of it: with whitespace
- * on both sides it can neither open nor close emphasis, and an underscore run inside a word
- * (snake_case identifiers) neither. Judged once for the whole run (escapeInline keeps it): read
+ * on both sides it can neither open nor close emphasis (or a strikethrough), and an underscore
+ * run inside a word (snake_case identifiers) neither. What could pair with a run in another
+ * piece of the paragraph is escaped here, and given back once the paragraph is written
+ * (literal-emphasis.ts). Judged once for the whole run (escapeInline keeps it): read
  * again for each of its characters, a page's long run of underscores took time in the square
  * of its length (80,000 of them, 38 s).
  */
@@ -77,6 +79,9 @@ function delimiterRun(c: string, i: number, s: string): { end: number; escaped: 
   while (s[start - 1] === c) start--;
   let end = i + 1;
   while (s[end] === c) end++;
+  // GFM strikes through between runs of one or two tildes only; a longer run is text (and a
+  // line's fence, which escapeLineStart sees to).
+  if (c === '~' && end - start > 2) return { end, escaped: false };
   const before = s[start - 1];
   const after = s[end];
   let escaped = true;
@@ -125,7 +130,6 @@ function escapeLineStart(
 
 /** Text escaped for markdown: the characters CommonMark and GFM would otherwise read as markup. */
 export function escapeInline(text: string, inLink = false): string {
-  const tildes = text.includes('~') && mayStrike(text);
   // In a link's text GFM finds no autolink and reads escapes (an unescaped ] would end the text).
   const urls = !inLink && (text.includes('://') || text.includes('www.')) ? bareUrls(text) : NO_URLS;
   let u = 0;
@@ -133,11 +137,11 @@ export function escapeInline(text: string, inLink = false): string {
   const escape = (c: string, i: number, s: string): string => {
     while (u < urls.length && urls[u + 1]! <= i) u += 2;
     if (u < urls.length && urls[u]! <= i) return c;
-    if (c === '*' || c === '_') {
+    if (c === '*' || c === '_' || c === '~') {
       if (i >= run.end) run = delimiterRun(c, i, s);
       return run.escaped ? `\\${c}` : c;
     }
-    return c === '~' ? (tildes ? '\\~' : c) : escapeInlineChar(c, i, s);
+    return escapeInlineChar(c, i, s);
   };
   const angled = urls.length ? urlsToAngle(text, urls) : NO_URLS;
   if (!angled.length) return text.replace(INLINE_SPECIAL, escape);
@@ -195,24 +199,9 @@ function bareUrls(text: string): number[] {
   return spans;
 }
 
-/**
- * Whether GFM could read a strikethrough in the text: a run of tildes that can open (text
- * follows it) before one that can close (text precedes it). "~120 ms to ~15 ms" cannot.
- */
-function mayStrike(text: string): boolean {
-  let opener = false;
-  for (const m of text.matchAll(/~+/g)) {
-    const before = text[m.index - 1];
-    const after = text[m.index + m[0].length];
-    if (opener && before !== undefined && !WHITE.test(before)) return true;
-    if (after === undefined || !WHITE.test(after)) opener = true;
-  }
-  return false;
-}
-
 /** Plain text (paragraphs, lines) as markdown that renders back to the same text. */
 export function escapeMarkdownText(text: string): string {
-  return escapeLineStarts(escapeInline(text));
+  return unescapeLiteralTildes(escapeLineStarts(escapeInline(text)));
 }
 
 /**
@@ -1331,7 +1320,7 @@ export function tidyMarkdown(md: string): string {
   // before its "](src)"), not a link's.
   if (EMPTY_LINK_TEXT.test(md)) md = md.replace(/(^|[^!\]\\])((?:\\\\)*)\[\s*\]\([^)]*\)/g, '$1$2');
   return unescapeInlineLineMarkers(
-    unescapeLiteralUnderscores(unescapeLiteralStars(unescapeLiteralBrackets(trimLineEnds(md)))),
+    unescapeLiteralTildes(unescapeLiteralUnderscores(unescapeLiteralStars(unescapeLiteralBrackets(trimLineEnds(md))))),
   )
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -97,7 +97,7 @@ describe('markdown round trip through a GFM renderer', () => {
     expect(md).toContain(
       '  ##### What we like\n\n  - Based in Panama, a privacy-friendly country\n  - Offers multihop',
     );
-    expect(md).toContain('**Minimum**:\n- OS \\*: Windows 7\n- **Processor**: 1.7 GHz');
+    expect(md).toContain('**Minimum**:\n- OS *: Windows 7\n- **Processor**: 1.7 GHz');
     expect(md).toContain('`ssh -H user@host`');
     expect(md).toContain('`TABLESAMPLE sampling_method ( argument )`');
     expect(md).toContain('`ip route`');
@@ -782,6 +782,24 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(md).toContain(
       '[Deeplink to AI coding tools Starting an issue is easier now.](https://site.example/changelog/deeplinks)',
     );
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
+  it("escapes a tilde only where it could pair with another across the paragraph's pieces", () => {
+    const r = extract(
+      page(`<p>~div took<del>3~x</del> to render, and the next took ~120 ms to ~15 ms.</p>
+      <p>Fridays end early (~5-6pm), some nights too (~7pm).</p>
+      <ul><li>Junior: (~$20–$35 per hour)</li><li>Senior: (~$40–$70 per hour)</li></ul>
+      <p>See <a href="https://docs.example/guide#:~:text=limits">the limits</a> and ~2 others.</p>`),
+    );
+    const md = r.markdown!;
+    // The text's tildes and the strikethrough's inner one could pair, and stay escaped.
+    expect(md).toContain('\\~div took~~3\\~x~~ to render');
+    // No run in the paragraph can close one before it, or the item is a paragraph of its own.
+    expect(md).toContain('Fridays end early (~5-6pm), some nights too (~7pm).');
+    expect(md).toContain('- Junior: (~$20–$35 per hour)\n- Senior: (~$40–$70 per hour)');
+    // The link's address is no text to pair with.
+    expect(md).toContain('](https://docs.example/guide#:~:text=limits) and ~2 others.');
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 });
