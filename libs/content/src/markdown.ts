@@ -800,6 +800,71 @@ interface Output {
   result: { text: string; trailingNewlineStats: { whitespace: number; newLines: number } };
   tail: string | undefined;
   before: string | undefined;
+  /**
+   * A bare address the last text written ends with, and the next piece may run on (urlAtEnd).
+   * Kept by a writer that holds no place in its output across pieces: NHM's translators cut the
+   * output back to where their element began, which a rewrite before that place would move.
+   */
+  openUrl?: UrlAtEnd | undefined;
+  closesUrls?: boolean;
+}
+
+/** The address the text processText last escaped ends with, until that text is appended. */
+let pendingUrl: UrlAtEnd | undefined;
+
+/** A bare address that ends a text as written: `written` is its end of the output (the address and what follows it). */
+interface UrlAtEnd {
+  url: string;
+  written: string;
+}
+
+/**
+ * The bare address the text ends with, when it runs to the text's end: GFM reads an address on
+ * to the next space or "<", so the next piece written against it (a citation's "\[1\]", a bold
+ * word, a link) would be read as part of it, its escapes and markup shown as typed.
+ */
+function urlAtEnd(text: string, escaped: string): UrlAtEnd | undefined {
+  const last = text.lastIndexOf('://') >= 0 || text.includes('www.') ? lastBareUrl(text) : null;
+  if (!last || last.end !== text.length) return undefined;
+  const url = text.slice(last.start, last.start + last.url.length);
+  const at = escaped.lastIndexOf(url);
+  // Not found as written, or written as an autolink already (urlsToAngle).
+  if (at < 0 || escaped.charCodeAt(at - 1) === 60) return undefined;
+  return { url, written: escaped.slice(at) };
+}
+
+/** The text's last bare URL: where it starts, where its match ends (trailing punctuation in), and the URL without it. */
+function lastBareUrl(text: string): { start: number; end: number; url: string } | null {
+  let last: RegExpExecArray | null = null;
+  for (const m of text.matchAll(BARE_URL)) last = m;
+  if (!last) return null;
+  return { start: last.index, end: last.index + last[0].length, url: last[0].replace(URL_TRAIL, '') };
+}
+
+/**
+ * The open address at the output's end written so that the piece after it stays out of it: an
+ * autolink (`<https://…>`) when it has a scheme, a link whose text is the address when it is a
+ * `www.` one (what GFM makes of it, `http://` put before it). An address holding characters a
+ * link's text or an autolink would read is left as it is. NHM's translators (TailVisitor) keep
+ * places in their output, and leave theirs as it is too (Output.closesUrls).
+ */
+function closeOpenUrl(out: Output, s: string): void {
+  const open = out.openUrl!;
+  const c = s.charCodeAt(0);
+  if (isSpace(c) || c === 60) {
+    out.openUrl = undefined;
+    return;
+  }
+  const { result } = out;
+  // Written apart (an element's content before its markup is put around it): the address is in
+  // the output that piece goes into, and is closed when it does.
+  if (!result.text.endsWith(open.written)) return;
+  out.openUrl = undefined;
+  const { url, written } = open;
+  const scheme = AUTOLINK.test(url);
+  if (scheme ? url.includes('>') : /[[\]()\\*_~`]/.test(url)) return;
+  const closed = scheme ? `<${url}>` : `[${url}](http://${url})`;
+  result.text = result.text.slice(0, -written.length) + closed + written.slice(url.length);
 }
 
 /**
@@ -809,6 +874,7 @@ interface Output {
 function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
   if (!s && startPos === undefined) return;
   const result = out.result;
+  if (out.openUrl && s && startPos === undefined) closeOpenUrl(out, s);
   let tail = out.tail ?? '';
   if (startPos !== undefined) {
     result.text = result.text.substr(0, startPos);
@@ -822,6 +888,10 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
   }
   const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] && !escapedEnd(tail) ? repeated(s) : s;
   result.text += piece;
+  if (pendingUrl) {
+    if (out.closesUrls) out.openUrl = pendingUrl;
+    pendingUrl = undefined;
+  }
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
   trailingWhitespace(tail, result.trailingNewlineStats);
 }
@@ -913,6 +983,8 @@ function processText(
   if (LINE_OPEN.test(tail))
     escaped = metadata?.preserveWhitespace ? escapeLineStarts(escaped) : escaped.replace(TEXT_START, escapeLineStart);
   if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
+  // Open once this text is in the output: the next piece appended decides (closeOpenUrl).
+  pendingUrl = inLink ? undefined : urlAtEnd(res, escaped);
   return keepSpace ? ` ${escaped}` : escaped;
 }
 (TailVisitor.prototype as unknown as { processText: typeof processText }).processText = processText;
@@ -1107,6 +1179,8 @@ class SimpleBlockWriter implements Output {
   tail: string | undefined = undefined;
   /** Nothing here cuts the output back to a place in it (see chunks), which is what this is for. */
   readonly before = undefined;
+  openUrl: UrlAtEnd | undefined = undefined;
+  readonly closesUrls = true;
   /**
    * What the output holds before result.text, in pieces: result.text is kept short so that what
    * reads it (a link's "!" check, its cut) reads a few kilobytes, not the whole block. Read at

@@ -802,4 +802,20 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(md).toContain('](https://docs.example/guide#:~:text=limits) and ~2 others.');
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
+
+  it('closes a bare address that the next element is written against, which GFM would read on into it', () => {
+    const r = extract(
+      page(`<p>Source: https://www.example.org/report<sup>[1]</sup> and the notes.</p>
+      <p>See http://x.test/a_b<del>a|b x~y~z beta</del> now, or www.example.com<b>today</b>.</p>
+      <p>Go to https://x.test/p.<a href="/q">the next</a> page; https://x.test/end and then words.</p>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain('Source: <https://www.example.org/report>[1] and the notes.');
+    expect(md).toContain(
+      'See <http://x.test/a_b>~~a|b x\\~y\\~z beta~~ now, or [www.example.com](http://www.example.com)**today**.',
+    );
+    // Its trailing punctuation stays outside, as GFM leaves it; an address a space follows stays bare.
+    expect(md).toContain('Go to <https://x.test/p>.[the next](https://site.example/q) page; https://x.test/end and');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
 });
