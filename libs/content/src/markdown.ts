@@ -129,9 +129,19 @@ function escapeLineStart(
 }
 
 /** Text escaped for markdown: the characters CommonMark and GFM would otherwise read as markup. */
-export function escapeInline(text: string, inLink = false): string {
+export const escapeInline = (text: string, inLink = false): string => escapeText(text, inLink).escaped;
+
+/**
+ * escapeInline, and the bare address the text ends with when it runs to the text's end (GFM reads
+ * an address on to the next space or "<": the next piece written against it would be read as
+ * part of it). `before` is the character the output holds before the text, where it is known:
+ * GFM finds no address right after a letter ("a\bhttp://…"), nor a `www.` one after anything but
+ * a space or one of ( * _ [ ] ~.
+ */
+function escapeText(text: string, inLink: boolean, before?: string): { escaped: string; open?: UrlAtEnd } {
   // In a link's text GFM finds no autolink and reads escapes (an unescaped ] would end the text).
-  const urls = !inLink && (text.includes('://') || text.includes('www.')) ? bareUrls(text) : NO_URLS;
+  const found = !inLink && (text.includes('://') || text.includes('www.')) ? bareUrls(text, before) : NO_URLS;
+  const urls = found.spans;
   let u = 0;
   let run = { end: -1, escaped: false };
   const escape = (c: string, i: number, s: string): string => {
@@ -143,42 +153,56 @@ export function escapeInline(text: string, inLink = false): string {
     }
     return escapeInlineChar(c, i, s);
   };
-  const angled = urls.length ? urlsToAngle(text, urls) : NO_URLS;
-  if (!angled.length) return text.replace(INLINE_SPECIAL, escape);
-  // These URLs are written as autolinks (<https://…>), which end where they say: a bare one runs
-  // on to the next space, and takes in the backslash of an escape written after it ("…/a_b\*"
-  // showed "a_b\") or leaves a character reference after it to be read ("…js&gt;" showed ">").
-  const piece = (from: number, to: number): string =>
-    text.slice(from, to).replace(INLINE_SPECIAL, (c: string, i: number) => escape(c, from + i, text));
-  let out = '';
-  let from = 0;
-  for (let k = 0; k < angled.length; k += 2) {
-    out += `${piece(from, angled[k]!)}<${text.slice(angled[k], angled[k + 1])}>`;
-    from = angled[k + 1]!;
+  const closed = urls.length ? urlsToClose(text, urls) : NO_SPANS;
+  let escaped: string;
+  if (!closed.length) escaped = text.replace(INLINE_SPECIAL, escape);
+  else {
+    // These URLs are written so that they end where they say (an autolink, <https://…>; a www. one
+    // as the link GFM makes of it): a bare one runs on to the next space, and takes in the
+    // backslash of an escape written after it ("…/a_b\*" showed "a_b\") or leaves a character
+    // reference after it to be read ("…js&gt;" showed ">").
+    const piece = (from: number, to: number): string =>
+      text.slice(from, to).replace(INLINE_SPECIAL, (c: string, i: number) => escape(c, from + i, text));
+    escaped = '';
+    let from = 0;
+    for (let k = 0; k < closed.length; k += 2) {
+      escaped += piece(from, closed[k]!) + closedUrl(text.slice(closed[k], closed[k + 1]));
+      from = closed[k + 1]!;
+    }
+    escaped += piece(from, text.length);
   }
-  return out + piece(from, text.length);
+  if (!found.openEnd || closed[closed.length - 1] === urls[urls.length - 1]) return { escaped };
+  const url = text.slice(urls[urls.length - 2], urls[urls.length - 1]);
+  return { escaped, open: { url, written: escaped.slice(escaped.lastIndexOf(url)) } };
 }
+
+/** An address written so that it ends where it says: an autolink, or a link for a `www.` one. */
+const closedUrl = (url: string): string => (AUTOLINK.test(url) ? `<${url}>` : `[${url}](http://${url})`);
 
 /**
  * The bare URLs of the text (bareUrls' spans) that a character markdown may escape follows before
- * the next space, and that can be written as autolinks: they have a scheme and hold no ">".
+ * the next space, and that can be closed (closedUrl): one with a scheme holds no ">", a `www.`
+ * one nothing a link's text would read.
  */
-function urlsToAngle(text: string, urls: number[]): number[] {
-  let angled: number[] | undefined;
+function urlsToClose(text: string, urls: number[]): number[] {
+  let closed: number[] | undefined;
   for (let k = 0; k < urls.length; k += 2) {
     const end = urls[k + 1]!;
     const after = NOT_SPACES.exec(text.slice(end, end + 200))![0];
     if (!INLINE_SPECIAL_CHAR.test(after)) continue;
-    const url = text.slice(urls[k], end);
-    if (!AUTOLINK.test(url) || url.includes('>')) continue;
-    (angled ??= []).push(urls[k]!, end);
+    if (!closable(text.slice(urls[k], end))) continue;
+    (closed ??= []).push(urls[k]!, end);
   }
-  return angled ?? NO_URLS;
+  return closed ?? NO_SPANS;
 }
+
+/** Whether closedUrl can write the address: its characters read as they are there. */
+const closable = (url: string): boolean => (AUTOLINK.test(url) ? !url.includes('>') : !/[[\]()\\*_~`]/.test(url));
 const INLINE_SPECIAL_CHAR = /[\\`*_~[\]<&]/;
 const NOT_SPACES = /^\S*/;
 
-const NO_URLS: number[] = [];
+const NO_SPANS: number[] = [];
+const NO_URLS = { spans: NO_SPANS, openEnd: false };
 /**
  * GFM's autolink literals: an address written out ("https://…" after anything but a letter,
  * "www.…" after a space or one of ( * _ [ ] ~, as micromark finds them) up to a space or "<",
@@ -189,15 +213,30 @@ const NO_URLS: number[] = [];
 const BARE_URL = /(?:(?<![A-Za-z])https?:\/\/|(?<![^\s(*_[\]~])www\.)[\p{L}\p{N}][^\s<]*/giu;
 const URL_TRAIL = /(?:[?!.,:*_~]|&[A-Za-z0-9]+;)+$/;
 
-/** [start, end) of each bare URL in the text, flattened. */
-function bareUrls(text: string): number[] {
+/**
+ * [start, end) of each bare URL in the text, flattened, and whether the last one runs to the
+ * text's end (its trailing punctuation in). One at the text's start is left out where `before`
+ * (the output's character before the text) keeps GFM from reading it.
+ */
+function bareUrls(text: string, before?: string): { spans: number[]; openEnd: boolean } {
   const spans: number[] = [];
+  let openEnd = false;
   for (const m of text.matchAll(BARE_URL)) {
+    if (
+      m.index === 0 &&
+      before !== undefined &&
+      !(m[0].charCodeAt(0) === 119 || m[0].charCodeAt(0) === 87 ? WWW_AFTER : SCHEME_AFTER).test(before)
+    )
+      continue;
     const url = m[0].replace(URL_TRAIL, '');
     spans.push(m.index, m.index + url.length);
+    openEnd = m.index + m[0].length === text.length;
   }
-  return spans;
+  return { spans, openEnd };
 }
+/** What GFM finds an address with a scheme after (anything but a letter), and a `www.` one. */
+const SCHEME_AFTER = /^[^A-Za-z]$/;
+const WWW_AFTER = /^[\s(*_[\]~]$/;
 
 /** Plain text (paragraphs, lines) as markdown that renders back to the same text. */
 export function escapeMarkdownText(text: string): string {
@@ -819,29 +858,6 @@ interface UrlAtEnd {
 }
 
 /**
- * The bare address the text ends with, when it runs to the text's end: GFM reads an address on
- * to the next space or "<", so the next piece written against it (a citation's "\[1\]", a bold
- * word, a link) would be read as part of it, its escapes and markup shown as typed.
- */
-function urlAtEnd(text: string, escaped: string): UrlAtEnd | undefined {
-  const last = text.lastIndexOf('://') >= 0 || text.includes('www.') ? lastBareUrl(text) : null;
-  if (!last || last.end !== text.length) return undefined;
-  const url = text.slice(last.start, last.start + last.url.length);
-  const at = escaped.lastIndexOf(url);
-  // Not found as written, or written as an autolink already (urlsToAngle).
-  if (at < 0 || escaped.charCodeAt(at - 1) === 60) return undefined;
-  return { url, written: escaped.slice(at) };
-}
-
-/** The text's last bare URL: where it starts, where its match ends (trailing punctuation in), and the URL without it. */
-function lastBareUrl(text: string): { start: number; end: number; url: string } | null {
-  let last: RegExpExecArray | null = null;
-  for (const m of text.matchAll(BARE_URL)) last = m;
-  if (!last) return null;
-  return { start: last.index, end: last.index + last[0].length, url: last[0].replace(URL_TRAIL, '') };
-}
-
-/**
  * The open address at the output's end written so that the piece after it stays out of it: an
  * autolink (`<https://…>`) when it has a scheme, a link whose text is the address when it is a
  * `www.` one (what GFM makes of it, `http://` put before it). An address holding characters a
@@ -861,10 +877,8 @@ function closeOpenUrl(out: Output, s: string): void {
   if (!result.text.endsWith(open.written)) return;
   out.openUrl = undefined;
   const { url, written } = open;
-  const scheme = AUTOLINK.test(url);
-  if (scheme ? url.includes('>') : /[[\]()\\*_~`]/.test(url)) return;
-  const closed = scheme ? `<${url}>` : `[${url}](http://${url})`;
-  result.text = result.text.slice(0, -written.length) + closed + written.slice(url.length);
+  if (!closable(url)) return;
+  result.text = result.text.slice(0, -written.length) + closedUrl(url) + written.slice(url.length);
 }
 
 /**
@@ -953,7 +967,7 @@ const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
  * markers only when the text opens a line of the output, and a pipe in a table cell.
  */
 function processText(
-  this: { tailText: string },
+  this: { tailText: string; closesUrls?: boolean; result: { text: string } },
   text: string,
   metadata?: NodeMetadata,
   inLink = !!metadata?.translators && LINK_TEXT.has(metadata.translators),
@@ -978,13 +992,19 @@ function processText(
     const code = metadata.tableMeta && res.includes('|') ? res.replace(/\|/g, '\\|') : res;
     return keepSpace ? ` ${code}` : code;
   }
-  let escaped = escapeInline(res, inLink);
+  // The character the output holds before the text, where it is already there: an element's
+  // markup (a bold's stars, a link's bracket) is put around its content once that is written, so
+  // before the element's first text it is not known yet. Asked of the paragraph and list writer
+  // only (Output.closesUrls), whose output is its own until then; NHM's translators cut theirs.
+  const before = this.closesUrls && this.result.text ? tail.slice(-1) || undefined : undefined;
+  const written = escapeText(res, inLink, before);
+  let escaped = written.escaped;
   // A collapsed text is one line: its start is the only line start.
   if (LINE_OPEN.test(tail))
     escaped = metadata?.preserveWhitespace ? escapeLineStarts(escaped) : escaped.replace(TEXT_START, escapeLineStart);
   if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
   // Open once this text is in the output: the next piece appended decides (closeOpenUrl).
-  pendingUrl = inLink ? undefined : urlAtEnd(res, escaped);
+  pendingUrl = written.open;
   return keepSpace ? ` ${escaped}` : escaped;
 }
 (TailVisitor.prototype as unknown as { processText: typeof processText }).processText = processText;

@@ -818,4 +818,19 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(md).toContain('Go to <https://x.test/p>.[the next](https://site.example/q) page; https://x.test/end and');
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
+
+  it("escapes an address's characters where GFM finds no address, and closes a www. one an escape follows", () => {
+    const r = extract(
+      page(`<p>The path <b>}"q"~1984.a\\b</b>http://x.test/a_bfoo_bar#}__init__#tag is a module; www.example.com&lt;br&gt; is an
+      address; www.x.com_ and http://x.test/a_b__ end.</p>`),
+    );
+    const md = r.markdown!;
+    // After a letter (the bold is dropped: it would not read back) GFM reads no address, and its
+    // underscores are escaped as any text's; one inside a word needs none.
+    expect(md).toContain('a\\bhttp://x.test/a_bfoo_bar#}\\_\\_init\\_\\_#tag is a module');
+    // A www. address cannot be an autolink; the link GFM makes of it ends where it says.
+    expect(md).toContain('[www.example.com](http://www.example.com)\\<br> is an address');
+    expect(md).toContain('[www.x.com](http://www.x.com)\\_ and <http://x.test/a_b>\\_\\_ end.');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
 });
