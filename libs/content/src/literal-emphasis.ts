@@ -62,6 +62,8 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
     const line = lines[l]!;
     if (line.includes('`') && !backticksPair(line)) return false;
     if (!line.includes(delimiter)) continue;
+    let noParen = false;
+    let noAngle = false;
     for (let i = 0; i < line.length;) {
       const c = line[i];
       if (c === '`') {
@@ -69,12 +71,19 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
         continue;
       }
       // A link's destination and an autolink are no inline content ("…#:~:text=…", "/~user/").
-      if ((c === ']' && line[i + 1] === '(') || (c === '<' && AUTOLINK_OPEN.test(line.slice(i, i + 40)))) {
+      // Once a line has no closing character left, it is not looked for again (a hostile line's
+      // thousands of openers read it once).
+      if (
+        (c === ']' && line[i + 1] === '(' && !noParen) ||
+        (c === '<' && !noAngle && AUTOLINK_OPEN.test(line.slice(i, i + 40)))
+      ) {
         const end = line.indexOf(c === ']' ? ')' : '>', i + 2);
         if (end > 0) {
           i = end + 1;
           continue;
         }
+        if (c === ']') noParen = true;
+        else noAngle = true;
       }
       if (c !== delimiter && !(c === '\\' && line[i + 1] === delimiter)) {
         i += c === '\\' ? 2 : 1;
