@@ -1,5 +1,5 @@
-// Stars and underscores in a page's text (`Insurance*`, `up to 24x ROI*`, `(* Disclosure: …)`,
-// `_Float16`, `x.com/handle_/status`) are escaped as the text is written, since a text piece
+// Stars, underscores and tildes in a page's text (`Insurance*`, `up to 24x ROI*`, `(* Disclosure: …)`,
+// `_Float16`, `x.com/handle_/status`, `~div`) are escaped as the text is written, since a text piece
 // cannot see the rest of its paragraph: a delimiter there could pair with one further on and make
 // emphasis. Once the whole markdown is written, a paragraph in which no run of that delimiter can
 // open emphasis before one that can close it has no emphasis of it to make, and its escaped runs
@@ -154,7 +154,8 @@ function mendParagraph(lines: string[], start: number, end: number, delimiter: D
 /**
  * Whether an escaped run that opens a line's content would read as text there: not a list item's
  * marker (one star before a blank or the line's end), not a thematic break (a line of three or
- * more of the delimiter and blanks alone) and not a fence (three tildes or more). Footnote marks `** Color may vary` open lines so.
+ * more of the delimiter and blanks alone) and not a fence (three tildes or more). Footnote
+ * marks `** Color may vary` open lines so.
  */
 function opensLineAsText(line: string, run: DelimiterRun, delimiter: Delimiter): boolean {
   const count = (run.to - run.from) / 2;

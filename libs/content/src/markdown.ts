@@ -171,6 +171,7 @@ function escapeText(text: string, inLink: boolean, before?: string): { escaped: 
     }
     escaped += piece(from, text.length);
   }
+  // Open: the last address runs to the text's end, and was not closed above.
   if (!found.openEnd || closed[closed.length - 1] === urls[urls.length - 1]) return { escaped };
   const url = text.slice(urls[urls.length - 2], urls[urls.length - 1]);
   return { escaped, open: { url, written: escaped.slice(escaped.lastIndexOf(url)) } };
@@ -222,12 +223,7 @@ function bareUrls(text: string, before?: string): { spans: number[]; openEnd: bo
   const spans: number[] = [];
   let openEnd = false;
   for (const m of text.matchAll(BARE_URL)) {
-    if (
-      m.index === 0 &&
-      before !== undefined &&
-      !(m[0].charCodeAt(0) === 119 || m[0].charCodeAt(0) === 87 ? WWW_AFTER : SCHEME_AFTER).test(before)
-    )
-      continue;
+    if (m.index === 0 && before !== undefined && !(WWW.test(m[0]) ? WWW_AFTER : SCHEME_AFTER).test(before)) continue;
     const url = m[0].replace(URL_TRAIL, '');
     spans.push(m.index, m.index + url.length);
     openEnd = m.index + m[0].length === text.length;
@@ -237,6 +233,7 @@ function bareUrls(text: string, before?: string): { spans: number[]; openEnd: bo
 /** What GFM finds an address with a scheme after (anything but a letter), and a `www.` one. */
 const SCHEME_AFTER = /^[^A-Za-z]$/;
 const WWW_AFTER = /^[\s(*_[\]~]$/;
+const WWW = /^www\./i;
 
 /** Plain text (paragraphs, lines) as markdown that renders back to the same text. */
 export function escapeMarkdownText(text: string): string {
@@ -840,16 +837,16 @@ interface Output {
   tail: string | undefined;
   before: string | undefined;
   /**
-   * A bare address the last text written ends with, and the next piece may run on (urlAtEnd).
-   * Kept by a writer that holds no place in its output across pieces: NHM's translators cut the
-   * output back to where their element began, which a rewrite before that place would move.
+   * Set by a writer that closes a bare address its text ends with when the next piece is written
+   * against it (closeOpenUrl): one that holds no place in its output across pieces. NHM's
+   * translators hold one (they cut the output back to where their element began, which a
+   * rewrite before that place would move), and TailVisitor sets none of these. `pendingUrl` is the address the text processText just
+   * escaped ends with, until that text is appended; `openUrl` the one the output ends with.
    */
-  openUrl?: UrlAtEnd | undefined;
   closesUrls?: boolean;
+  pendingUrl?: UrlAtEnd | undefined;
+  openUrl?: UrlAtEnd | undefined;
 }
-
-/** The address the text processText last escaped ends with, until that text is appended. */
-let pendingUrl: UrlAtEnd | undefined;
 
 /** A bare address that ends a text as written: `written` is its end of the output (the address and what follows it). */
 interface UrlAtEnd {
@@ -902,9 +899,9 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
   }
   const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] && !escapedEnd(tail) ? repeated(s) : s;
   result.text += piece;
-  if (pendingUrl) {
-    if (out.closesUrls) out.openUrl = pendingUrl;
-    pendingUrl = undefined;
+  if (out.pendingUrl) {
+    out.openUrl = out.pendingUrl;
+    out.pendingUrl = undefined;
   }
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
   trailingWhitespace(tail, result.trailingNewlineStats);
@@ -967,7 +964,7 @@ const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
  * markers only when the text opens a line of the output, and a pipe in a table cell.
  */
 function processText(
-  this: { tailText: string; closesUrls?: boolean; result: { text: string } },
+  this: { tailText: string; result: { text: string }; closesUrls?: boolean; pendingUrl?: UrlAtEnd | undefined },
   text: string,
   metadata?: NodeMetadata,
   inLink = !!metadata?.translators && LINK_TEXT.has(metadata.translators),
@@ -1004,7 +1001,7 @@ function processText(
     escaped = metadata?.preserveWhitespace ? escapeLineStarts(escaped) : escaped.replace(TEXT_START, escapeLineStart);
   if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
   // Open once this text is in the output: the next piece appended decides (closeOpenUrl).
-  pendingUrl = written.open;
+  if (this.closesUrls) this.pendingUrl = written.open;
   return keepSpace ? ` ${escaped}` : escaped;
 }
 (TailVisitor.prototype as unknown as { processText: typeof processText }).processText = processText;
@@ -1199,8 +1196,9 @@ class SimpleBlockWriter implements Output {
   tail: string | undefined = undefined;
   /** Nothing here cuts the output back to a place in it (see chunks), which is what this is for. */
   readonly before = undefined;
-  openUrl: UrlAtEnd | undefined = undefined;
   readonly closesUrls = true;
+  pendingUrl: UrlAtEnd | undefined = undefined;
+  openUrl: UrlAtEnd | undefined = undefined;
   /**
    * What the output holds before result.text, in pieces: result.text is kept short so that what
    * reads it (a link's "!" check, its cut) reads a few kilobytes, not the whole block. Read at
