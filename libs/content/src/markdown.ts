@@ -174,16 +174,21 @@ function escapeText(text: string, inLink: boolean, before?: string): { escaped: 
   // Open: the last address runs to the text's end, and was not closed above.
   if (!found.openEnd || closed[closed.length - 1] === urls[urls.length - 1]) return { escaped };
   const url = text.slice(urls[urls.length - 2], urls[urls.length - 1]);
-  return { escaped, open: { url, written: escaped.slice(escaped.lastIndexOf(url)) } };
+  return { escaped, open: { url, written: escaped.slice(escaped.lastIndexOf(url)), at: 0 } };
 }
 
-/** An address written so that it ends where it says: an autolink, or a link for a `www.` one. */
-const closedUrl = (url: string): string => (AUTOLINK.test(url) ? `<${url}>` : `[${url}](http://${url})`);
+/**
+ * An address written so that it ends where it says: an autolink, or a link whose text is the
+ * address (a `www.` one, or one holding a ">" an autolink would end at), as GFM would link it.
+ */
+const closedUrl = (url: string): string =>
+  AUTOLINK.test(url) && !url.includes('>')
+    ? `<${url}>`
+    : `[${escapeText(url, true).escaped}](${markdownUrl(AUTOLINK.test(url) ? url : `http://${url}`)})`;
 
 /**
  * The bare URLs of the text (bareUrls' spans) that a character markdown may escape follows before
- * the next space, and that can be closed (closedUrl): one with a scheme holds no ">", a `www.`
- * one nothing a link's text would read.
+ * the next space: these are written closed (closedUrl).
  */
 function urlsToClose(text: string, urls: number[]): number[] {
   let closed: number[] | undefined;
@@ -191,14 +196,11 @@ function urlsToClose(text: string, urls: number[]): number[] {
     const end = urls[k + 1]!;
     const after = NOT_SPACES.exec(text.slice(end, end + 200))![0];
     if (!INLINE_SPECIAL_CHAR.test(after)) continue;
-    if (!closable(text.slice(urls[k], end))) continue;
     (closed ??= []).push(urls[k]!, end);
   }
   return closed ?? NO_SPANS;
 }
 
-/** Whether closedUrl can write the address: its characters read as they are there. */
-const closable = (url: string): boolean => (AUTOLINK.test(url) ? !url.includes('>') : !/[[\]()\\*_~`]/.test(url));
 const INLINE_SPECIAL_CHAR = /[\\`*_~[\]<&]/;
 const NOT_SPACES = /^\S*/;
 
@@ -848,23 +850,33 @@ interface Output {
   openUrl?: UrlAtEnd | undefined;
 }
 
-/** A bare address that ends a text as written: `written` is its end of the output (the address and what follows it). */
+/**
+ * A bare address that ends a text as written: `written` is its end of the output, the address at
+ * `at` in it (0 but in an emphasis, where `written` is the whole emphasis); `plain` is what
+ * replaces `written` where the emphases it closes cannot close once the address is (below).
+ */
 interface UrlAtEnd {
   url: string;
   written: string;
+  at: number;
+  plain?: string;
 }
 
+/** `written` with its address closed (closedUrl). */
+const closedForm = (open: UrlAtEnd): string =>
+  open.written.slice(0, open.at) + closedUrl(open.url) + open.written.slice(open.at + open.url.length);
+
 /**
- * The open address at the output's end written so that the piece after it stays out of it: an
- * autolink (`<https://…>`) when it has a scheme, a link whose text is the address when it is a
- * `www.` one (what GFM makes of it, `http://` put before it). An address holding characters a
- * link's text or an autolink would read is left as it is. NHM's translators (TailVisitor) keep
- * places in their output, and leave theirs as it is too (Output.closesUrls).
+ * The open address at the output's end written so that the piece `s` after it stays out of it
+ * (closedUrl). NHM's translators (TailVisitor) keep places in their output, and leave theirs as
+ * it is (Output.closesUrls).
  */
 function closeOpenUrl(out: Output, s: string): void {
   const open = out.openUrl!;
   const c = s.charCodeAt(0);
-  if (isSpace(c) || c === 60) {
+  // GFM ends the address before a space or "<", and leaves out the punctuation that ends a
+  // sentence before a space ("*www.x.org*. Then"): written as it is, it ends where it says.
+  if (isSpace(c) || c === 60 || TRAIL_THEN_SPACE.test(s)) {
     out.openUrl = undefined;
     return;
   }
@@ -873,10 +885,29 @@ function closeOpenUrl(out: Output, s: string): void {
   // the output that piece goes into, and is closed when it does.
   if (!result.text.endsWith(open.written)) return;
   out.openUrl = undefined;
-  const { url, written } = open;
-  if (!closable(url)) return;
-  result.text = result.text.slice(0, -written.length) + closedUrl(url) + written.slice(url.length);
+  // A closing delimiter after the closed address's ">" or ")" closes only before a space or a
+  // punctuation mark: before a letter the emphases go, their words kept.
+  const closing = open.plain !== undefined && !PUNCTUATION.test(s[0]!) ? open.plain : closedForm(open);
+  result.text = result.text.slice(0, -open.written.length) + closing;
+  if (result.text.length >= TAIL) out.tail = result.text.slice(-TAIL);
 }
+const PUNCTUATION = /[\p{P}\p{S}]/u;
+const TRAIL_THEN_SPACE = /^[?!.,:*_~]+\s/;
+
+/**
+ * The address the content of an emphasis ends with (`open`), as the emphasis is written: open at
+ * its end where only closing delimiters follow it; `plain` is the content, its address closed and
+ * the emphases inside it dropped the same way.
+ */
+function emphasisedUrl(open: UrlAtEnd, content: string, written: string): UrlAtEnd | undefined {
+  const from = written.lastIndexOf(open.written);
+  if (from < 0 || !CLOSING_DELIMITERS.test(written.slice(from + open.written.length))) return undefined;
+  const plain = content.endsWith(open.written)
+    ? content.slice(0, content.length - open.written.length) + (open.plain ?? closedForm(open))
+    : undefined;
+  return { url: open.url, written, at: from + open.at, plain };
+}
+const CLOSING_DELIMITERS = /^[*_~]*$/;
 
 /**
  * NHM's appendResult: the piece is added (the output first cut back to startPos, when given),
@@ -885,7 +916,10 @@ function closeOpenUrl(out: Output, s: string): void {
 function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeatingChar?: boolean): void {
   if (!s && startPos === undefined) return;
   const result = out.result;
-  if (out.openUrl && s && startPos === undefined) closeOpenUrl(out, s);
+  // Closed against the piece's first character as it will be written (repeated() may drop the
+  // delimiters it opens with).
+  if (out.openUrl && s && startPos === undefined)
+    closeOpenUrl(out, spaceIfRepeatingChar && repeatsTail(out.tail ?? '', s) ? repeated(s) : s);
   let tail = out.tail ?? '';
   if (startPos !== undefined) {
     result.text = result.text.substr(0, startPos);
@@ -897,7 +931,7 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
     result.text = `${result.text.slice(0, -1)}\\!`;
     tail = `${tail.slice(0, -1)}\\!`.slice(-TAIL);
   }
-  const piece = spaceIfRepeatingChar && tail.slice(-1) === s[0] && !escapedEnd(tail) ? repeated(s) : s;
+  const piece = spaceIfRepeatingChar && repeatsTail(tail, s) ? repeated(s) : s;
   result.text += piece;
   if (out.pendingUrl) {
     out.openUrl = out.pendingUrl;
@@ -906,6 +940,9 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
   trailingWhitespace(tail, result.trailingNewlineStats);
 }
+
+/** Whether the piece opens with the character the output ends with (not an escaped one). */
+const repeatsTail = (tail: string, s: string): boolean => tail.slice(-1) === s[0] && !escapedEnd(tail);
 
 /** Whether the output ends with a "!" a link's "[" would make an image of. */
 const endsInBang = (tail: string): boolean => tail.endsWith('!') && !escapedEnd(tail);
@@ -1355,10 +1392,18 @@ class SimpleBlockWriter implements Output {
   }
 
   private emphasised(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {
+    // An address the output ends with stays open for the emphasis to close; one the content ends
+    // with is told apart from it.
+    const outer = this.openUrl;
     const content = this.apart(() => this.children(node, inLink, metadata));
+    const inner = this.openUrl !== outer ? this.openUrl : undefined;
+    this.openUrl = outer;
     const written = metadata?.noEscape ? content : emphasis(content, DELIMITER[node.tagName]!);
     if (written === PostProcessResult.RemoveNode) return;
     this.append(written as string, true);
+    // GFM trims the closing delimiter off an address only before a space: glued to what follows
+    // ("~~…/a_b~~next"), the address runs on through it. It is open until that piece is written.
+    if (inner) this.openUrl = emphasisedUrl(inner, content, written as string);
   }
 
   /** NHM's translator of inline code: a delimiter longer than any run of backticks inside. */

@@ -833,4 +833,21 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(md).toContain('[www.x.com](http://www.x.com)\\_ and <http://x.test/a_b>\\_\\_ end.');
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
+
+  it('closes an address an emphasis ends with where the next piece is glued to its delimiter', () => {
+    const r = extract(
+      page(`<p>Struck: <s>see http://x.test/a_b</s>, then <em>at www.example.com</em>. Then more.</p>
+      <p>Glued: <s>old C:\\dir http://x.test/old_path</s><del>new words</del> and <em>at http://x.test/a_b</em>next.</p>
+      <p>A path an autolink cannot hold: http://x.test/a_b&gt;<s></s>[1] ends there.</p>`),
+    );
+    const md = r.markdown!;
+    // Before a space or a sentence's punctuation GFM ends the address at the delimiter: as it is.
+    expect(md).toContain('Struck: ~~see http://x.test/a_b~~, then *at www.example.com*. Then more.');
+    // Before a letter a delimiter after the closed address cannot close: the emphasis goes, its
+    // words stay and read as they did.
+    expect(md).toContain('Glued: old C:\\dir <http://x.test/old_path>~~new words~~ and at <http://x.test/a_b>next.');
+    // A ">" ends an autolink: the address is a link whose text is the address.
+    expect(md).toContain('A path an autolink cannot hold: [http://x.test/a_b>](http://x.test/a_b%3E)[1] ends there.');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
 });
