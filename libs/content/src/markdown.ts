@@ -608,6 +608,19 @@ function emphasis(content: string, delimiter: string): string | PostProcessResul
   return `${lead}${delimiter}${core}${delimiter}${trail}`;
 }
 
+/** Whether emphasis() put delimiters around the content. */
+const wraps = (written: string | PostProcessResult, content: string): boolean =>
+  typeof written === 'string' && written !== content && written !== ' ';
+
+/** Whether an element inside the node is an emphasis written with these delimiters. */
+function holdsEmphasis(node: MdElement, delimiter: string): boolean {
+  for (const child of node.childNodes) {
+    if (child.nodeType !== 1) continue;
+    if (DELIMITER[child.tagName] === delimiter || holdsEmphasis(child as MdElement, delimiter)) return true;
+  }
+  return false;
+}
+
 const HEADING_TAG = /^H[1-6]$/;
 
 function inHeading(node: MdElement): boolean {
@@ -1243,6 +1256,8 @@ class SimpleBlockWriter implements Output {
    * rewrites what its children wrote has them write apart (apart()).
    */
   private chunks: string[] = [];
+  /** The delimiters of the emphases being written around what is written now. */
+  private readonly openEmphases = new Set<string>();
 
   constructor(private readonly keepDataImages: boolean) {}
 
@@ -1392,13 +1407,34 @@ class SimpleBlockWriter implements Output {
   }
 
   private emphasised(node: MdElement, inLink: boolean, metadata: NodeMetadata | undefined): void {
+    const delimiter = DELIMITER[node.tagName]!;
+    // Inside an emphasis written with the same delimiters (below): its words, as they are.
+    if (this.openEmphases.has(delimiter)) return this.children(node, inLink, metadata);
     // An address the output ends with stays open for the emphasis to close; one the content ends
     // with is told apart from it.
     const outer = this.openUrl;
-    const content = this.apart(() => this.children(node, inLink, metadata));
-    const inner = this.openUrl !== outer ? this.openUrl : undefined;
+    let content = this.apart(() => this.children(node, inLink, metadata));
+    let inner = this.openUrl !== outer ? this.openUrl : undefined;
     this.openUrl = outer;
-    const written = metadata?.noEscape ? content : emphasis(content, DELIMITER[node.tagName]!);
+    let written = metadata?.noEscape ? content : emphasis(content, delimiter);
+    // Bold inside bold is bold: its delimiters would close the outer one's instead
+    // ("**one**two**three**" showed "two" plain, and paired a star written as text), or keep it
+    // from being written ("**QUESTION 2: H**ow…?"). The content is written again without them,
+    // and kept so where the outer emphasis can be written around it.
+    if (written !== PostProcessResult.RemoveNode && content.includes(delimiter) && holdsEmphasis(node, delimiter)) {
+      this.openEmphases.add(delimiter);
+      try {
+        const plain = this.apart(() => this.children(node, inLink, metadata));
+        const again = emphasis(plain, delimiter);
+        if (wraps(again, plain)) {
+          [content, written] = [plain, again];
+          inner = this.openUrl !== outer ? this.openUrl : undefined;
+        }
+      } finally {
+        this.openEmphases.delete(delimiter);
+        this.openUrl = outer;
+      }
+    }
     if (written === PostProcessResult.RemoveNode) return;
     this.append(written as string, true);
     // GFM trims the closing delimiter off an address only before a space: glued to what follows

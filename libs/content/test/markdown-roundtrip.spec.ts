@@ -834,6 +834,24 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it('writes bold inside bold as one bold, unless only the inner one can be written', () => {
+    // As real pages nest them (dev pages 1405, 4476, 4499): the inner delimiters closed the outer
+    // bold, or kept it from being written at all.
+    const r = extract(
+      page(`<p><strong><strong>QUESTION 2: H</strong>ow much time can you devote to exercise?</strong></p>
+      <p>Real: <b>Those cups are <b>5-oz micro cups</b>.</b> And <b>one<b>two</b>three</b> and <em>a <i>b</i> c</em>.</p>
+      <p><b>2)**div@user<b>beta"q"</b>a\\b</b> end.</p>
+      <p><strong><strong>Base price: $36,600<br></strong>EPA-rated range: 245 miles</strong></p>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain('**QUESTION 2: How much time can you devote to exercise**?');
+    expect(md).toContain('Real: **Those cups are 5-oz micro cups**. And **onetwothree** and *a b c*.');
+    expect(md).toContain('**2)\\*\\*div@userbeta"q"a\\b** end.');
+    // The outer bold spans a line break, which emphasis is not written across: the inner one stays.
+    expect(md).toContain('**Base price: $36,600**');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('closes an address an emphasis ends with where the next piece is glued to its delimiter', () => {
     const r = extract(
       page(`<p>Struck: <s>see http://x.test/a_b</s>, then <em>at www.example.com</em>. Then more.</p>
