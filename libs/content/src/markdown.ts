@@ -14,7 +14,7 @@ import { blockTree, type MdElement, type MdNode, type MdText } from './markdown-
 import { unescapeLiteralBrackets } from './literal-brackets.js';
 import { unescapeInlineLineMarkers } from './literal-line-markers.js';
 import { unescapeLiteralStars, unescapeLiteralTildes, unescapeLiteralUnderscores } from './literal-emphasis.js';
-import { closesWithBreak, COLLAPSIBLE, isSpace, opensWithBreak } from './text.js';
+import { breaksLine, closesWithBreak, COLLAPSIBLE, isSpace, opensWithBreak } from './text.js';
 import type { UrlResolver } from './urls.js';
 
 export const NHM_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
@@ -813,6 +813,12 @@ class TailVisitor extends Visitor implements Output {
   declare tail: string | undefined;
   /** While an item is written on its own (visitNode): the last characters of what came before. */
   declare before: string | undefined;
+  declare pendingUrl: UrlAtEnd | undefined;
+  declare openUrl: UrlAtEnd | undefined;
+
+  get tracksUrls(): boolean {
+    return true;
+  }
 
   get tailText(): string {
     return this.tail ?? '';
@@ -834,6 +840,7 @@ class TailVisitor extends Visitor implements Output {
       if (this.tail && !this.result.trailingNewlineStats.whitespace) this.appendResult(' ');
       return;
     }
+    if (this.openUrl && node.nodeType === 1) settleOpenUrl(this, node as unknown as MdElement);
     // After a "!" the element stays in place: a link there escapes it (appendPiece), which an
     // output of its own could not reach.
     if (node.nodeType !== 1 || this.result.text.length < WRITE_APART_FROM || endsInBang(this.tail ?? ''))
@@ -852,13 +859,19 @@ interface Output {
   tail: string | undefined;
   before: string | undefined;
   /**
-   * Set by a writer that closes a bare address its text ends with when the next piece is written
-   * against it (closeOpenUrl): one that holds no place in its output across pieces. NHM's
-   * translators hold one (they cut the output back to where their element began, which a
-   * rewrite before that place would move), and TailVisitor sets none of these. `pendingUrl` is the address the text processText just
-   * escaped ends with, until that text is appended; `openUrl` the one the output ends with.
+   * Set by the writer whose output is its own until an element's markup is put around it
+   * (SimpleBlockWriter): processText reads the character before a text there.
    */
   closesUrls?: boolean;
+  /**
+   * Set by a writer that closes a bare address its text ends with when the next piece is written
+   * against it (closeOpenUrl). `pendingUrl` is the address the text processText just escaped ends
+   * with, until that text is appended; `openUrl` the one the output ends with. NHM's translators
+   * cut the output back to where their element began, which a rewrite before that place would
+   * move: TailVisitor closes or forgets an open address as an element begins (visitNode), so that
+   * a rewrite is always after the place of every element still open.
+   */
+  tracksUrls?: boolean;
   pendingUrl?: UrlAtEnd | undefined;
   openUrl?: UrlAtEnd | undefined;
 }
@@ -970,6 +983,20 @@ function escapedEnd(tail: string): boolean {
   return slashes % 2 === 1;
 }
 
+/**
+ * The open address at the output's end as an element begins: closed where the element's first
+ * text would be written against it, forgotten where a space or a line break comes first.
+ */
+function settleOpenUrl(out: Output, el: MdElement): void {
+  const element = el as unknown as ElementLike & { tagName: string };
+  const text = el.textContent;
+  if (breaksLine(element.tagName.toLowerCase()) || isSpace(text.charCodeAt(0)) || opensWithBreak(element))
+    out.openUrl = undefined;
+  else closeOpenUrl(out, text || 'x');
+  // Whatever closeOpenUrl left (an address written apart from the output): nothing later closes it.
+  out.openUrl = undefined;
+}
+
 /** Has `write` write into an output of its own, then joins that to the output (TailVisitor.visitNode). */
 function writeApart(out: Output, write: () => void): void {
   const result = out.result;
@@ -1014,7 +1041,13 @@ const LINE_OPEN = /(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?$/;
  * markers only when the text opens a line of the output, and a pipe in a table cell.
  */
 function processText(
-  this: { tailText: string; result: { text: string }; closesUrls?: boolean; pendingUrl?: UrlAtEnd | undefined },
+  this: {
+    tailText: string;
+    result: { text: string };
+    closesUrls?: boolean;
+    tracksUrls?: boolean;
+    pendingUrl?: UrlAtEnd | undefined;
+  },
   text: string,
   metadata?: NodeMetadata,
   inLink = !!metadata?.translators && LINK_TEXT.has(metadata.translators),
@@ -1051,7 +1084,7 @@ function processText(
     escaped = metadata?.preserveWhitespace ? escapeLineStarts(escaped) : escaped.replace(TEXT_START, escapeLineStart);
   if (metadata?.tableMeta) escaped = escaped.replace(/\|/g, '\\|');
   // Open once this text is in the output: the next piece appended decides (closeOpenUrl).
-  if (this.closesUrls) this.pendingUrl = written.open;
+  if (this.tracksUrls) this.pendingUrl = written.open;
   return keepSpace ? ` ${escaped}` : escaped;
 }
 (TailVisitor.prototype as unknown as { processText: typeof processText }).processText = processText;
@@ -1247,6 +1280,7 @@ class SimpleBlockWriter implements Output {
   /** Nothing here cuts the output back to a place in it (see chunks), which is what this is for. */
   readonly before = undefined;
   readonly closesUrls = true;
+  readonly tracksUrls = true;
   pendingUrl: UrlAtEnd | undefined = undefined;
   openUrl: UrlAtEnd | undefined = undefined;
   /**

@@ -834,6 +834,24 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it('closes a bare address the next element is written against in a table, a quote and a definition', () => {
+    // Written by NHM's translators, which cut their output back to where an element began: the
+    // address is closed as the next element begins, before any such place is taken after it.
+    const r = extract(
+      page(`<table><tr><th>Source http://x.test/a_b<img src="/i7.png" alt="chart"></th><th>Kind</th></tr>
+      <tr><td>http://x.test/c_d<b>new</b></td><td>see http://x.test/e <i>later</i></td></tr></table>
+      <blockquote>Quoted from https://x.test/q_r<sup>[2]</sup> in full.</blockquote>
+      <dl><dt>Home</dt><dd>www.example.com<s></s>[archived] and more.</dd></dl>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain('| Source <http://x.test/a_b>![chart](https://site.example/i7.png) | Kind |');
+    // An address a space follows stays bare.
+    expect(md).toContain('| <http://x.test/c_d>**new** | see http://x.test/e *later* |');
+    expect(md).toContain('> Quoted from <https://x.test/q_r>[2] in full.');
+    expect(md).toContain('[www.example.com](http://www.example.com)[archived] and more.');
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('writes bold inside bold as one bold, unless only the inner one can be written', () => {
     // As real pages nest them (dev pages 1405, 4476, 4499): the inner delimiters closed the outer
     // bold, or kept it from being written at all.
