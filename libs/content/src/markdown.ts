@@ -899,18 +899,16 @@ const closedForm = (open: UrlAtEnd): string =>
  */
 function closeOpenUrl(out: Output, s: string): void {
   const open = out.openUrl!;
-  const c = s.charCodeAt(0);
-  // GFM ends the address before a space or "<", and leaves out the punctuation that ends a
-  // sentence before a space ("*www.x.org*. Then"): written as it is, it ends where it says.
-  if (isSpace(c) || c === 60 || TRAIL_THEN_SPACE.test(s)) {
-    out.openUrl = undefined;
-    return;
-  }
   const { result } = out;
-  // Written apart (an element's content before its markup is put around it): the address is in
-  // the output that piece goes into, and is closed when it does.
+  // Written apart (an element's content before its markup is put around it, a code span's
+  // opening space after its backtick): the address is in the output that piece goes into, and
+  // is closed when it does.
   if (!result.text.endsWith(open.written)) return;
   out.openUrl = undefined;
+  // GFM ends the address before a space or "<", and leaves out the punctuation that ends a
+  // sentence before a space ("*www.x.org*. Then"): written as it is, it ends where it says.
+  const c = s.charCodeAt(0);
+  if (isSpace(c) || c === 60 || TRAIL_THEN_SPACE.test(s)) return;
   // A closing delimiter after the closed address's ">" or ")" closes only before a space or a
   // punctuation mark: before a letter the emphases go, their words kept.
   const closing = open.plain !== undefined && !PUNCTUATION.test(s[0]!) ? open.plain : closedForm(open);

@@ -852,6 +852,17 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it("closes an address a code span is written against, though the span's text opens with a space", () => {
+    const r = extract(
+      page(`<p>Browse www.example.com<code>  #anchors</code> or http://x.test/a_b<code> --flag</code>.</p>`),
+    );
+    const md = r.markdown!;
+    expect(md).toContain(
+      'Browse [www.example.com](http://www.example.com)` #anchors` or <http://x.test/a_b>` --flag`.',
+    );
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it('writes bold inside bold as one bold, unless only the inner one can be written', () => {
     // As real pages nest them (dev pages 1405, 4476, 4499): the inner delimiters closed the outer
     // bold, or kept it from being written at all.
