@@ -1288,8 +1288,10 @@ class SimpleBlockWriter implements Output {
    * rewrites what its children wrote has them write apart (apart()).
    */
   private chunks: string[] = [];
-  /** The delimiters of the emphases being written around what is written now. */
+  /** The delimiters whose emphases are written as their words alone (emphasised). */
   private readonly openEmphases = new Set<string>();
+  /** How many emphases are being written around what is written now. */
+  private emphasisDepth = 0;
 
   constructor(private readonly keepDataImages: boolean) {}
 
@@ -1445,18 +1447,26 @@ class SimpleBlockWriter implements Output {
     // An address the output ends with stays open for the emphasis to close; one the content ends
     // with is told apart from it.
     const outer = this.openUrl;
-    let content = this.apart(() => this.children(node, inLink, metadata));
+    const outermost = this.emphasisDepth === 0;
+    let content = this.apartInEmphasis(() => this.children(node, inLink, metadata));
     let inner = this.openUrl !== outer ? this.openUrl : undefined;
     this.openUrl = outer;
     let written = metadata?.noEscape ? content : emphasis(content, delimiter);
     // Bold inside bold is bold: its delimiters would close the outer one's instead
     // ("**one**two**three**" showed "two" plain, and paired a star written as text), or keep it
     // from being written ("**QUESTION 2: H**ow…?"). The content is written again without them,
-    // and kept so where the outer emphasis can be written around it.
-    if (written !== PostProcessResult.RemoveNode && content.includes(delimiter) && holdsEmphasis(node, delimiter)) {
+    // and kept so where the outer emphasis can be written around it. Only the outermost emphasis
+    // does: nested ones doing it too wrote a page of nested <b> and <i> in time that grew with
+    // the square of its depth, or faster.
+    if (
+      outermost &&
+      written !== PostProcessResult.RemoveNode &&
+      content.includes(delimiter) &&
+      holdsEmphasis(node, delimiter)
+    ) {
       this.openEmphases.add(delimiter);
       try {
-        const plain = this.apart(() => this.children(node, inLink, metadata));
+        const plain = this.apartInEmphasis(() => this.children(node, inLink, metadata));
         const again = emphasis(plain, delimiter);
         if (wraps(again, plain)) {
           [content, written] = [plain, again];
@@ -1472,6 +1482,16 @@ class SimpleBlockWriter implements Output {
     // GFM trims the closing delimiter off an address only before a space: glued to what follows
     // ("~~…/a_b~~next"), the address runs on through it. It is open until that piece is written.
     if (inner) this.openUrl = emphasisedUrl(inner, content, written as string);
+  }
+
+  /** apart(), counted as the content of an emphasis (emphasisDepth). */
+  private apartInEmphasis(write: () => void): string {
+    this.emphasisDepth++;
+    try {
+      return this.apart(write);
+    } finally {
+      this.emphasisDepth--;
+    }
   }
 
   /** NHM's translator of inline code: a delimiter longer than any run of backticks inside. */

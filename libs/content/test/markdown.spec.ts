@@ -612,6 +612,19 @@ describe('markdown of hostile sizes', () => {
     expect([headings.includes('\\.'), headings.match(/^### \d+\. Step$/gm)?.length]).toEqual([false, 20_000]);
   });
 
+  it('writes bold and italics nested in each other without writing each level again', () => {
+    // Each level of nested emphasis reads its content once (emphasis()), so up to the parse's
+    // depth limit the work grows faster than the page, about threefold for twice the levels.
+    // Bold inside bold is written as one bold by writing its content again without the inner
+    // delimiters; every level doing so grew eightfold (93 s for 5,000 levels of <b> and <i>).
+    const [half, full] = [
+      work((n) => `<p>${'<b>x <i>y '.repeat(n)}end</p>`, 100),
+      work((n) => `<p>${'<b>x <i>y '.repeat(n)}end</p>`, 200),
+    ];
+    expect(full.chars / half.chars).toBeLessThan(4.5);
+    expect([full.result.match(/x/g)?.length, full.result.match(/y/g)?.length]).toEqual([200, 200]);
+  });
+
   it('writes lists nested as deep as a page may nest them in linear time, every item kept', () => {
     // Unclosed lists nest down to the parse's depth limit (MAX_TREE_DEPTH), then go on as
     // siblings at the deepest level; each item's later lines were read again at every level.
