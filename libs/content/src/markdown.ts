@@ -820,6 +820,10 @@ class TailVisitor extends Visitor implements Output {
     return true;
   }
 
+  get closesUrlsWithin(): number {
+    return WRITE_APART_FROM;
+  }
+
   get tailText(): string {
     return this.tail ?? '';
   }
@@ -872,6 +876,11 @@ interface Output {
    * a rewrite is always after the place of every element still open.
    */
   tracksUrls?: boolean;
+  /**
+   * An output longer than this gives up an open address rather than rewrite it: TailVisitor's
+   * output is one string built by concatenation, and each rewrite copied all of it.
+   */
+  closesUrlsWithin?: number;
   pendingUrl?: UrlAtEnd | undefined;
   openUrl?: UrlAtEnd | undefined;
 }
@@ -900,6 +909,10 @@ const closedForm = (open: UrlAtEnd): string =>
 function closeOpenUrl(out: Output, s: string): void {
   const open = out.openUrl!;
   const { result } = out;
+  if (out.closesUrlsWithin !== undefined && result.text.length > out.closesUrlsWithin) {
+    out.openUrl = undefined;
+    return;
+  }
   // Written apart (an element's content before its markup is put around it, a code span's
   // opening space after its backtick): the address is in the output that piece goes into, and
   // is closed when it does.
@@ -987,12 +1000,29 @@ function escapedEnd(tail: string): boolean {
  */
 function settleOpenUrl(out: Output, el: MdElement): void {
   const element = el as unknown as ElementLike & { tagName: string };
-  const text = el.textContent;
+  const text = firstText(el);
   if (breaksLine(element.tagName.toLowerCase()) || isSpace(text.charCodeAt(0)) || opensWithBreak(element))
     out.openUrl = undefined;
   else closeOpenUrl(out, text || 'x');
   // Whatever closeOpenUrl left (an address written apart from the output): nothing later closes it.
   out.openUrl = undefined;
+}
+
+/**
+ * The first text the node holds that is not empty, where its textContent starts: read from there
+ * alone (an element nested in the next one, each after an address, would read the rest of the
+ * page for each).
+ */
+function firstText(el: MdElement): string {
+  for (const child of el.childNodes) {
+    if (child.nodeType === 3) {
+      if (child.text) return child.text;
+    } else if (child.nodeType === 1) {
+      const text = firstText(child);
+      if (text) return text;
+    }
+  }
+  return '';
 }
 
 /** Has `write` write into an output of its own, then joins that to the output (TailVisitor.visitNode). */
