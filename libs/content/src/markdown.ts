@@ -903,8 +903,8 @@ const closedForm = (open: UrlAtEnd): string =>
 
 /**
  * The open address at the output's end written so that the piece `s` after it stays out of it
- * (closedUrl). NHM's translators (TailVisitor) keep places in their output, and leave theirs as
- * it is (Output.closesUrls).
+ * (closedUrl). In TailVisitor's output only up to Output.closesUrlsWithin, and after the places
+ * its translators keep (settleOpenUrl).
  */
 function closeOpenUrl(out: Output, s: string): void {
   const open = out.openUrl!;
@@ -1490,6 +1490,7 @@ class SimpleBlockWriter implements Output {
     // the square of its depth, or faster.
     if (
       outermost &&
+      !metadata?.noEscape &&
       written !== PostProcessResult.RemoveNode &&
       content.includes(delimiter) &&
       holdsEmphasis(node, delimiter)

@@ -869,13 +869,13 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     const r = extract(
       page(`<p><strong><strong>QUESTION 2: H</strong>ow much time can you devote to exercise?</strong></p>
       <p>Real: <b>Those cups are <b>5-oz micro cups</b>.</b> And <b>one<b>two</b>three</b> and <em>a <i>b</i> c</em>.</p>
-      <p><b>2)**div@user<b>beta"q"</b>a\\b</b> end.</p>
+      <p><b>2)**div@user<b>beta"q"</b>a\\b</b> end. In code: <code><b>x ** y<b>z</b></b></code>.</p>
       <p><strong><strong>Base price: $36,600<br></strong>EPA-rated range: 245 miles</strong></p>`),
     );
     const md = r.markdown!;
     expect(md).toContain('**QUESTION 2: How much time can you devote to exercise**?');
     expect(md).toContain('Real: **Those cups are 5-oz micro cups**. And **onetwothree** and *a b c*.');
-    expect(md).toContain('**2)\\*\\*div@userbeta"q"a\\b** end.');
+    expect(md).toContain('**2)\\*\\*div@userbeta"q"a\\b** end. In code: `x ** yz`.');
     // The outer bold spans a line break, which emphasis is not written across: the inner one stays.
     expect(md).toContain('**Base price: $36,600**');
     expect(words(renderedText(md))).toBe(words(r.text!));
