@@ -958,6 +958,11 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
   if (out.openUrl && s && startPos === undefined)
     closeOpenUrl(out, spaceIfRepeatingChar && repeatsTail(out.tail ?? '', s) ? repeated(s) : s);
   let tail = out.tail ?? '';
+  // An emphasis node-html-markdown's translator wrote (its postprocess, the only one with
+  // spaceIfRepeatingChar but code's) around content that ends with an open address: the address
+  // stays open past the delimiters, as SimpleBlockWriter.emphasised keeps it.
+  const inner = startPos !== undefined && spaceIfRepeatingChar ? out.openUrl : undefined;
+  const content = inner ? result.text.substr(startPos!) : '';
   if (startPos !== undefined) {
     result.text = result.text.substr(0, startPos);
     tail = ((out.before ?? '') + result.text).slice(-TAIL);
@@ -974,6 +979,7 @@ function appendPiece(out: Output, s: string, startPos?: number, spaceIfRepeating
     out.openUrl = out.pendingUrl;
     out.pendingUrl = undefined;
   }
+  if (inner) out.openUrl = emphasisedUrl(inner, content, piece);
   out.tail = tail = piece.length >= TAIL ? piece.slice(-TAIL) : (tail + piece).slice(-TAIL);
   trailingWhitespace(tail, result.trailingNewlineStats);
 }

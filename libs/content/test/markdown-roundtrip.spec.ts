@@ -852,6 +852,19 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it("closes an address past the emphasis node-html-markdown's translator wrote around it", () => {
+    const r = extract(
+      page(`<blockquote>Moved: <s>old http://x.test/old_path</s>now, and <b>at www.example.com</b>&amp; more, and
+      <em>see http://x.test/a_b</em>, then.</blockquote>`),
+    );
+    const md = r.markdown!;
+    // As the paragraph writer does: before a letter the emphasis goes, before punctuation it stays.
+    expect(md).toContain(
+      '> Moved: old <http://x.test/old_path>now, and **at [www.example.com](http://www.example.com)**& more, and *see http://x.test/a_b*, then.',
+    );
+    expect(words(renderedText(md))).toBe(words(r.text!));
+  });
+
   it("closes an address a code span is written against, though the span's text opens with a space", () => {
     const r = extract(
       page(`<p>Browse www.example.com<code>  #anchors</code> or http://x.test/a_b<code> --flag</code>.</p>`),
