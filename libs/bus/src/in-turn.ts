@@ -39,7 +39,9 @@ export const handInTurn = async (
   let retryTimer: NodeJS.Timeout | undefined;
   /** Said once a streak of failed pulls, not once a second. */
   let failing = false;
-  // One timer for all messages in hand, rather than one a message.
+  // One timer for all messages in hand, rather than one a message. Every quarter of the ack wait:
+  // a tick a busy event loop holds back by up to three quarters of it still arrives in time (at
+  // half, a CI machine's load let three messages of a 1 s ack wait be handed out again).
   const keepAlive = setInterval(
     () => {
       for (const m of inHand.keys())
@@ -49,7 +51,7 @@ export const handInTurn = async (
           // The connection is closing: the message comes back after the ack wait.
         }
     },
-    Math.max(500, ackWaitMs / 2),
+    Math.max(250, ackWaitMs / 4),
   );
 
   const start = (m: JsMsg) => {
