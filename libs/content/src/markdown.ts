@@ -1006,8 +1006,14 @@ function escapedEnd(tail: string): boolean {
  */
 function settleOpenUrl(out: Output, el: MdElement): void {
   const element = el as unknown as ElementLike & { tagName: string };
+  const tag = element.tagName.toUpperCase();
   const text = firstText(el);
-  if (breaksLine(element.tagName.toLowerCase()) || isSpace(text.charCodeAt(0)) || opensWithBreak(element))
+  // A link and a code span write their markup first, whatever their text opens with (a code
+  // span's blocks break no line); an empty code element writes nothing.
+  if (tag === 'A' && el.getAttribute('href')) closeOpenUrl(out, '[');
+  else if (tag === 'CODE') {
+    if (NOT_BLANK.test(el.textContent)) closeOpenUrl(out, '`');
+  } else if (breaksLine(tag.toLowerCase()) || isSpace(text.charCodeAt(0)) || opensWithBreak(element))
     out.openUrl = undefined;
   else closeOpenUrl(out, text || 'x');
   // Whatever closeOpenUrl left (an address written apart from the output): nothing later closes it.
@@ -1326,8 +1332,8 @@ class SimpleBlockWriter implements Output {
   private chunks: string[] = [];
   /** The delimiters whose emphases are written as their words alone (emphasised). */
   private readonly openEmphases = new Set<string>();
-  /** How many emphases are being written around what is written now. */
-  private emphasisDepth = 0;
+  /** How many emphases of each delimiter are being written around what is written now. */
+  private readonly emphasisDepth = new Map<string, number>();
 
   constructor(private readonly keepDataImages: boolean) {}
 
@@ -1483,8 +1489,8 @@ class SimpleBlockWriter implements Output {
     // An address the output ends with stays open for the emphasis to close; one the content ends
     // with is told apart from it.
     const outer = this.openUrl;
-    const outermost = this.emphasisDepth === 0;
-    let content = this.apartInEmphasis(() => this.children(node, inLink, metadata));
+    const outermost = !this.emphasisDepth.get(delimiter);
+    let content = this.apartInEmphasis(delimiter, () => this.children(node, inLink, metadata));
     let inner = this.openUrl !== outer ? this.openUrl : undefined;
     this.openUrl = outer;
     let written = metadata?.noEscape ? content : emphasis(content, delimiter);
@@ -1492,8 +1498,8 @@ class SimpleBlockWriter implements Output {
     // ("**one**two**three**" showed "two" plain, and paired a star written as text), or keep it
     // from being written ("**QUESTION 2: H**ow…?"). The content is written again without them,
     // and kept so where the outer emphasis can be written around it. Only the outermost emphasis
-    // does: nested ones doing it too wrote a page of nested <b> and <i> in time that grew with
-    // the square of its depth, or faster.
+    // of its delimiters does (at most three levels, one a delimiter): every level doing it wrote
+    // a page of nested <b> and <i> in time that grew with the square of its depth, or faster.
     if (
       outermost &&
       !metadata?.noEscape &&
@@ -1503,7 +1509,7 @@ class SimpleBlockWriter implements Output {
     ) {
       this.openEmphases.add(delimiter);
       try {
-        const plain = this.apartInEmphasis(() => this.children(node, inLink, metadata));
+        const plain = this.apartInEmphasis(delimiter, () => this.children(node, inLink, metadata));
         const again = emphasis(plain, delimiter);
         if (wraps(again, plain)) {
           [content, written] = [plain, again];
@@ -1521,13 +1527,14 @@ class SimpleBlockWriter implements Output {
     if (inner) this.openUrl = emphasisedUrl(inner, content, written as string);
   }
 
-  /** apart(), counted as the content of an emphasis (emphasisDepth). */
-  private apartInEmphasis(write: () => void): string {
-    this.emphasisDepth++;
+  /** apart(), counted as the content of an emphasis with these delimiters (emphasisDepth). */
+  private apartInEmphasis(delimiter: string, write: () => void): string {
+    const depth = this.emphasisDepth.get(delimiter) ?? 0;
+    this.emphasisDepth.set(delimiter, depth + 1);
     try {
       return this.apart(write);
     } finally {
-      this.emphasisDepth--;
+      this.emphasisDepth.set(delimiter, depth);
     }
   }
 

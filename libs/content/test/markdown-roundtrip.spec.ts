@@ -865,6 +865,27 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
     expect(words(renderedText(md))).toBe(words(r.text!));
   });
 
+  it('closes an address before a link or a code span written in a cell, whatever their text opens with', () => {
+    const r = extract(
+      page(`<table><tr><th>Site</th><th>Note</th></tr>
+      <tr><td>www.example.com<a href="#frag">&lt;less</a></td><td>see http://x.test/a_b<code><div>| pipe</div></code></td></tr></table>`),
+    );
+    const md = r.markdown!;
+    // A link writes its bracket first, a code span its backtick (its <div> breaks no line there).
+    expect(md).toContain(
+      '| [www.example.com](http://www.example.com)[\\<less](https://site.example/section/page#frag) |',
+    );
+    expect(md).toContain('see <http://x.test/a_b>`');
+    // Both read back as written: no backtick or bracket shown (the text and the span part over
+    // the <div>'s space, which the span's own padding takes).
+    const shown = renderedText(md);
+    expect([shown.includes('`'), shown.includes(']('), shown.includes('www.example.com<less')]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+  });
+
   it("closes an address a code span is written against, though the span's text opens with a space", () => {
     const r = extract(
       page(`<p>Browse www.example.com<code>  #anchors</code> or http://x.test/a_b<code> --flag</code>.</p>`),
@@ -883,12 +904,15 @@ describe('markup a renderer read as other text, found by fuzzing', () => {
       page(`<p><strong><strong>QUESTION 2: H</strong>ow much time can you devote to exercise?</strong></p>
       <p>Real: <b>Those cups are <b>5-oz micro cups</b>.</b> And <b>one<b>two</b>three</b> and <em>a <i>b</i> c</em>.</p>
       <p><b>2)**div@user<b>beta"q"</b>a\\b</b> end. In code: <code><b>x ** y<b>z</b></b></code>.</p>
+      <p>Struck: <s><b>2)**div@user<b>beta</b>a</b></s> end.</p>
       <p><strong><strong>Base price: $36,600<br></strong>EPA-rated range: 245 miles</strong></p>`),
     );
     const md = r.markdown!;
     expect(md).toContain('**QUESTION 2: How much time can you devote to exercise**?');
     expect(md).toContain('Real: **Those cups are 5-oz micro cups**. And **onetwothree** and *a b c*.');
     expect(md).toContain('**2)\\*\\*div@userbeta"q"a\\b** end. In code: `x ** yz`.');
+    // Inside an emphasis of other delimiters too (whose own delimiters cannot be written there).
+    expect(md).toContain('Struck: **2)\\*\\*div@userbetaa** end.');
     // The outer bold spans a line break, which emphasis is not written across: the inner one stays.
     expect(md).toContain('**Base price: $36,600**');
     expect(words(renderedText(md))).toBe(words(r.text!));
