@@ -1006,17 +1006,18 @@ function escapedEnd(tail: string): boolean {
  */
 function settleOpenUrl(out: Output, el: MdElement): void {
   const element = el as unknown as ElementLike & { tagName: string };
-  const tag = element.tagName.toUpperCase();
-  const text = firstText(el);
+  const tag = element.tagName.toLowerCase();
   // A link and a code span write their markup first, whatever their text opens with (a code
   // span's blocks break no line); an empty code element writes nothing.
-  if (tag === 'A' && el.getAttribute('href')) closeOpenUrl(out, '[');
-  else if (tag === 'CODE') {
+  if (tag === 'a' && el.getAttribute('href')) closeOpenUrl(out, '[');
+  else if (tag === 'code') {
     if (NOT_BLANK.test(el.textContent)) closeOpenUrl(out, '`');
-  } else if (breaksLine(tag.toLowerCase()) || isSpace(text.charCodeAt(0)) || opensWithBreak(element))
-    out.openUrl = undefined;
-  else closeOpenUrl(out, text || 'x');
-  // Whatever closeOpenUrl left (an address written apart from the output): nothing later closes it.
+  } else if (!breaksLine(tag) && !opensWithBreak(element)) {
+    const text = firstText(el);
+    if (!isSpace(text.charCodeAt(0))) closeOpenUrl(out, text || 'x');
+  }
+  // Closed, written apart from the output, or ending before a space or a line break: nothing
+  // later closes it.
   out.openUrl = undefined;
 }
 
