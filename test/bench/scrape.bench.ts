@@ -8,7 +8,7 @@ import got from 'got';
 import { extractContent, parseDocument } from '../../libs/content/src/index.js';
 import { benchSite, startTestWeb } from '@tidemark/testkit';
 import { startTestFleet } from '../support/fleet.js';
-import { batchThroughApi } from './batch-through-api.js';
+import { batchEndHooks, batchThroughApi } from './batch-through-api.js';
 import { benchWorkspace } from './bench-workspace.js';
 
 // 500: the most one batch takes, so that its start and the first pages' warm-up are not most of
@@ -85,13 +85,38 @@ export async function benchScrape(): Promise<string> {
     await pool(urls, CONCURRENCY, scrape);
     const oursRate = PAGES / ((performance.now() - t0) / 1000);
 
-    // A batch job: one POST of every URL, 2 in flight to each of the 4 hosts (8 in all), polled
-    // until its last page is in. Other addresses than the calls' (a query): nothing is served
-    // from a stored copy. A small batch first, untimed, warms the batch path as the calls' warm-up
-    // does theirs (the reading threads that only batch and crawl pages use start with it).
-    const batch = (batchUrls: string[]) => batchThroughApi(t.call, ws.apiKey, batchUrls, CONCURRENCY / HOSTS.length);
-    await batch(urls.slice(0, 200).map((u) => `${u}?warm-up`));
-    const batchRate = await batch(urls.map((u) => `${u}?batch`));
+    // A batch job: one POST of every URL, 2 in flight to each of the 4 hosts (8 in all), its end
+    // learnt by polling every 20 ms, or from its webhook (batch.finished) as a client that does
+    // not poll learns it; two of each, alternating, on other addresses than the calls' (a query:
+    // nothing is served from a stored copy). A small batch first, untimed, warms the batch path
+    // as the calls' warm-up does theirs (the reading threads that only batch and crawl pages use
+    // start with it).
+    const hooks = batchEndHooks(web);
+    const batch = (batchUrls: string[], hooked: boolean) =>
+      batchThroughApi(t.call, ws.apiKey, batchUrls, CONCURRENCY / HOSTS.length, hooked ? hooks : undefined);
+    await batch(
+      urls.slice(0, 200).map((u) => `${u}?warm-up`),
+      true,
+    );
+    const polled: number[] = [];
+    const hooked: number[] = [];
+    for (const round of [1, 2]) {
+      polled.push(
+        await batch(
+          urls.map((u) => `${u}?batch-polled-${round}`),
+          false,
+        ),
+      );
+      hooked.push(
+        await batch(
+          urls.map((u) => `${u}?batch-hooked-${round}`),
+          true,
+        ),
+      );
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const batchRate = mean(polled);
+    const hookedRate = mean(hooked);
 
     const ms = (x: number) => `${x.toFixed(1).padStart(6)} ms`;
     return [
@@ -103,8 +128,10 @@ export async function benchScrape(): Promise<string> {
       `  baseline: raw got, same pages            ${gotRate.toFixed(0).padStart(6)} pages/s`,
       `  tidemark POST /v1/scrape (whole fleet)   ${oursRate.toFixed(0).padStart(6)} pages/s`,
       `  ratio tidemark / got: ${(oursRate / gotRate).toFixed(3)} (target ≥ 0.5)`,
-      `  tidemark batch job (urls[], 2 a host)     ${batchRate.toFixed(0).padStart(6)} pages/s`,
+      `  tidemark batch job (urls[], 2 a host), polled every 20 ms       ${batchRate.toFixed(0).padStart(6)} pages/s (mean of ${polled.map((r) => r.toFixed(0)).join(', ')})`,
       `  ratio tidemark batch job / got: ${(batchRate / gotRate).toFixed(3)} (target ≥ 0.5)`,
+      `  tidemark batch job, its end from its webhook (no polls)  ${hookedRate.toFixed(0).padStart(6)} pages/s (mean of ${hooked.map((r) => r.toFixed(0)).join(', ')})`,
+      `  ratio tidemark batch job (webhook) / got: ${(hookedRate / gotRate).toFixed(3)} (target ≥ 0.5)`,
     ].join('\n');
   } finally {
     await t.stop();
