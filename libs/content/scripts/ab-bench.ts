@@ -2,7 +2,8 @@
 // process against the same bare linkedom parse, so that load from other processes weighs on both
 // alike (test/bench/content.bench.ts times its phases one after the other).
 //   git archive <commit> libs/content/src | tar -x -C libs/content/scripts/.ab   (once)
-//   node --import tsx libs/content/scripts/ab-bench.ts libs/content/scripts/.ab/libs/content/src [rounds]
+//   node --import tsx libs/content/scripts/ab-bench.ts libs/content/scripts/.ab/libs/content/src [rounds] [--whole-page]
+// --whole-page: the whole page's markdown (onlyMainContent false) instead of the main content's.
 // The earlier copy must sit under libs/content so that it finds the same node_modules.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,8 @@ import * as now from '../src/index.js';
 type Lib = Pick<typeof now, 'extractContent' | 'parseDocument'>;
 
 const PAGES_DIR = process.env.WCXB_HTML_DIR ?? '/work/shared/extraction/wcxb/dev/html';
-const [earlierSrc, roundsArg] = process.argv.slice(2);
+const [earlierSrc, roundsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const onlyMainContent = !process.argv.includes('--whole-page');
 if (!earlierSrc) throw new Error('usage: ab-bench.ts <earlier libs/content/src> [rounds]');
 const earlier = (await import(pathToFileURL(path.resolve(earlierSrc, 'index.ts')).href)) as Lib;
 const ROUNDS = Number(roundsArg ?? 5);
@@ -33,7 +35,7 @@ const pages = files
 
 const pipeline = (lib: Lib) => () => {
   for (const p of pages) {
-    lib.extractContent(lib.parseDocument(p.html), { url: p.url, formats: ['markdown'], onlyMainContent: true });
+    lib.extractContent(lib.parseDocument(p.html), { url: p.url, formats: ['markdown'], onlyMainContent });
   }
 };
 const runs: Record<string, () => void> = {

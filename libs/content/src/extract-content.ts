@@ -5,6 +5,7 @@ import { readFields } from './fields.js';
 import { readHead } from './head.js';
 import { detectLanguage } from './language.js';
 import { collectLinks } from './links.js';
+import { gluedTexts } from './main-content.js';
 import { blocksToMarkdown, escapeMarkdownText } from './markdown.js';
 import { cleaningHints, mainContentOf, pageHints, type PageHints } from './page-hints.js';
 import { selfDescription } from './self-description.js';
@@ -90,7 +91,10 @@ function markdownOrText(roots: Element[], text: string, keepDataImages: boolean,
 function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): Element[] {
   const body = doc.body ?? doc.documentElement;
   if (!body) return [];
-  if (!opts.onlyMainContent) return [body];
+  if (!opts.onlyMainContent) {
+    spaceGlued(body, gluedTexts(body, hints.names));
+    return [body];
+  }
   const keep = (opts.includeTags ?? []).flatMap((sel) => safeSelectAll(doc, sel));
   const { root, pruned, glued } = mainContentOf(body, hints);
   if (!root) return outermost(keep);
@@ -101,16 +105,22 @@ function contentRoots(doc: Document, opts: ContentOptions, hints: PageHints): El
     if (el.previousSibling && el.nextSibling) el.replaceWith(' ');
     else el.remove();
   }
-  // Words the page's markup glues across inline boxes are rendered apart: a space before the
-  // outermost element the glued text opens (before a link, not inside its text).
+  spaceGlued(root, glued);
+  // Kept elements outside the main content follow it, in document order, without duplicates.
+  return [root, ...outermost(kept).filter((el) => !el.contains(root))];
+}
+
+/**
+ * Words the page's markup glues across inline boxes are rendered apart: a space before the
+ * outermost element below `root` that the glued text opens (before a link, not inside its text).
+ */
+function spaceGlued(root: Element, glued: Text[]): void {
   for (const t of glued) {
     if (!root.contains(t)) continue;
     let at: ChildNode = t;
     while (at.parentElement && at.parentElement !== root && at.parentElement.firstChild === at) at = at.parentElement;
     at.before(' ');
   }
-  // Kept elements outside the main content follow it, in document order, without duplicates.
-  return [root, ...outermost(kept).filter((el) => !el.contains(root))];
 }
 
 /** The elements not inside another of them, in their order. */

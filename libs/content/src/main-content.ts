@@ -409,6 +409,19 @@ export function findMainContent(
   }
 }
 
+/**
+ * The text nodes of a subtree glued to the word before them across inline elements, as the
+ * measuring walk notes them (MainContent.glued): for a page rendered whole, where no main
+ * content is looked for.
+ */
+export function gluedTexts(body: Element, names = new NameMatcher()): Text[] {
+  const stats = new Stats();
+  lastChar = 0;
+  verbatim = 0;
+  measure(body, -1, 0, false, -1, 0, stats, names);
+  return stats.glued;
+}
+
 function findIn(
   body: Element,
   names: NameMatcher,

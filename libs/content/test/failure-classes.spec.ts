@@ -1292,6 +1292,28 @@ describe('words the markup glues across inline boxes', () => {
     expect(r.markdown).toMatch(/Northwind\s+Kamran Ivory Washable Rug/);
   });
 
+  it('keeps them apart on a page rendered whole too, and leaves code and superscripts joined', () => {
+    // onlyMainContent false: no main content is looked for, but the page's boxes are the same
+    // (a featured-brands strip: the brand in bold, its tagline in italics, touching).
+    const brands = [
+      ['Nikon', 'Never miss a moment.'],
+      ['Sony', 'Make believe.'],
+      ['Tamron', 'New eyes for industry.'],
+    ]
+      .map(([b, t]) => `<a href="/brand/${b}"><div><strong>${b}</strong><em>${t}</em></div></a>`)
+      .join('');
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Lenses</h1><div class="brands">${brands}</div>
+      <p>Area in m<sup>2</sup>; call getElement<b>ById</b> once.</p></main>${FOOTER}</body></html>`;
+    const r = main(html, false);
+    for (const text of [r.text, r.markdown]) {
+      expect(text).toMatch(/Nikon\W+Never miss a moment/);
+      expect(text).toMatch(/Sony\W+Make believe/);
+      expect(text).not.toMatch(/NikonNever|SonyMake|TamronNew/);
+    }
+    expect(r.text).toContain('m2;');
+    expect(r.text).toContain('getElementById');
+  });
+
   it('says once what a screen-reader copy or an overlay link repeats, touching it', () => {
     // An auction item's card writes each figure again in a span for screen readers; a promo tile
     // lays a hidden link holding its heading's words over the heading.
