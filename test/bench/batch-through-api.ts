@@ -1,6 +1,9 @@
 import type { TestWeb } from '@tidemark/testkit';
 import type { CallOptions, Answer } from '../support/fleet.js';
 
+/** The longest a batch's webhook is waited for. */
+const HOOK_WAIT_MS = 300_000;
+
 type Call = (method: string, path: string, opts?: CallOptions) => Promise<Answer>;
 
 /**
@@ -69,7 +72,15 @@ export const batchThroughApi = async (
   let job: Awaited<ReturnType<typeof read>>;
   let ended: number;
   if (hooks && webhook) {
-    ended = await hooks.arrival(webhook);
+    let timer: NodeJS.Timeout | undefined;
+    // A webhook that never comes (delivery refused it, say) fails the bench rather than hangs it.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the batch's webhook did not come within ${HOOK_WAIT_MS} ms`)),
+        HOOK_WAIT_MS,
+      );
+    });
+    ended = await Promise.race([hooks.arrival(webhook), late]).finally(() => clearTimeout(timer));
     job = await read();
   } else {
     do {
