@@ -2534,12 +2534,63 @@ function refine(root: number, stats: Stats, pruned: Set<Element>): void {
   // The most certain first, until the share of the winner the model may leave out.
   order.sort((a, b) => logit[b]! - logit[a]!);
   let budget = model.maxDrop * rootText;
+  const rows = tableRowsOf(order, blocks, root, rootText, stats);
   for (const r of order) {
     const k = blocks[r]!;
-    if (text[k]! > budget) continue;
-    budget -= text[k]!;
-    pruned.add(el[k]!);
+    // A data table's cell goes only with its whole row: a value left out of a row reads as if
+    // the page had left it blank ("| Dutchware | $142 | | 4.7 |").
+    const row = rows.get(k);
+    if (row === null) continue;
+    const out = row ?? k;
+    if (pruned.has(el[out]!)) continue;
+    if (text[out]! > budget) continue;
+    budget -= text[out]!;
+    pruned.add(el[out]!);
   }
+}
+
+/**
+ * For each block the model would leave out that sits in a row of a data table, the row it goes
+ * with: the row itself when the model would leave out every block of it (a row left empty would
+ * still be written), null (the block stays) when it would keep one. A row that holds half of the
+ * winner is a layout table's (a sidebar's column beside the story's): its blocks are blocks like
+ * any other and are not in the map.
+ */
+function tableRowsOf(
+  order: number[],
+  blocks: number[],
+  root: number,
+  rootText: number,
+  stats: Stats,
+): Map<number, number | null> {
+  const rows = new Map<number, number | null>();
+  const { el, parent, text } = stats;
+  const rowOf = (k: number): number => {
+    for (let a = parent[k]!; a > root; a = parent[a]!) if (el[a]!.localName === 'tr') return a;
+    return -1;
+  };
+  const candidates = new Map<number, number>();
+  const counts = new Map<number, { all: number; out: number }>();
+  for (const r of order) {
+    const k = blocks[r]!;
+    const row = rowOf(k);
+    if (row < 0 || text[row]! * 2 >= rootText) continue;
+    candidates.set(k, row);
+    counts.set(row, { all: 0, out: 0 });
+  }
+  if (!counts.size) return rows;
+  for (const k of blocks) {
+    const row = rowOf(k);
+    const count = counts.get(row);
+    if (!count) continue;
+    count.all++;
+    if (candidates.has(k)) count.out++;
+  }
+  for (const [k, row] of candidates) {
+    const count = counts.get(row)!;
+    rows.set(k, count.out === count.all ? row : null);
+  }
+  return rows;
 }
 
 /** Word figures of a block's text: words, letters, digits, capitalised words, a closing stop. */

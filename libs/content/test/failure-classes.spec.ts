@@ -2149,3 +2149,16 @@ describe('the nineteenth round: words kept apart, boxes after the story', () => 
     expect(r.markdown).toMatch(/\[the full report\]\([^)]*\)\s+Updated every month/);
   });
 });
+
+describe("a data table's rows stay whole", () => {
+  it('keeps every value of a row the block model would thin out', () => {
+    // A short page whose table's last value is the kind of block the model leaves out of a story
+    // (a lone digit): the row was written "| 1 | |", as if the page left it blank.
+    const html = `<html><body><main><h1>Scores</h1><p>Intro text here that is long enough to be content for sure, really.</p>
+      <table><caption>Scores <b>rated</b> 1-5</caption><thead><tr><th>A</th><th>B</th></tr></thead>
+      <tbody><tr><td>1</td><td>2</td></tr></tbody></table><p>After.</p></main></body></html>`;
+    const r = main(html);
+    expect(r.markdown).toContain('| 1 | 2 |');
+    expect(r.text).toMatch(/1 2/);
+  });
+});
