@@ -29,6 +29,7 @@ export const batchEndHooks = (web: TestWeb, host = 'hooks.bench.test'): BatchEnd
         const at = performance.now();
         arrived.set(path, at);
         waiting.get(path)?.(at);
+        waiting.delete(path);
       }
       return { status: 204, body: '' };
     },

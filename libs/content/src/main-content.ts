@@ -415,11 +415,17 @@ export function findMainContent(
  * content is looked for.
  */
 export function gluedTexts(body: Element, names = new NameMatcher()): Text[] {
+  return measured(body, names, false).glued;
+}
+
+/** The measuring walk over a page's body, from a fresh start. */
+function measured(body: Element, names: NameMatcher, product: boolean): Stats {
   const stats = new Stats();
+  stats.product = product;
   lastChar = 0;
   verbatim = 0;
   measure(body, -1, 0, false, -1, 0, stats, names);
-  return stats.glued;
+  return stats;
 }
 
 function findIn(
@@ -428,11 +434,7 @@ function findIn(
   declared: string[],
   hints: { product?: boolean; productNames?: string[] },
 ): MainContent {
-  const stats = new Stats();
-  stats.product = !!hints.product;
-  lastChar = 0;
-  verbatim = 0;
-  measure(body, -1, 0, false, -1, 0, stats, names);
+  const stats = measured(body, names, !!hints.product);
   if (stats.product && hints.productNames?.length) stats.oneProduct = titledAsDeclared(stats, hints.productNames);
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
