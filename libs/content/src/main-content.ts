@@ -294,6 +294,10 @@ class Stats {
   listingChosen = false;
   /** The winner is a post that its comments outscored (`commentedPost`). */
   postOverComments = false;
+  /** No post stands outside the comments: the page is a thread, scored without their factor. */
+  thread = false;
+  /** The values the scores were last summed from (`score`), to sum them again. */
+  scoredFrom: Float64Array | null = null;
   /** Characters of the winner outside its comment sections. */
   besideComments = 0;
   /** Each element's shape (`shapeOf`), once asked. */
@@ -915,11 +919,13 @@ function score(stats: Stats, pageText: number, own: Float64Array): void {
   // Children come after their parent in pre-order, so a backward sweep sees them first.
   const acc = new Float64Array(stats.n);
   const { flags, text, parent } = stats;
+  stats.scoredFrom = own;
+  const factor = stats.thread ? 1 : TUNING.commentsFactor;
   for (let i = stats.n - 1; i >= 0; i--) {
     let v = acc[i]! + own[i]!;
     if (flags[i]! & Flag.Label) v = 0;
     else if (isFurniture(i, stats, pageText)) v = Math.min(v, 0) - TUNING.boilerFactor * text[i]!;
-    if (flags[i]! & Flag.Comments && v > 0) v *= TUNING.commentsFactor;
+    if (flags[i]! & Flag.Comments && v > 0) v *= factor;
     stats.score[i] = v;
     if (parent[i]! >= 0) acc[parent[i]!]! += v;
   }
@@ -948,7 +954,20 @@ function pickBest(stats: Stats): number {
   const notFurniture = bestAmong(stats, inComments);
   if (notFurniture === -1) return bestAmong(stats, null);
   const post = commentedPost(stats, notFurniture, outsideComments);
-  if (post === null) return notFurniture;
+  if (post === null) {
+    if (stats.thread || !outsideComments[notFurniture]) return notFurniture;
+    // Comments won and no post stands outside them: the page is a thread. Their factor keeps
+    // comments from outscoring an article; a thread's replies nest sections in sections, each
+    // level a fifth of the one above, so the longest reply alone would win. Scored again without.
+    // The thread is the outermost comment section around the reply that wins then (below the
+    // body, whose classes name the page's state: "has-comments"): a short comment at its top
+    // level is as much a part of it as the longest.
+    stats.thread = true;
+    score(stats, pageText, stats.scoredFrom!);
+    let thread = bestAmong(stats, inComments);
+    for (let a = thread; a > 0 && !inComments[a]; a = parent[a]!) if (flags[a]! & Flag.Comments) thread = a;
+    return thread;
+  }
   // Widened to a <main> around it, the post would take its comments back in.
   stats.postOverComments = true;
   return post;
@@ -1030,6 +1049,7 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
   if (stats.postOverComments) return best;
   if (best >= 0 && stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
   const scores = stats.score;
+  const thread = stats.thread;
   stats.score = new Float64Array(stats.score.length);
   stats.listing = true;
   score(stats, pageText, listingValues(stats));
@@ -1040,6 +1060,7 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
     return listing;
   }
   stats.score = scores;
+  stats.thread = thread;
   return best;
 }
 
@@ -2115,8 +2136,10 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
   const share = text[i]! / Math.max(1, text[root]!);
   if (flags[i]! & Flag.Label) return true;
   if (isFurniture(i, stats, text[root]!)) return true;
+  // On a page that is a thread (`Stats.thread`) its comments are the content.
   if (
     flags[i]! & Flag.Comments &&
+    !stats.thread &&
     (share < 0.5 ||
       stats.besideComments >= TUNING.articleBesideComments ||
       // Titled ("10 comments:", "Leave a reply"): the post's appendix however long, unless it is

@@ -1220,6 +1220,50 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('Comment 8: the study grew follicles');
     expect(r.text).not.toContain('Please read the rules');
   });
+  it('keeps a threaded discussion whole, its replies to replies too, when it has no post', () => {
+    // A link aggregator (Lobsters, Hacker News) prints a story's link and then its comments,
+    // replies nested in lists of the same shape inside each comment. Each level is a comment
+    // section inside one: weighed a fifth of the level above, the longest reply alone won.
+    const comment = (who: string, text: string, replies = '') =>
+      `<li class="comments_subtree"><input class="comment_folder_button" type="checkbox">
+      <div class="comment"><div class="voters"><a class="upvoter" href="/login">3</a></div>
+      <div class="details"><div class="byline"><a href="/~${who}">${who}</a> <a href="/c/${who}"><time>1 year ago</time></a></div>
+      <div class="comment_text"><p>${text}</p></div></div></div>
+      ${replies ? `<ol class="comments">${replies}</ol>` : ''}</li>`;
+    const deepest = `Deepest reply: ${'the clone is explicit and cheap, and the cost is in reading it everywhere, not in running it. '.repeat(6)}`;
+    const thread = comment(
+      'kkiri',
+      'Top comment: I work with many async tasks and clone reference-counted pointers everywhere.',
+      comment(
+        'dureuill',
+        'First reply: so do I, and eliding the clones would not improve the ergonomics much.',
+        comment(
+          'kbknapp',
+          'Second reply: the complexity of a lightweight clone trait worries me more.',
+          comment('jn', deepest),
+        ),
+      ) + comment('xyz', 'Sibling reply: are you using spawn? The explicit clones mostly went away with async.'),
+    );
+    const html = `<!DOCTYPE html><html>${HEAD}<body><header id="nav"><a href="/">Home</a> <a href="/recent">Recent</a>
+      <a href="/comments">Comments</a> <a href="/search">Search</a> <a href="/login">Login</a></header>
+      <div id="inside"><ol class="stories list"><li class="story"><div class="details"><span class="link">
+      <a href="https://example.org/goals">Project goals for 2024</a></span> <span class="tags"><a href="/t/rust">rust</a></span>
+      <div class="byline">via <a href="/~scvalex">scvalex</a> <a href="/s/x">12 comments</a></div></div></li></ol>
+      <ol class="comments comments1">${comment('jamesw', 'The list of all goals is on the project site.', '')}${thread}</ol></div>
+      <footer><a href="/about">About</a> <a href="/privacy">Privacy</a></footer></body></html>`;
+    const r = main(html);
+    for (const line of [
+      'Top comment',
+      'First reply',
+      'Second reply',
+      'Deepest reply',
+      'Sibling reply',
+      'list of all goals',
+    ]) {
+      expect(r.text).toContain(line);
+    }
+    expect(r.text).not.toContain('Privacy');
+  });
   it("keeps a thread's replies printed with its opening post's template, not a blog's comments", () => {
     // A forum (Vanilla here) prints the opening post and each reply in one template; the replies
     // sit in a list named "Comments", which under an article would be its appendix.
