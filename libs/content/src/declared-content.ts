@@ -29,6 +29,11 @@ export interface Declared {
    * page whose `<h1>` shows one is that product's page, not a category that declares one.
    */
   names: string[];
+  /**
+   * The page declares itself one article (JSON-LD Article, NewsArticle, BlogPosting… outside any
+   * list, or Open Graph type article): its text may be a small part of a heavy page.
+   */
+  article: boolean;
 }
 
 export function declaredOpenings(head: Head): string[] {
@@ -39,6 +44,7 @@ export function readDeclared(head: Head): Declared {
   const out: string[] = [];
   const names: string[] = [];
   let product = /^product(?:\.item)?$/i.test(head.openGraph['og:type'] ?? '');
+  let article = /^article$/i.test(head.openGraph['og:type'] ?? '');
   let nodes = 0;
   const walk = (v: unknown, depth: number, inList: boolean): void => {
     if (depth > MAX_DEPTH || ++nodes > MAX_NODES || !v || typeof v !== 'object') return;
@@ -49,6 +55,7 @@ export function readDeclared(head: Head): Declared {
     const o = v as Record<string, unknown>;
     const type = o['@type'];
     if (type === 'ItemList' || type === 'OfferCatalog') inList = true;
+    if (!inList && isArticle(type)) article = true;
     if (isProduct(type) && !inList) {
       product = true;
       if (typeof o.name === 'string') {
@@ -66,7 +73,7 @@ export function readDeclared(head: Head): Declared {
     for (const value of Object.values(o)) if (value && typeof value === 'object') walk(value, depth + 1, inList);
   };
   walk(head.jsonLd, 0, false);
-  return { openings: out, product, names };
+  return { openings: out, product, names, article };
 }
 
 /**
@@ -79,6 +86,12 @@ export const nameKey = (s: string): string =>
     .replace(/&[a-z]+;/gi, '')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '');
+
+const ARTICLE_TYPES = new Set(['Article', 'NewsArticle', 'BlogPosting', 'Report', 'ScholarlyArticle', 'TechArticle']);
+
+const isArticle = (t: unknown): boolean =>
+  (typeof t === 'string' && ARTICLE_TYPES.has(t)) ||
+  (Array.isArray(t) && t.some((x) => ARTICLE_TYPES.has(x as string)));
 
 const isProduct = (t: unknown): boolean =>
   t === 'Product' ||

@@ -99,6 +99,11 @@ export const TUNING = {
   listingWinnerShare: 0.3,
   /** Share of a small winner's score from which an element around it is taken (a landing page). */
   landingMinShare: 0.2,
+  /**
+   * Winner's share of the page's text below which the elements around it are looked at
+   * (`landingSections`); on a page that declares itself an article, `listingWinnerShare`.
+   */
+  landingWinnerShare: 0.5,
   /** A listing replaces the winner when it holds this many times its text. */
   listingGain: 3,
   /** Siblings of one shape from which they read as the items of a listing. */
@@ -294,6 +299,8 @@ class Stats {
   listingChosen = false;
   /** The winner is a post that its comments outscored (`commentedPost`). */
   postOverComments = false;
+  /** The page declares itself one article (`Declared.article`). */
+  article = false;
   /** No post stands outside the comments: the page is a thread, scored without their factor. */
   thread = false;
   /** The values the scores were last summed from (`score`), to sum them again. */
@@ -402,7 +409,7 @@ export function findMainContent(
   body: Element,
   names = new NameMatcher(),
   declared: string[] = [],
-  hints: { product?: boolean; productNames?: string[]; fieldForms?: ReadonlySet<Element> } = {},
+  hints: { product?: boolean; productNames?: string[]; article?: boolean; fieldForms?: ReadonlySet<Element> } = {},
 ): MainContent {
   // Held for this page's walk only: a set kept after it would keep the page's tree alive.
   fieldForms = hints.fieldForms ?? null;
@@ -436,9 +443,10 @@ function findIn(
   body: Element,
   names: NameMatcher,
   declared: string[],
-  hints: { product?: boolean; productNames?: string[] },
+  hints: { product?: boolean; productNames?: string[]; article?: boolean },
 ): MainContent {
   const stats = measured(body, names, !!hints.product);
+  stats.article = !!hints.article;
   if (stats.product && hints.productNames?.length) stats.oneProduct = titledAsDeclared(stats, hints.productNames);
   const pageText = stats.n ? stats.text[0]! : 0;
   if (declared.length) anchorDeclared(stats, declared);
@@ -1067,14 +1075,22 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
 /**
  * A landing page spreads its content over a column of sections (a hero, features, testimonials,
  * a call to action) separated by logo strips and buttons, and the winner is then one section,
- * a small part of the page. When it holds under `listingWinnerShare` of the page's text and
- * no listing replaced it, the highest element around it (below any furniture) that still
- * scores `landingMinShare` of its score is taken: the strips between the sections cost less
- * than the sections bring. Furniture inside is pruned as anywhere.
+ * a part of the page. When it holds under `landingWinnerShare` of the page's text and no
+ * listing replaced it, the highest element around it (below any furniture) that still scores
+ * `landingMinShare` of its score is taken: the strips between the sections cost less than the
+ * sections bring. Furniture inside is pruned as anywhere. A page that declares itself one
+ * article is held to the lower `listingWinnerShare`: a story may be a third of a heavy page.
  */
+/** The element is an `<article>` or inside one. */
+function inArticleTag(stats: Stats, i: number): boolean {
+  for (let a = i; a >= 0; a = stats.parent[a]!) if (stats.el[a]!.localName === 'article') return true;
+  return false;
+}
+
 function landingSections(stats: Stats, pageText: number, best: number): number {
   if (best < 0 || stats.listingChosen || stats.postOverComments) return best;
-  if (stats.text[best]! >= TUNING.listingWinnerShare * pageText) return best;
+  const share = stats.article || inArticleTag(stats, best) ? TUNING.listingWinnerShare : TUNING.landingWinnerShare;
+  if (stats.text[best]! >= share * pageText) return best;
   let top = best;
   for (let p = stats.parent[best]!; p >= 0; p = stats.parent[p]!) {
     if (stats.flags[p]! & Flag.Boiler) break;

@@ -34,5 +34,6 @@ export const mainContentOf = (body: Element, hints: PageHints) =>
   findMainContent(body, hints.names, hints.declared.openings, {
     product: hints.declared.product,
     productNames: hints.declared.names,
+    article: hints.declared.article,
     fieldForms: hints.scan.fieldForms,
   });

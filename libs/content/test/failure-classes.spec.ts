@@ -416,6 +416,61 @@ it("takes a landing page's column of sections rather than its longest section", 
   expect(r.text).not.toContain('Registered in England and Wales');
 });
 
+it("takes a landing page's column though its longest section holds a third of the page", () => {
+  // The testimonials hold a third of the page's text, the rest is spread over a hero, feature
+  // cards of a few words each and a call to action: a winner that large was taken alone.
+  const quotes = Array.from(
+    { length: 5 },
+    (_, i) =>
+      `<blockquote><p>Customer ${i + 1}: we moved our outbound team onto it in a week, replies went up by a third, and the shared inbox sorts the interested leads from the rest.</p></blockquote>`,
+  ).join('');
+  const features = [
+    ['Verified contacts', 'Filters by role and industry'],
+    ['Unlimited accounts', 'Each one warmed up for you'],
+    ['Shared inbox', 'Labels for interested leads'],
+    ['Sequences', 'Steps that stop on a reply'],
+    ['Reports', 'By campaign and sender'],
+    ['Integrations', 'Your CRM and spreadsheets'],
+    ['Deliverability', 'Primary inboxes not spam'],
+    ['Team seats', 'Roles and shared templates'],
+  ]
+    .map(([t, d]) => `<div class="feature-card"><h3>${t}</h3><div class="feature-text">${d}</div></div>`)
+    .join('');
+  const logos = Array.from({ length: 12 }, (_, i) => `<a href="/customers/${i}">Customer ${i}</a>`).join(' ');
+  const section = (cls: string, inner: string) =>
+    `<section class="${cls}"><div class="section-sub-wrapper"><div class="container">${inner}</div></div></section>`;
+  const landing = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="page-wrapper">
+      ${section(
+        'hero',
+        `<h1>Find, contact and close your ideal clients</h1>
+      <p>Find warm leads, scale email campaigns and reach primary inboxes with one tool.</p><a class="btn" href="/signup">Start for free</a>`,
+      )}
+      ${section('logos', `<div>Trusted by</div>${logos}`)}
+      ${section('features', `<h2>Everything in one place</h2><div class="feature-grid">${features}</div>`)}
+      ${section('logos', `<div>As seen in</div>${logos}`)}
+      ${section('logos', `<div>Integrates with</div>${logos}`)}
+      ${section('logos', `<div>Loved by teams at</div>${logos}`)}
+      ${section('logos', `<div>Featured in</div>${logos}`)}
+      ${section('testimonials', `<h2>What customers say</h2>${quotes}`)}
+      ${section('cta', `<h2>Ready to grow</h2><a class="btn" href="/signup">Get started</a>`)}</div>
+      ${FOOTER}</body></html>`;
+  const r = main(landing);
+  expect(r.text).toContain('Find warm leads, scale email campaigns');
+  expect(r.text).toContain('Labels for interested leads');
+  expect(r.text).toContain('Customer 5: we moved');
+  expect(r.text).not.toContain('Registered in England and Wales');
+
+  // A page that declares itself one article keeps the lower bar: a story may be a third of a
+  // heavy page, and what stands around it is the site's, not more of the story.
+  const declared = landing.replace(
+    '</head>',
+    '<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"What customers say"}</script></head>',
+  );
+  const a = main(declared);
+  expect(a.text).toContain('Customer 5: we moved');
+  expect(a.text).not.toContain('Find warm leads, scale email campaigns');
+});
+
 describe('boilerplate does not win or stay', () => {
   it('drops a privacy-preference centre even when it holds more text than the page', () => {
     const vendors = Array.from(
