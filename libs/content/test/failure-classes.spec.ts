@@ -381,6 +381,16 @@ it("reads the <header> of each listed <article> as its title, not as the page's 
   }
 });
 
+// A landing page's section nests its content two wrappers deep, as page builders do.
+const section = (cls: string, inner: string) =>
+  `<section class="${cls}"><div class="section-sub-wrapper"><div class="container">${inner}</div></div></section>`;
+
+const LANDING_HERO = section(
+  'hero',
+  `<h1>Find, contact and close your ideal clients</h1>
+  <p>Find warm leads, scale email campaigns and reach primary inboxes with one tool.</p><a class="btn" href="/signup">Start for free</a>`,
+);
+
 it("takes a landing page's column of sections rather than its longest section", () => {
   const logos = Array.from({ length: 20 }, (_, i) => `<a href="/customers/${i}">Customer ${i}</a>`).join(' ');
   const quotes = [
@@ -389,15 +399,8 @@ it("takes a landing page's column of sections rather than its longest section", 
     'Our agency runs forty client workspaces from one login now, and nobody misses the spreadsheets we used before.',
     'Support answered every question within the hour, including the awkward ones about our own DNS configuration.',
   ];
-  // Each section nests its content two wrappers deep, as page builders do.
-  const section = (cls: string, inner: string) =>
-    `<section class="${cls}"><div class="section-sub-wrapper"><div class="container">${inner}</div></div></section>`;
   const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="page-wrapper">
-      ${section(
-        'hero',
-        `<h1>Find, contact and close your ideal clients</h1>
-      <p>Find warm leads, scale email campaigns and reach primary inboxes with one tool.</p><a class="btn" href="/signup">Start for free</a>`,
-      )}
+      ${LANDING_HERO}
       ${section('logos', `<p>Trusted by</p>${logos}`)}
       ${section(
         'features',
@@ -437,14 +440,8 @@ it("takes a landing page's column though its longest section holds a third of th
     .map(([t, d]) => `<div class="feature-card"><h3>${t}</h3><div class="feature-text">${d}</div></div>`)
     .join('');
   const logos = Array.from({ length: 12 }, (_, i) => `<a href="/customers/${i}">Customer ${i}</a>`).join(' ');
-  const section = (cls: string, inner: string) =>
-    `<section class="${cls}"><div class="section-sub-wrapper"><div class="container">${inner}</div></div></section>`;
   const landing = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="page-wrapper">
-      ${section(
-        'hero',
-        `<h1>Find, contact and close your ideal clients</h1>
-      <p>Find warm leads, scale email campaigns and reach primary inboxes with one tool.</p><a class="btn" href="/signup">Start for free</a>`,
-      )}
+      ${LANDING_HERO}
       ${section('logos', `<div>Trusted by</div>${logos}`)}
       ${section('features', `<h2>Everything in one place</h2><div class="feature-grid">${features}</div>`)}
       ${section('logos', `<div>As seen in</div>${logos}`)}
