@@ -299,6 +299,8 @@ class Stats {
   listingChosen = false;
   /** The winner is a post that its comments outscored (`commentedPost`). */
   postOverComments = false;
+  /** The most text of a child named or tagged as content, per element (`contentChild`). */
+  contentChildText: Float64Array | null = null;
   /** The page declares itself one article (`Declared.article`). */
   article = false;
   /** No post stands outside the comments: the page is a thread, scored without their factor. */
@@ -906,6 +908,11 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
     }
   }
   const text = stats.text[i]!;
+  // Named for the layout it sets up ("c-layout-sidebar-left" around its sidebars and its
+  // "c-layout-main"): not furniture when a child named or tagged as content holds half of it.
+  if (f & Flag.BoilerName && contentChild(stats)[i]! >= 0.5 * text && LAYOUT_NAME.test(stats.el[i]!.className)) {
+    return false;
+  }
   // On a listing reading, links count: a <nav> holding most of the page's text (a docs
   // sidebar beside a short index) is still a menu.
   if (
@@ -921,6 +928,22 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
     text >= TUNING.boilerNameMaxChars &&
     stats.link[i]! < TUNING.boilerNameLinkDensity * text
   );
+}
+
+/** A name for a layout ("c-layout-sidebar-left", "has-sidebar", "with-sidebar"), not a part. */
+const LAYOUT_NAME = /\blayout\b|(?:^|\s)(?:has|with)-/i;
+
+/** For each element, the most text of a child named or tagged as content and not furniture. */
+function contentChild(stats: Stats): Float64Array {
+  if (stats.contentChildText) return stats.contentChildText;
+  const { n, flags, text, parent } = stats;
+  const within = new Float64Array(n);
+  for (let i = 1; i < n; i++) {
+    const f = flags[i]!;
+    const p = parent[i]!;
+    if (f & (Flag.Content | Flag.Semantic) && !(f & Flag.Boiler) && text[i]! > within[p]!) within[p] = text[i]!;
+  }
+  return (stats.contentChildText = within);
 }
 
 function score(stats: Stats, pageText: number, own: Float64Array): void {

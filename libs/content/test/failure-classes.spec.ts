@@ -1510,6 +1510,46 @@ describe('the block model leaves out what the rules keep inside the article', ()
 });
 
 describe('cleaning keeps real content', () => {
+  it("keeps the content of a layout named for its sidebar, and leaves the sidebar's parts out", () => {
+    // A design system's layout modifier ("c-layout-sidebar-left") names the grid that holds the
+    // page's sidebars and its main column: the word "sidebar" in it made the whole grid furniture.
+    const steps = [
+      'Back up your data: identify what you need to keep, keep a copy somewhere separate from your computer, and make backing up part of the everyday routine.',
+      'Protect your organisation from malware: install antivirus software, keep every device and application up to date, and control what staff can install.',
+      'Keep your smartphones and tablets safe: switch on password protection, make sure lost devices can be tracked, locked and wiped, and keep them updated.',
+      'Use passwords to protect your data: switch on two-step verification for important accounts and use a password manager rather than reusing passwords.',
+    ];
+    // The page's hero, inside its <main>: a trail, the collection's title and its other guides.
+    const guides = Array.from(
+      { length: 24 },
+      (_, i) =>
+        `<li><a href="/collection/guide-${i}">Guide ${i + 1}: practical advice for organisations of every size</a></li>`,
+    ).join('');
+    const hero = `<header class="page-hero"><ol class="trail"><li><a href="/">Home</a></li><li><a href="/advice">Advice</a></li></ol>
+      <p class="hero-title">Small Business Guide</p><ul class="hero-guides">${guides}</ul></header>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main>${hero}<div class="c-container">
+      <div class="c-layout-sidebar-left">
+      <div class="c-layout-sidebar-top"><nav aria-label="Pages"><ul>${steps.map((_, i) => `<li><a href="#step-${i + 1}">Step ${i + 1}</a></li>`).join('')}</ul></nav></div>
+      <div class="c-layout-main"><h1>Small Business Guide: Cyber Security</h1>
+      <p>Cyber security needn't be a daunting challenge for small business owners: the five steps below cost little and save a lot.</p>
+      ${steps.map((p, i) => `<h2 id="step-${i + 1}">Step ${i + 1}</h2><p>${p}</p>`).join('\n')}</div>
+      <div class="c-layout-sidebar-bottom"><h3>Was this article helpful?</h3><a href="/feedback?yes">Yes</a> <a href="/feedback?no">No</a></div>
+      </div></div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    expect(r.text).toContain("Cyber security needn't be a daunting challenge");
+    for (const p of steps) expect(r.text).toContain(p);
+    expect(r.text).not.toContain('Was this article helpful');
+    expect(r.text).not.toContain('Registered in England and Wales');
+
+    // A sidebar that is one, named so alone, stays furniture even when it wraps a "content" box.
+    const aside = html.replace(
+      '<div class="c-layout-sidebar-bottom">',
+      '<div class="sidebar"><div class="sidebar-content widget-content"><p>Sign up for our newsletter: a short email every month with the latest advice and the threats we are seeing, written for owners rather than specialists, and a link to the full guidance.</p></div></div><div class="c-layout-sidebar-bottom">',
+    );
+    expect(aside).toContain('class="sidebar"');
+    expect(main(aside).text).not.toContain('Sign up for our newsletter');
+  });
+
   it('reads sections a script reveals when the hidden part is most of the page', () => {
     // Late-loaded page: the server sends the article in a hidden wrapper and a script shows it.
     const paragraphs = [
