@@ -930,8 +930,11 @@ function isFurniture(i: number, stats: Stats, pageText: number): boolean {
   );
 }
 
-/** A name for a layout ("c-layout-sidebar-left", "has-sidebar", "with-sidebar"), not a part. */
-const LAYOUT_NAME = /\blayout\b|(?:^|\s)(?:has|with)-/i;
+/**
+ * A name for a layout ("c-layout-sidebar-left", "has-sidebar", "with-sidebar", a section's
+ * "n-sidebar-left" modifier), not a part of the page.
+ */
+const LAYOUT_NAME = /\blayout\b|(?:^|\s)(?:has|with)-|sidebar-(?:left|right)\b/i;
 
 /** For each element, the most text of a child named or tagged as content and not furniture. */
 function contentChild(stats: Stats): Float64Array {

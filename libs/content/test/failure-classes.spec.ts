@@ -1541,6 +1541,10 @@ describe('cleaning keeps real content', () => {
     expect(r.text).not.toContain('Was this article helpful');
     expect(r.text).not.toContain('Registered in England and Wales');
 
+    // A section's modifier says where its sidebar goes ("n-switchback n-sidebar-left").
+    const modifier = main(html.replace('class="c-layout-sidebar-left"', 'class="n-switchback n-sidebar-left"'));
+    expect(modifier.text).toContain("Cyber security needn't be a daunting challenge");
+
     // A sidebar that is one, named so alone, stays furniture even when it wraps a "content" box.
     const aside = html.replace(
       '<div class="c-layout-sidebar-bottom">',
