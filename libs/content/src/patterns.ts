@@ -4,7 +4,10 @@
 
 const TOKEN_OPEN = '(?:^|[\\s_-])(?:';
 const TOKEN_CLOSE = ')(?=$|[\\s_-])';
-const tokens = (words: string): RegExp => new RegExp(`${TOKEN_OPEN}${byFirstLetter(words)}${TOKEN_CLOSE}`, 'i');
+// Words of a name are joined by "-", "_" or nothing ("comment-list", "comment_list",
+// "commentlist"): an optional hyphen in a pattern stands for any of the three.
+const tokens = (words: string): RegExp =>
+  new RegExp(`${TOKEN_OPEN}${byFirstLetter(words.replace(/-\?/g, '[-_]?'))}${TOKEN_CLOSE}`, 'i');
 
 /**
  * The same alternatives, those that open with a plain letter or digit grouped under it

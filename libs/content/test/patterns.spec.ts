@@ -87,3 +87,19 @@ describe('NameMatcher', () => {
     }
   });
 });
+
+describe('vocabularies', () => {
+  it('read a name of several words joined by a hyphen, an underscore or nothing alike', () => {
+    for (const name of ['comment-list', 'comment_list', 'commentlist'])
+      expect([name, COMMENTS.test(name)]).toEqual([name, true]);
+    for (const name of ['share-buttons', 'share_buttons', 'site_footer', 'author_bio', 'post_meta']) {
+      expect([name, BOILERPLATE.test(name)]).toEqual([name, true]);
+    }
+    for (const name of ['visually_hidden', 'screen_reader_text'])
+      expect([name, LABELS.test(name)]).toEqual([name, true]);
+    // Still whole tokens: no word found inside another.
+    for (const name of ['commentary-list', 'canvas', 'sharepoint_buttons']) {
+      expect([name, COMMENTS.test(name) || BOILERPLATE.test(name)]).toEqual([name, false]);
+    }
+  });
+});
