@@ -101,7 +101,8 @@ export const TUNING = {
   landingMinShare: 0.2,
   /**
    * Winner's share of the page's text below which the elements around it are looked at
-   * (`landingSections`); on a page that declares itself an article, `listingWinnerShare`.
+   * (`landingSections`); on a page that declares itself an article or when the winner is or
+   * sits in an `<article>`, `listingWinnerShare`.
    */
   landingWinnerShare: 0.5,
   /** A listing replaces the winner when it holds this many times its text. */
@@ -999,6 +1000,7 @@ function pickBest(stats: Stats): number {
     stats.thread = true;
     score(stats, pageText, stats.scoredFrom!);
     let thread = bestAmong(stats, inComments);
+    if (thread < 0) return notFurniture;
     for (let a = thread; a > 0 && !inComments[a]; a = parent[a]!) if (flags[a]! & Flag.Comments) thread = a;
     return thread;
   }
@@ -1098,6 +1100,12 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
   return best;
 }
 
+/** The element is an `<article>` or inside one. */
+function inArticleTag(stats: Stats, i: number): boolean {
+  for (let a = i; a >= 0; a = stats.parent[a]!) if (stats.el[a]!.localName === 'article') return true;
+  return false;
+}
+
 /**
  * A landing page spreads its content over a column of sections (a hero, features, testimonials,
  * a call to action) separated by logo strips and buttons, and the winner is then one section,
@@ -1105,14 +1113,9 @@ function listingFallback(stats: Stats, pageText: number, best: number): number {
  * listing replaced it, the highest element around it (below any furniture) that still scores
  * `landingMinShare` of its score is taken: the strips between the sections cost less than the
  * sections bring. Furniture inside is pruned as anywhere. A page that declares itself one
- * article is held to the lower `listingWinnerShare`: a story may be a third of a heavy page.
+ * article, or a winner that is or sits in an `<article>`, is held to the lower
+ * `listingWinnerShare`: a story may be a third of a heavy page.
  */
-/** The element is an `<article>` or inside one. */
-function inArticleTag(stats: Stats, i: number): boolean {
-  for (let a = i; a >= 0; a = stats.parent[a]!) if (stats.el[a]!.localName === 'article') return true;
-  return false;
-}
-
 function landingSections(stats: Stats, pageText: number, best: number): number {
   if (best < 0 || stats.listingChosen || stats.postOverComments) return best;
   const share = stats.article || inArticleTag(stats, best) ? TUNING.listingWinnerShare : TUNING.landingWinnerShare;
