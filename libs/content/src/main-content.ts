@@ -68,7 +68,7 @@ export const TUNING = {
   boilerNameLinkDensity: 0.3,
   /** Screen-reader labels score nothing (rather than as furniture). */
   labels: 1,
-  /** A product's reviews inside the winner are left out below this share of it. */
+  /** On a product's page, its reviews inside the winner are left out below this share of it. */
   reviewsMaxShare: 0.9,
   /** Comment sections keep this share of their score. */
   commentsFactor: 0.2,
@@ -2194,7 +2194,7 @@ function shouldPrune(i: number, root: number, stats: Stats): boolean {
     !repliesOfThread(i, root, stats)
   )
     return true;
-  if (flags[i]! & Flag.Reviews && share < TUNING.reviewsMaxShare) return true;
+  if (flags[i]! & Flag.Reviews && stats.product && share < TUNING.reviewsMaxShare) return true;
   if (stats.purchase.has(i)) return true;
   if (flags[i]! & (Flag.Heading | Flag.Pre)) return false;
   if (share < 0.3 && opensWithAsideHeading(i, stats)) return true;

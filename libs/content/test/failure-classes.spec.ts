@@ -77,6 +77,31 @@ describe('link-dense content wins over a short block of prose', () => {
     expect(r.text).not.toContain('Sign up for early access');
     expect(r.text).not.toContain('Harbour Road');
   });
+  it("keeps the reviews that are most of a page which is no product's page", () => {
+    // A removal company's page of what its customers say: the reviews are the page. A product's
+    // reviews are its page's appendix however long; these are no product's.
+    const reviews = [
+      'The crew arrived on time, wrapped every piece of furniture and had the whole flat loaded in under three hours.',
+      'They moved a piano down four flights of stairs without a scratch, and the price was exactly what was quoted.',
+      'Friendly, careful and fast: the packing service alone was worth it, and nothing was broken or lost on the way.',
+      'Our long-distance move went smoothly, the truck came on the agreed day and the driver kept us updated throughout.',
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><h1>Piece of Cake Moving: customer reviews</h1>
+      <p>We have moved more than twelve thousand households since 2006. Here is what some of them say.</p>
+      <div class="customer-reviews">${reviews.map((t, i) => `<div class="review"><p class="review-text">${t}</p><span class="review-author">Customer ${i + 1}</span></div>`).join('')}</div>
+      </main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const t of reviews) expect(r.text).toContain(t);
+
+    // On a product's own page, its customer reviews stay out.
+    const product = html
+      .replace('</head>', '<meta property="og:type" content="product"></head>')
+      .replace(
+        '<div class="customer-reviews">',
+        `<div class="product-description"><p>${'A full-service move: packing, loading, transport and unpacking by one crew, insured throughout. '.repeat(4)}</p></div><div class="customer-reviews">`,
+      );
+    expect(main(product).text).not.toContain(reviews[0]);
+  });
   it('takes a grid whose cards are short fragments (rank, title, author, format, price)', () => {
     // A chart page: every card is a stack of short lines without punctuation, each of which
     // reads as a menu crumb on its own; the page's only sentence is the banner above the grid.
