@@ -87,13 +87,19 @@ export const nameKey = (s: string): string =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '');
 
-const ARTICLE_TYPES = new Set(['Article', 'NewsArticle', 'BlogPosting', 'Report', 'ScholarlyArticle', 'TechArticle']);
+const ARTICLE_TYPES: ReadonlySet<unknown> = new Set([
+  'Article',
+  'NewsArticle',
+  'BlogPosting',
+  'Report',
+  'ScholarlyArticle',
+  'TechArticle',
+]);
+const PRODUCT_TYPES: ReadonlySet<unknown> = new Set(['Product', 'ProductGroup']);
 
-const isArticle = (t: unknown): boolean =>
-  (typeof t === 'string' && ARTICLE_TYPES.has(t)) ||
-  (Array.isArray(t) && t.some((x) => ARTICLE_TYPES.has(x as string)));
+/** Whether a JSON-LD `@type` (one name or a list of them) names one of `types`. */
+const typeIn = (t: unknown, types: ReadonlySet<unknown>): boolean =>
+  types.has(t) || (Array.isArray(t) && t.some((x) => types.has(x)));
 
-const isProduct = (t: unknown): boolean =>
-  t === 'Product' ||
-  t === 'ProductGroup' ||
-  (Array.isArray(t) && t.some((x) => x === 'Product' || x === 'ProductGroup'));
+const isArticle = (t: unknown): boolean => typeIn(t, ARTICLE_TYPES);
+const isProduct = (t: unknown): boolean => typeIn(t, PRODUCT_TYPES);
