@@ -126,6 +126,8 @@ export const TUNING = {
   repeatedBlockChars: 80,
   /** …and from which one is when the copy is inside a quote (a reply quoting an earlier post). */
   repeatedShortChars: 40,
+  /** …and from which one is when the copy follows it with no text between (a small screen's copy). */
+  adjacentCopyChars: 20,
   /** Extra weight, per character, of the block showing the page's declared description. */
   declaredWeight: 1,
   /** Characters from which a product page's description, inside the winner, is the content. */
@@ -1501,12 +1503,21 @@ function prune(root: number, stats: Stats): Set<Element> {
   // A block repeated word for word (a carousel's cloned slides, the same buy box or section
   // served once for small screens and once for large) is kept the first time only.
   const seen = new Map<string, number>();
+  // Per figures, the last block that had them and where in the winner's text it ended.
+  const last = new Map<string, { el: number; end: number }>();
   const { text, link, pieces, end } = stats;
-  const repeated = (c: number): boolean => {
-    if (text[c]! < TUNING.repeatedShortChars || stats.flags[c]! & Flag.Pre) return false;
+  const repeated = (c: number, at: number): boolean => {
+    if (text[c]! < TUNING.adjacentCopyChars || stats.flags[c]! & Flag.Pre) return false;
     // Items, cells and code repeat in reference pages (the same parameter for two calls).
     if (REPEATABLE.has(stats.el[c]!.localName)) return false;
     const key = `${text[c]} ${link[c]} ${pieces[c]}`;
+    // A block that starts where the same block ended, no text between (a section served once for
+    // small screens and once for large, side by side), is a copy whatever its length. A quoted
+    // post right after the post it quotes is a reply, judged as quotes are below.
+    const before = last.get(key);
+    last.set(key, { el: c, end: at + text[c]! });
+    if (before?.end === at && !inQuote(c, root, stats) && sameText(stats.el[before.el]!, stats.el[c]!)) return true;
+    if (text[c]! < TUNING.repeatedShortChars) return false;
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, c);
@@ -1549,7 +1560,7 @@ function prune(root: number, stats: Stats): Set<Element> {
         shouldPrune(c, root, stats) ||
         copies.has(c) ||
         stats.otherCards.has(c) ||
-        (repeated(c) && !stats.anchored.has(c)) ||
+        (repeated(c, at) && !stats.anchored.has(c)) ||
         sideCopy(c, stats) ||
         imageAddress(c, stats) ||
         (at <= CRUMB_OPENS_WITHIN && breadcrumbTrail(c, stats))

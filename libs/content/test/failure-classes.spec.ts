@@ -535,6 +535,42 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).toContain('tough enough to keep up');
   });
 
+  it('keeps a short line once when its copy for another screen follows it, but not cells or cards that repeat', () => {
+    // A page builder serves each step's line twice, side by side, one copy hidden on small
+    // screens and one on large (shorter than the blocks deduplicated anywhere). A comparison
+    // table's cells and each card's own line repeat on purpose.
+    const steps = [
+      ['How search works', 'Learn how search engines find, crawl and rank pages.'],
+      ['Keyword research', 'Find out what your customers are searching for.'],
+      ['Writing content', 'Create pages that answer those searches well.'],
+      ['On-page basics', 'Help search engines understand each of your pages.'],
+    ];
+    const both = (line: string) =>
+      `<div data-hidden-desktop="true" class="only-mobile"><p>${line}</p></div><div data-hidden-mobile="true" class="only-desktop"><p>${line}</p></div>`;
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article>
+      <h1>The beginner's guide to search engine optimisation</h1>
+      <p>This guide walks through what a new site needs to be found, one step at a time, with the tools we use ourselves and the mistakes we see most often when we audit sites that do not rank.</p>
+      ${steps.map(([title, line], i) => `<section class="step"><span class="step-no">/0${i + 1}</span><h3>${title}</h3>${both(line!)}</section>`).join('\n')}
+      <h2>Plans compared</h2>
+      <table><thead><tr><th>Feature</th><th>Starter</th><th>Team</th></tr></thead><tbody>
+      <tr><td>Site audits every week</td><td>Included at no cost</td><td>Included at no cost</td></tr>
+      <tr><td>Rank tracking</td><td>500 keywords</td><td>5,000 keywords</td></tr></tbody></table>
+      ${['Starter', 'Team', 'Agency']
+        .map(
+          (p) =>
+            `<div class="plan"><h3>${p}</h3><p>Cancel any time, no questions</p><p>The ${p} plan, billed monthly.</p></div>`,
+        )
+        .join('')}
+      </article></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [title, line] of steps) {
+      expect(r.text).toContain(title!);
+      expect(r.text!.split(line!).length - 1).toBe(1);
+    }
+    expect(r.text!.split('Included at no cost').length - 1).toBe(2);
+    expect(r.text!.split('Cancel any time, no questions').length - 1).toBe(3);
+  });
+
   it('keeps a sentence once when a reply quotes it, but a line every card repeats on each card', () => {
     // A forum reply quotes one line of the opening post (under 80 characters, shorter than
     // the blocks deduplicated anywhere): the quote is a copy. A line repeated in the same place
