@@ -130,6 +130,7 @@ const OTHER_PAGES_WORDS = [
   'more-?stories',
   'read-?more',
   'latest-?(?:posts|news|articles|stories|insights|updates|blogs?)',
+  'similar-?(?:contents?|threads?|posts?|articles?|products?|items?|topics?|questions?|stories|reads?|courses?|list)',
 ];
 
 /**

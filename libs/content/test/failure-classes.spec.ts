@@ -928,6 +928,57 @@ describe('boilerplate does not win or stay', () => {
     expect(r.text).not.toContain('outstanding track record');
   });
 
+  it('leaves out the block of similar threads under a thread, named so but not headed so', () => {
+    // XenForo's "block--similarContents" (its heading only says "Similar threads" in the
+    // board's language): other threads' titles, starters and dates, longer than a short thread.
+    const posts = [
+      [
+        'amara',
+        'Has anyone heard back from the programmes yet? I submitted in early July and the portal still says under review for every one of them. Letters were all uploaded by the deadline and my programme director says hers went in the same week, so I do not think anything is missing.',
+      ],
+      [
+        'jt_md',
+        'Two interview invites here last week, both by email, and the portal never changed for either of them. A friend who matched last year said the same thing happened to her: the status only moves after the interview day, so the inbox is the place to watch, not the portal.',
+      ],
+      [
+        'amara',
+        'Thanks, that helps a lot. I will stop refreshing the portal then and keep an eye on my inbox instead, including the spam folder, since one of the programmes sends its invites from a scheduling service rather than from the hospital address.',
+      ],
+    ];
+    const others = [
+      ['Official 2025-2026 nephrology fellowship application thread', 'renalfan', 'Jul 16, 2025', '48'],
+      ['Official 2025-2026 endocrinology fellowship application thread', 'thyroidlover', 'Jul 2, 2025', '112'],
+      ['Official 2025-2026 allergy and immunology application thread', 'sneezy', 'Jun 30, 2025', '67'],
+      ['Official 2025-2026 rheumatology fellowship application thread', 'jointeffort', 'Jul 9, 2025', '83'],
+      ['Official 2025-2026 pulmonary and critical care application thread', 'airway_first', 'Jul 1, 2025', '154'],
+      ['Official 2025-2026 geriatrics fellowship application thread', 'oldschool', 'Jul 20, 2025', '21'],
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main class="p-body-main"><div class="p-body-content">
+      <h1 class="p-title-value">Official 2025-2026 infectious disease application thread</h1>
+      <div class="block block--messages"><div class="block-body">${posts
+        .map(
+          ([user, text], i) => `<article class="message message--post" data-author="${user}" id="post-${i}">
+        <div class="message-cell message-cell--user"><h4 class="message-name"><a href="/members/${user}">${user}</a></h4></div>
+        <div class="message-cell message-cell--main"><div class="message-content"><div class="bbWrapper">${text}</div></div>
+        <footer class="message-footer"><a href="/posts/${i}/react">Like</a></footer></div></article>`,
+        )
+        .join('\n')}</div></div>
+      <div class="block-container block--similarContents view-thread">
+        <h3 class="block-minorHeader block-minorHeader--similarContents collapseTrigger">Similar threads</h3>
+        <div class="block-body"><div class="structItemContainer">${others
+          .map(
+            ([title, who, when, replies]) => `<div class="structItem structItem--thread">
+          <div class="structItem-cell structItem-cell--main"><div class="structItem-title"><a href="/threads/${title!.toLowerCase().replace(/\W+/g, '-')}">${title}</a></div>
+          <div class="structItem-minor"><ul class="structItem-parts"><li><a href="/members/${who}">${who}</a></li><li>${when}</li></ul></div></div>
+          <div class="structItem-cell structItem-cell--meta"><dl><dt>Replies</dt><dd>${replies}</dd></dl></div></div>`,
+          )
+          .join('\n')}</div></div></div>
+      </div></main>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [, text] of posts) expect(r.text).toContain(text!);
+    for (const [title] of others) expect(r.text).not.toContain(title!);
+  });
+
   it('leaves out a section of the latest posts after the article, named so but not headed so', () => {
     const teasers = [
       [

@@ -97,6 +97,11 @@ describe('vocabularies', () => {
     }
     for (const name of ['visually_hidden', 'screen_reader_text'])
       expect([name, LABELS.test(name)]).toEqual([name, true]);
+    // Blocks of other threads, posts or articles "similar" to this one (XenForo's
+    // "block--similarContents", vBulletin's "similar_threads"); not a state ("is-similar").
+    for (const name of ['block--similarContents', 'similar_threads', 'similar-articles', 'similar-reads'])
+      expect([name, OTHER_PAGES.test(name)]).toEqual([name, true]);
+    for (const name of ['is-similar', 'dissimilar-list']) expect([name, OTHER_PAGES.test(name)]).toEqual([name, false]);
     // Still whole tokens: no word found inside another.
     for (const name of ['commentary-list', 'canvas', 'sharepoint_buttons']) {
       expect([name, COMMENTS.test(name) || BOILERPLATE.test(name)]).toEqual([name, false]);
