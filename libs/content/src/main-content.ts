@@ -338,6 +338,8 @@ class Stats {
    * sign-up and author boxes.
    */
   otherCards = new Set<number>();
+  /** Links pruned as copies of an earlier one (`repeatedLinks`), each with that earlier one. */
+  linkCopies: [copy: number, first: number][] = [];
   /** Text nodes with visible text in the subtree. */
   pieces = new Int32Array(INITIAL);
   /**
@@ -475,6 +477,7 @@ function findIn(
   const pruned = prune(root, stats);
   for (const el of dropped) pruned.add(el);
   if (REFINE.model || REFINE.observe) refine(root, stats, pruned);
+  keepOneLinkCopy(root, stats, pruned);
   return { root: stats.el[root]!, pruned, glued: stats.glued };
 }
 
@@ -1440,10 +1443,10 @@ function withSectionsAfter(d: number, root: number, stats: Stats): { root: numbe
  * repeats an earlier one of the winner, same address and same text: a card that names its
  * product over its image, in its heading and in a hidden label for another layout.
  */
-function repeatedLinks(root: number, stats: Stats): Set<number> {
+function repeatedLinks(root: number, stats: Stats): Map<number, number> {
   const { text, link, end, parent, el } = stats;
   const seen = new Map<string, [number, number]>();
-  const copies = new Set<number>();
+  const copies = new Map<number, number>();
   for (let i = root + 1; i < end[root]!; i++) {
     if (text[i]! < TUNING.repeatedLinkChars || link[i] !== text[i] || el[i]!.localName !== 'a') continue;
     const href = el[i]!.getAttribute('href');
@@ -1464,7 +1467,7 @@ function repeatedLinks(root: number, stats: Stats): Set<number> {
     // Within one card (the smallest element holding both is short), not two mentions far apart.
     let both = parent[first]!;
     while (both > root && end[both]! <= top) both = parent[both]!;
-    if (text[both]! <= TUNING.repeatedLinkCard && sameText(el[firstLink]!, el[i]!)) copies.add(top);
+    if (text[both]! <= TUNING.repeatedLinkCard && sameText(el[firstLink]!, el[i]!)) copies.set(top, first);
   }
   return copies;
 }
@@ -1553,12 +1556,16 @@ function prune(root: number, stats: Stats): Set<Element> {
   }
   emptyContentsTitles(root, stats);
   const copies = repeatedLinks(root, stats);
+  stats.linkCopies = [];
   // `at`: characters of the winner before element i.
   const visit = (i: number, at: number): void => {
     for (let c = i + 1; c < end[i]!; at += text[c]!, c = end[c]!) {
+      const furniture = shouldPrune(c, root, stats);
+      const first = furniture ? undefined : copies.get(c);
+      if (first !== undefined) stats.linkCopies.push([c, first]);
       if (
-        shouldPrune(c, root, stats) ||
-        copies.has(c) ||
+        furniture ||
+        first !== undefined ||
         stats.otherCards.has(c) ||
         (repeated(c, at) && !stats.anchored.has(c)) ||
         sideCopy(c, stats) ||
@@ -1575,6 +1582,25 @@ function prune(root: number, stats: Stats): Set<Element> {
   };
   visit(root, 0);
   return pruned;
+}
+
+/**
+ * A link repeated within a card is kept once, so a copy whose earlier one went after all (a
+ * forum post's user box naming its poster as the post's "by" line does, a card's image link
+ * named as its title, left out by a rule or by the block model) stays in its place: the card or
+ * the post keeps its name.
+ */
+function keepOneLinkCopy(root: number, stats: Stats, pruned: Set<Element>): void {
+  const restored = new Set<number>();
+  for (const [copy, first] of stats.linkCopies) {
+    if (restored.has(first)) continue;
+    let gone = false;
+    for (let a = first; a > root && !gone; a = stats.parent[a]!) gone = pruned.has(stats.el[a]!);
+    if (!gone) continue;
+    // The first copy stands in (copies are listed in the page's order); the others stay out.
+    pruned.delete(stats.el[copy]!);
+    restored.add(first);
+  }
 }
 
 /**

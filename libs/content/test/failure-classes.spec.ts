@@ -2345,6 +2345,45 @@ describe("the nineteenth round: a thread's posters", () => {
     expect(r.text).not.toContain('Well-known member');
     expect(r.text).not.toContain('Season ticket holder');
   });
+
+  it("keeps the poster's name in the post's by-line when the profile box that names them too is left out", () => {
+    // A phpBB-like post names its poster twice, in a profile box beside it and in its by-line,
+    // the same link: the copy is dropped, and the box (furniture here) goes too. One must stay.
+    const posts = [
+      [
+        'galitsyn',
+        '11 Sep 2024, 18:36',
+        'You can download the release from the usual place. It is a significant new version.',
+      ],
+      [
+        'Simple07',
+        '11 Sep 2024, 21:06',
+        'Upgraded from the second beta to the release build and now the guests have no network.',
+      ],
+      [
+        'ehasis',
+        '11 Sep 2024, 22:05',
+        'Same here: NAT stopped working on a Windows host with both of my Windows guests.',
+      ],
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div id="page-body"><h2 class="topic-title">Discuss the 7.1.0 release here</h2>
+      ${posts
+        .map(
+          ([name, when, text], i) => `<div id="p${i}" class="post has-profile"><div class="inner">
+        <dl class="postprofile author-info"><dt><a href="./memberlist.php?mode=viewprofile&amp;u=${i + 7}" class="username">${name}</a></dt>
+        <dd class="profile-posts"><strong>Posts:</strong> 1${i}8</dd><dd class="profile-joined"><strong>Joined:</strong> 4 Jul 2012</dd></dl>
+        <div class="postbody"><h3><a href="#p${i}">Re: Discuss the 7.1.0 release here</a></h3>
+        <p class="author">by <strong><a href="./memberlist.php?mode=viewprofile&amp;u=${i + 7}" class="username">${name}</a></strong> » <time>${when}</time></p>
+        <div class="content">${text}</div></div></div></div>`,
+        )
+        .join('\n')}</div>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [name, , text] of posts) {
+      expect(r.text).toContain(text!);
+      expect(r.text!.split(name!).length - 1).toBe(1);
+    }
+    expect(r.text).not.toContain('Joined:');
+  });
 });
 
 describe('the nineteenth round: words kept apart, boxes after the story', () => {
