@@ -1605,12 +1605,17 @@ function keepOneLinkCopy(root: number, stats: Stats, pruned: Set<Element>): void
 
 /**
  * The poster's name in a post's user box (`POSTER_BOX`: name, rank, banner, join date), by its
- * class or `itemprop=name`; -1 when element i is not such a box or names nobody.
+ * class or `itemprop=name`: in element i when it is such a box or holds one (the user cell of a
+ * poster's second post, left out whole as a copy of the first's); -1 when it names nobody.
  */
 function posterName(i: number, stats: Stats): number {
   const { el, end, text } = stats;
-  if (!POSTER_BOX.test(el[i]!.getAttribute('class') ?? '')) return -1;
-  for (let c = i + 1; c < end[i]!; c++) {
+  let box = -1;
+  for (let b = i; b < end[i]! && box < 0; b++) {
+    if (text[b]! > 0 && POSTER_BOX.test(el[b]!.getAttribute('class') ?? '')) box = b;
+  }
+  if (box < 0) return -1;
+  for (let c = box + 1; c < end[box]!; c++) {
     const e = el[c]!;
     if (text[c]! === 0 || text[c]! > TUNING.posterNameChars) continue;
     if (POSTER_NAME.test(e.getAttribute('class') ?? '') || e.getAttribute('itemprop') === 'name') return c;

@@ -2346,6 +2346,47 @@ describe("the nineteenth round: a thread's posters", () => {
     expect(r.text).not.toContain('Season ticket holder');
   });
 
+  it('keeps the name of a poster who posts again, though their user cell repeats word for word', () => {
+    // The second post's user cell (name, rank, join date, message count) is the first one's
+    // again: a block repeated word for word goes, and the poster's name must not go with it.
+    const cell = (name: string) => `<div class="message-cell message-cell--user"><section class="message-user">
+      <div class="message-userDetails"><h4 class="message-name"><a href="/members/${name.toLowerCase()}.42/" class="username">${name}</a></h4>
+      <h5 class="userTitle message-userTitle">Well-known member</h5></div>
+      <div class="message-userExtras"><dl class="pairs"><dt>Joined</dt><dd>Oct 25, 2017</dd></dl><dl class="pairs"><dt>Messages</dt><dd>1,469</dd></dl>
+      <dl class="pairs"><dt>Reaction score</dt><dd>2,311</dd></dl><dl class="pairs"><dt>Location</dt><dd>Galway, Ireland</dd></dl></div>
+      </section></div>`;
+    const posts = [
+      [
+        'Irene McC',
+        'Is a camera still a status symbol in 2024, or has the phone taken that over completely for everyone but us?',
+      ],
+      [
+        'gryphon1911',
+        'For most people the phone is the camera now. A big lens still turns heads at a wedding, though.',
+      ],
+      [
+        'Irene McC',
+        'That matches what I saw at my niece’s wedding: one photographer with a real camera and two hundred phones.',
+      ],
+    ];
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<div class="p-body"><h1 class="p-title-value">Digital cameras, a 2024 status symbol?</h1>
+      <div class="block-body">${posts
+        .map(
+          (
+            [name, text],
+            i,
+          ) => `<article class="message message--post" data-author="${name}" id="js-post-${i}"><div class="message-inner">
+        ${cell(name!)}<div class="message-cell message-cell--main"><div class="message-content"><div class="bbWrapper">${text}</div></div></div>
+        </div></article>`,
+        )
+        .join('')}</div></div>${FOOTER}</body></html>`;
+    const r = main(html);
+    for (const [, text] of posts) expect(r.text).toContain(text!);
+    expect(r.markdown!.split('#### [Irene McC](').length - 1).toBe(2);
+    expect(r.markdown).toContain('#### [gryphon1911](');
+    expect(r.text).not.toContain('Well-known member');
+  });
+
   it("keeps the poster's name in the post's by-line when the profile box that names them too is left out", () => {
     // A phpBB-like post names its poster twice, in a profile box beside it and in its by-line,
     // the same link: the copy is dropped, and the box (furniture here) goes too. One must stay.
