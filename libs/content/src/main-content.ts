@@ -95,6 +95,8 @@ export const TUNING = {
   siblingMinShare: 0.2,
   /** The longest name a post's user box shows for its poster. */
   posterNameChars: 60,
+  /** The most text of a poster's user cell (name, rank, join date, counts) that keeps its name. */
+  posterCellChars: 300,
   /** Winner's share of the page's text below which the page is read again as a listing. */
   listingWinnerShare: 0.3,
   /** Share of a small winner's score from which an element around it is taken (a landing page). */
@@ -1563,16 +1565,22 @@ function prune(root: number, stats: Stats): Set<Element> {
       const furniture = shouldPrune(c, root, stats);
       const first = furniture ? undefined : copies.get(c);
       if (first !== undefined) stats.linkCopies.push([c, first]);
+      const copy =
+        !furniture && first === undefined && !stats.otherCards.has(c) && repeated(c, at) && !stats.anchored.has(c);
       if (
         furniture ||
         first !== undefined ||
         stats.otherCards.has(c) ||
-        (repeated(c, at) && !stats.anchored.has(c)) ||
+        copy ||
         sideCopy(c, stats) ||
         imageAddress(c, stats) ||
         (at <= CRUMB_OPENS_WITHIN && breadcrumbTrail(c, stats))
       ) {
-        const name = posterName(c, stats);
+        // A poster's user cell left out whole (a copy of the one above, the same for each of the
+        // poster's posts; short fragments and links) keeps the name in its box; not a comment
+        // section, whose first commenter would stay.
+        const cell = copy || (text[c]! <= TUNING.posterCellChars && !(stats.flags[c]! & Flag.Comments));
+        const name = posterName(c, stats, cell);
         if (name >= 0) allBut(c, name, stats, pruned);
         else pruned.add(stats.el[c]!);
         continue;
@@ -1605,13 +1613,13 @@ function keepOneLinkCopy(root: number, stats: Stats, pruned: Set<Element>): void
 
 /**
  * The poster's name in a post's user box (`POSTER_BOX`: name, rank, banner, join date), by its
- * class or `itemprop=name`: in element i when it is such a box or holds one (the user cell of a
- * poster's second post, left out whole as a copy of the first's); -1 when it names nobody.
+ * class or `itemprop=name`: in element i when it is such a box, or, `within`, holds one (a
+ * poster's user cell left out whole); -1 when it names nobody.
  */
-function posterName(i: number, stats: Stats): number {
+function posterName(i: number, stats: Stats, within = false): number {
   const { el, end, text } = stats;
   let box = -1;
-  for (let b = i; b < end[i]! && box < 0; b++) {
+  for (let b = i; b < (within ? end[i]! : i + 1) && box < 0; b++) {
     if (text[b]! > 0 && POSTER_BOX.test(el[b]!.getAttribute('class') ?? '')) box = b;
   }
   if (box < 0) return -1;

@@ -2387,6 +2387,29 @@ describe("the nineteenth round: a thread's posters", () => {
     expect(r.text).not.toContain('Well-known member');
   });
 
+  it("leaves out a comment section under an article whole, its commenter's user box too", () => {
+    const html = `<!DOCTYPE html><html>${HEAD}<body>${NAV}<main><article class="post">
+      <h1>Repotting a fiddle-leaf fig without losing leaves</h1>
+      <p>Spring is the time to repot, once new growth shows. Choose a pot one size up with a drainage hole; a pot much larger
+      holds water the roots cannot reach, and wet soil is what makes a fig drop its leaves.</p>
+      <p>Water the day before so the root ball slides out whole, tease the outer roots loose, and set the plant at the depth it
+      grew before. Keep it out of direct sun for a week and do not feed it for a month.</p>
+      <section class="comments"><h2>2 comments</h2>
+      <div class="comment"><div class="comment-user-details"><span class="username">Priya_grows</span><span>Joined 2019</span></div>
+      <p>Mine dropped two leaves anyway but recovered in a month.</p></div></section></article></main>${FOOTER}</body></html>`;
+    // The rules alone (the block model also drops a short name standing on its own).
+    const model = REFINE.model;
+    REFINE.model = null;
+    try {
+      const r = main(html);
+      expect(r.text).toContain('tease the outer roots loose');
+      expect(r.text).not.toContain('Priya_grows');
+      expect(r.text).not.toContain('recovered in a month');
+    } finally {
+      REFINE.model = model;
+    }
+  });
+
   it("keeps the poster's name in the post's by-line when the profile box that names them too is left out", () => {
     // A phpBB-like post names its poster twice, in a profile box beside it and in its by-line,
     // the same link: the copy is dropped, and the box (furniture here) goes too. One must stay.
