@@ -146,11 +146,14 @@ describe('Bus', () => {
     const bus = await ownBus();
     const handled: { id: string; deliveryCount: number }[] = [];
     // Four at a time, each slower than the ack wait: the last four wait two ack waits for a turn.
+    // The ack wait is 2 s, so that a keep-alive tick (every half second) that a loaded CI
+    // machine holds back by up to a second and a half still arrives in time; at 1 s a clean-clone
+    // run saw two messages handed out again.
     const consumer = await bus.consumeWork(
       'work.billing.welcome',
-      { durable: 'in-turn-test', ackWaitMs: 1000, concurrency: 4 },
+      { durable: 'in-turn-test', ackWaitMs: 2000, concurrency: 4 },
       async (msg, ctx) => {
-        await new Promise((r) => setTimeout(r, 1200));
+        await new Promise((r) => setTimeout(r, 2400));
         handled.push({ id: msg.workspaceId, deliveryCount: ctx.deliveryCount });
       },
     );
@@ -166,9 +169,9 @@ describe('Bus', () => {
     const handled: { id: string; deliveryCount: number }[] = [];
     const consumer = await consumeEvents(
       bus,
-      { durable: 'in-turn-events-test', ackWaitMs: 1000, concurrency: 4 },
+      { durable: 'in-turn-events-test', ackWaitMs: 2000, concurrency: 4 },
       async (event) => {
-        await new Promise((r) => setTimeout(r, 1200));
+        await new Promise((r) => setTimeout(r, 2400));
         handled.push({ id: event.workspaceId, deliveryCount: event.deliveryCount });
       },
       logger,
