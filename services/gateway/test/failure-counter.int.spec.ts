@@ -24,21 +24,23 @@ describe('FailureCounter', () => {
     );
 
   it('opens the window at the first failure, so no clock edge lets twice the limit through', async () => {
-    const counter = new FailureCounter(redis, 'edge', 3, 1_500);
+    const counter = new FailureCounter(redis, 'edge', 3, 3_000);
     const subject = 'a@edge.test';
-    // Start 1.1 s into a 1.5 s period of Redis's clock: a clock-aligned window would end 0.4 s
-    // after the first failure and let the attempts below through.
+    // Start 2.2 s into a 3 s period of Redis's clock: a clock-aligned window would end 0.8 s
+    // after the first failure and let the attempts below through. (The check after 1.2 s leaves
+    // 1.8 s for a loaded machine's timers before the true window ends; at 1.5 s and 0.7 s a
+    // clean-clone run's timers ran past it.)
     const [sec, micro] = await redis.time();
-    const phase = (Number(sec) * 1000 + Math.floor(Number(micro) / 1000)) % 1_500;
-    await new Promise((r) => setTimeout(r, (1_100 - phase + 1_500) % 1_500));
+    const phase = (Number(sec) * 1000 + Math.floor(Number(micro) / 1000)) % 3_000;
+    await new Promise((r) => setTimeout(r, (2_200 - phase + 3_000) % 3_000));
     const first = [];
     for (let i = 0; i < 3; i++) first.push(await outcome(counter, subject, failing));
     expect(first).toEqual(['wrong', 'wrong', 'wrong']);
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, 1_200));
     expect(await outcome(counter, subject, async () => 'in')).toBe('limited');
     expect(await outcome(counter, subject, failing)).toBe('limited');
-    // The window ends 1.5 s after the first failure, not before.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // The window ends 3 s after the first failure, not before.
+    await new Promise((r) => setTimeout(r, 2_000));
     expect(await outcome(counter, subject, async () => 'in')).toBe('in');
   });
 
