@@ -1565,12 +1565,10 @@ function prune(root: number, stats: Stats): Set<Element> {
       const furniture = shouldPrune(c, root, stats);
       const first = furniture ? undefined : copies.get(c);
       if (first !== undefined) stats.linkCopies.push([c, first]);
-      const copy =
-        !furniture && first === undefined && !stats.otherCards.has(c) && repeated(c, at) && !stats.anchored.has(c);
+      const other = furniture || first !== undefined || stats.otherCards.has(c);
+      const copy = !other && repeated(c, at) && !stats.anchored.has(c);
       if (
-        furniture ||
-        first !== undefined ||
-        stats.otherCards.has(c) ||
+        other ||
         copy ||
         sideCopy(c, stats) ||
         imageAddress(c, stats) ||
